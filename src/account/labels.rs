@@ -1,0 +1,303 @@
+//! Label values: the closed `reason` set and the admitted, capped `tool` and `workflow` sets.
+//!
+//! Owns what may become a label value. A `reason` is a [`Reason`] (a closed enum); a `tool` or
+//! `workflow` is validated (charset `[A-Za-z0-9_.:/@-]`, 1–128 bytes, else `invalid`) and admitted
+//! on first sight until its cap, after which new values become `other`. The admitted sets are
+//! part of the saved state, so a restart admits the same values.
+//!
+//! **Not here:** counting ([`super::Accountant`]), redaction (labels never carry free text, so they
+//! need validation, not redaction).
+//!
+//! Cold: per counted event.
+
+use std::collections::BTreeSet;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// Why a tool call was denied: the SDK's `decision_reason_type` values, plus `user` and `unknown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Reason {
+    #[serde(rename = "rule")]
+    Rule,
+    #[serde(rename = "mode")]
+    Mode,
+    #[serde(rename = "subcommandResults")]
+    SubcommandResults,
+    #[serde(rename = "permissionPromptTool")]
+    PermissionPromptTool,
+    #[serde(rename = "hook")]
+    Hook,
+    #[serde(rename = "asyncAgent")]
+    AsyncAgent,
+    #[serde(rename = "sandboxOverride")]
+    SandboxOverride,
+    #[serde(rename = "workingDir")]
+    WorkingDir,
+    #[serde(rename = "safetyCheck")]
+    SafetyCheck,
+    #[serde(rename = "classifier")]
+    Classifier,
+    #[serde(rename = "other")]
+    Other,
+    /// A person said no.
+    #[serde(rename = "user")]
+    User,
+    /// Only the execution's record revealed the denial; no mid-stream event said why.
+    #[serde(rename = "unknown")]
+    Unknown,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 13] = [
+        Reason::Rule,
+        Reason::Mode,
+        Reason::SubcommandResults,
+        Reason::PermissionPromptTool,
+        Reason::Hook,
+        Reason::AsyncAgent,
+        Reason::SandboxOverride,
+        Reason::WorkingDir,
+        Reason::SafetyCheck,
+        Reason::Classifier,
+        Reason::Other,
+        Reason::User,
+        Reason::Unknown,
+    ];
+
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Rule => "rule",
+            Reason::Mode => "mode",
+            Reason::SubcommandResults => "subcommandResults",
+            Reason::PermissionPromptTool => "permissionPromptTool",
+            Reason::Hook => "hook",
+            Reason::AsyncAgent => "asyncAgent",
+            Reason::SandboxOverride => "sandboxOverride",
+            Reason::WorkingDir => "workingDir",
+            Reason::SafetyCheck => "safetyCheck",
+            Reason::Classifier => "classifier",
+            Reason::Other => "other",
+            Reason::User => "user",
+            Reason::Unknown => "unknown",
+        }
+    }
+
+    /// The reason a `decision_reason_type` names, if it names one (exact label value, or the
+    /// snake_case spelling some loggers use).
+    pub fn from_type(value: &str) -> Option<Reason> {
+        let folded: String = value.chars().filter(|c| *c != '_' && *c != '-').collect();
+        Reason::ALL
+            .into_iter()
+            .find(|r| r.as_str().eq_ignore_ascii_case(&folded))
+    }
+}
+
+/// Rules that classify a free-text reason (hook inputs, the agent CLI) into a [`Reason`].
+/// Custom rules come first; the first match wins; no match is [`Reason::Other`].
+#[derive(Debug, Clone)]
+pub struct ReasonRules {
+    rules: Vec<(Regex, Reason)>,
+}
+
+/// The built-in rules, in order. Patterns are case-insensitive.
+const DEFAULT_RULES: &[(&str, Reason)] = &[
+    (r"\bhooks?\b|PreToolUse", Reason::Hook),
+    (r"classifier|auto[- ]mode", Reason::Classifier),
+    (r"safety[- ]?check|dangerous|unsafe", Reason::SafetyCheck),
+    (r"sandbox", Reason::SandboxOverride),
+    (
+        r"working[- ]?dir|outside (the )?(project|workspace|allowed)|additional ?directories",
+        Reason::WorkingDir,
+    ),
+    (r"sub-?commands?", Reason::SubcommandResults),
+    (
+        r"permission[- ]?prompt[- ]?tool",
+        Reason::PermissionPromptTool,
+    ),
+    (r"async|background agent|sub-?agent", Reason::AsyncAgent),
+    (
+        r"\buser\b|rejected|declined|interactive|by a person|operator",
+        Reason::User,
+    ),
+    (
+        r"\brules?\b|disallowed|not allowed|allowlist|denylist|deny list|allow list|allowedTools|disallowedTools|policy",
+        Reason::Rule,
+    ),
+    (r"\bmode\b|plan mode|dontAsk|don't ask", Reason::Mode),
+];
+
+impl Default for ReasonRules {
+    fn default() -> Self {
+        ReasonRules::with_custom(Vec::new())
+    }
+}
+
+impl ReasonRules {
+    /// The built-in rules, preceded by `custom`.
+    pub fn with_custom(custom: Vec<(Regex, Reason)>) -> ReasonRules {
+        let mut rules = custom;
+        for (pattern, reason) in DEFAULT_RULES {
+            let regex =
+                Regex::new(&format!("(?i){pattern}")).expect("built-in reason rules compile");
+            rules.push((regex, *reason));
+        }
+        ReasonRules { rules }
+    }
+
+    /// Classifies a free-text reason.
+    pub fn classify(&self, text: &str) -> Reason {
+        self.rules
+            .iter()
+            .find(|(regex, _)| regex.is_match(text))
+            .map_or(Reason::Other, |(_, reason)| *reason)
+    }
+}
+
+/// Which capped label a value is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum LabelName {
+    #[serde(rename = "tool")]
+    Tool,
+    #[serde(rename = "workflow")]
+    Workflow,
+}
+
+impl LabelName {
+    pub const ALL: [LabelName; 2] = [LabelName::Tool, LabelName::Workflow];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LabelName::Tool => "tool",
+            LabelName::Workflow => "workflow",
+        }
+    }
+}
+
+/// Label value for anything past a cap.
+pub const OTHER: &str = "other";
+/// Label value for anything that fails validation.
+pub const INVALID: &str = "invalid";
+/// Longest accepted label value, in bytes.
+pub const MAX_LABEL_BYTES: usize = 128;
+
+/// What admitting a value did, for the self-metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    Admitted,
+    Overflow,
+    Invalid,
+}
+
+/// The admitted values of one capped label. Part of the saved state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AdmittedSet {
+    values: BTreeSet<String>,
+}
+
+impl AdmittedSet {
+    /// Returns the label value for `raw`: itself if valid and admitted (or admissible under
+    /// `cap`), `other` past the cap, `invalid` if it fails the charset/length rule.
+    pub fn admit(&mut self, raw: &str, cap: usize) -> (String, Admission) {
+        if !is_valid_label(raw) {
+            return (INVALID.to_string(), Admission::Invalid);
+        }
+        if self.values.contains(raw) {
+            return (raw.to_string(), Admission::Admitted);
+        }
+        if self.values.len() >= cap {
+            return (OTHER.to_string(), Admission::Overflow);
+        }
+        self.values.insert(raw.to_string());
+        (raw.to_string(), Admission::Admitted)
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// Returns true if and only if `value` may be a `tool` or `workflow` label value.
+pub fn is_valid_label(value: &str) -> bool {
+    !value.is_empty()
+        && value.len() <= MAX_LABEL_BYTES
+        && value.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'/' | b'@' | b'-')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reason_types_round_trip() {
+        for reason in Reason::ALL {
+            assert_eq!(Reason::from_type(reason.as_str()), Some(reason));
+        }
+        assert_eq!(Reason::from_type("safety_check"), Some(Reason::SafetyCheck));
+        assert_eq!(Reason::from_type("HOOK"), Some(Reason::Hook));
+        assert_eq!(Reason::from_type("vibes"), None);
+    }
+
+    #[test]
+    fn free_text_is_classified() {
+        let rules = ReasonRules::default();
+        let cases = [
+            ("Denied by rule for Bash", Reason::Rule),
+            (
+                "PreToolUse hook block-destructive-bash denied: git push --force",
+                Reason::Hook,
+            ),
+            (
+                "The user doesn't want to proceed with this tool use",
+                Reason::User,
+            ),
+            (
+                "Auto mode classifier blocked this action",
+                Reason::Classifier,
+            ),
+            (
+                "Path is outside the allowed working directories",
+                Reason::WorkingDir,
+            ),
+            ("sandbox override refused", Reason::SandboxOverride),
+            ("denied in plan mode", Reason::Mode),
+            ("something odd happened", Reason::Other),
+        ];
+        for (text, want) in cases {
+            assert_eq!(rules.classify(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn custom_rules_come_first() {
+        let custom = vec![(Regex::new("(?i)opa").unwrap(), Reason::Hook)];
+        let rules = ReasonRules::with_custom(custom);
+        assert_eq!(rules.classify("OPA rule says no"), Reason::Hook);
+    }
+
+    #[test]
+    fn admission_validates_and_caps() {
+        let mut set = AdmittedSet::default();
+        assert_eq!(set.admit("Bash", 2), ("Bash".into(), Admission::Admitted));
+        assert_eq!(
+            set.admit("mcp__github__add_comment", 2).1,
+            Admission::Admitted
+        );
+        assert_eq!(set.admit("Edit", 2), (OTHER.into(), Admission::Overflow));
+        assert_eq!(set.admit("Bash", 2), ("Bash".into(), Admission::Admitted));
+        assert_eq!(
+            set.admit("rm -rf /", 2),
+            (INVALID.into(), Admission::Invalid)
+        );
+        assert_eq!(set.admit(&"x".repeat(129), 2).1, Admission::Invalid);
+        assert_eq!(set.admit("", 2).1, Admission::Invalid);
+        assert_eq!(set.len(), 2);
+    }
+}

@@ -1,0 +1,443 @@
+//! The only writer of counting state: turns decoded events into counter increments and audit
+//! records, each denial exactly once.
+//!
+//! Owns [`AccountState`] — the counters ([`Metrics`]), per-execution reconciliation
+//! ([`reconcile`]) and the admitted label values ([`labels`]) — which is serialisable whole, so
+//! that the state file can store it beside the file offsets that produced it. The invariant that
+//! makes counting exactly once: state is changed only by [`Accountant::apply`], one line at a time,
+//! on the reading thread, so a snapshot taken between two lines describes exactly the lines before.
+//!
+//! Counting rules (formats.md §2): a mid-stream denial counts at once; a record adds only what was
+//! not yet counted for its execution, as `reason="unknown"`; a tool use id counts once per
+//! execution; records carry running totals, so cost, tokens and histograms see increases only.
+//! Lines without a correlation key count their own events and reconcile nothing.
+//!
+//! **Not here:** parsing (decode), reading files (input), rendering and writing (output).
+//!
+//! Cold: per denial or record line.
+
+pub mod labels;
+pub mod reconcile;
+pub mod snapshot;
+
+use std::collections::BTreeMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::decode::{self, Denial, Event, Format, Record, RecordedDenials};
+use crate::output::audit::{AuditRecord, Origin};
+use crate::output::metrics::{self, DenialKey, LineOutcome, Metrics};
+use crate::redact::Redactor;
+use labels::{Admission, AdmittedSet, LabelName, Reason};
+use reconcile::{
+    increase, tokens_array, Eviction, Executions, Revealed, Totals, MAX_REVEALED_PER_RECORD,
+};
+
+/// Display length of summaries and reasons in audit records, after redaction.
+pub const AUDIT_TEXT_CHARS: usize = 240;
+
+/// Everything counting remembers. Serialised whole into the state file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AccountState {
+    pub metrics: Metrics,
+    pub executions: Executions,
+    pub tools: AdmittedSet,
+    pub workflows: AdmittedSet,
+    /// The accounting clock: the latest log time seen (seconds), for idle eviction.
+    pub clock: f64,
+}
+
+/// Where a line came from, as account needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct LineSource<'a> {
+    pub path: &'a str,
+    /// The workflow captured from the path by `--workflow-from-path`, if any.
+    pub path_workflow: Option<&'a str>,
+}
+
+/// Applies events to the counting state.
+pub struct Accountant {
+    config: Config,
+    redactor: Redactor,
+    state: AccountState,
+    /// Audit records produced since the last [`Accountant::take_audit`].
+    audit: Vec<AuditRecord>,
+}
+
+impl Accountant {
+    pub fn new(config: Config) -> Accountant {
+        Accountant::with_state(config, AccountState::default())
+    }
+
+    /// An accountant continuing from restored state.
+    pub fn with_state(config: Config, state: AccountState) -> Accountant {
+        Accountant {
+            config,
+            redactor: Redactor::new(),
+            state,
+            audit: Vec::new(),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn state(&self) -> &AccountState {
+        &self.state
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.state.metrics
+    }
+
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Redacts `text`, tallying what was replaced into the redaction self-metric. Everything that
+    /// carries log content out of the process (audit, HTTP, the exporter's own log) goes through here.
+    pub fn redact(&mut self, text: &str) -> String {
+        self.redactor
+            .redact(text, &mut self.state.metrics.redactions)
+            .into_owned()
+    }
+
+    /// Adds a batch of bytes and lines read (once per chunk, not per line).
+    pub fn add_read(&mut self, bytes: u64, lines: u64) {
+        self.state.metrics.read_bytes += bytes;
+        self.state.metrics.lines_read += lines;
+    }
+
+    /// Counts one classified line. `Ignored` is never counted here: it is derived from the
+    /// lines read.
+    pub fn add_outcome(&mut self, outcome: LineOutcome) {
+        *self.state.metrics.lines.entry(outcome).or_default() += 1;
+    }
+
+    /// Applies one decoded event; returns what the line amounted to (`Counted` or `Duplicate`),
+    /// which the caller records with [`Accountant::add_outcome`].
+    pub fn apply(&mut self, event: Event, source: LineSource<'_>) -> LineOutcome {
+        let outcome = match event {
+            Event::Denial(denial) => self.on_denial(denial, source),
+            Event::Record(record) => self.on_record(record, source),
+        };
+        self.sweep();
+        outcome
+    }
+
+    /// Drains the audit records produced so far.
+    pub fn take_audit(&mut self) -> Vec<AuditRecord> {
+        std::mem::take(&mut self.audit)
+    }
+
+    /// Evicts idle executions against the wall clock (the live follower calls this on its tick).
+    pub fn tick(&mut self, wall_secs: f64) {
+        self.state.clock = self.state.clock.max(wall_secs);
+        self.sweep();
+    }
+
+    /// Consumes the accountant, returning the state to save.
+    pub fn into_state(self) -> AccountState {
+        self.state
+    }
+
+    fn sweep(&mut self) {
+        let idle = self.config.limits.execution_idle_timeout_secs as f64;
+        let metrics = &mut self.state.metrics;
+        self.state
+            .executions
+            .sweep(self.state.clock, idle, &mut |e| count_eviction(metrics, e));
+    }
+
+    fn advance_clock(&mut self, time: Option<f64>) -> f64 {
+        let now = time.unwrap_or_else(wall_now);
+        self.state.clock = self.state.clock.max(now);
+        if time.is_some() {
+            self.state.metrics.last_event_timestamp =
+                self.state.metrics.last_event_timestamp.max(now);
+        }
+        now
+    }
+
+    fn on_denial(&mut self, denial: Denial, source: LineSource<'_>) -> LineOutcome {
+        self.advance_clock(denial.time);
+        let reason = match (&denial.reason_type, &denial.reason_text) {
+            (Some(kind), _) => Reason::from_type(kind).unwrap_or(Reason::Other),
+            (None, Some(text)) => self.config.reason_rules.classify(text),
+            (None, None) => Reason::Other,
+        };
+        let mut workflow = denial.workflow.clone();
+        if let Some(id) = &denial.execution_id {
+            let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
+            let metrics = &mut self.state.metrics;
+            let execution = self
+                .state
+                .executions
+                .touch(id, clock, cap, &mut |e| count_eviction(metrics, e));
+            if !execution.note_denial(&denial.tool, denial.tool_use_id.as_deref()) {
+                return LineOutcome::Duplicate;
+            }
+            if workflow.is_some() {
+                execution.workflow.clone_from(&workflow);
+            } else {
+                workflow.clone_from(&execution.workflow);
+            }
+        }
+        let workflow = self.workflow_label(workflow.as_deref(), source);
+        let tool = self.tool_label(&denial.tool);
+        self.count_denial(&tool, &workflow, reason);
+        self.audit_denial(AuditInput {
+            time: denial.time,
+            tool: &denial.tool,
+            workflow: &workflow,
+            reason,
+            execution_id: denial.execution_id.as_deref(),
+            tool_use_id: denial.tool_use_id.as_deref(),
+            reason_text: denial.reason_text.as_deref(),
+            input_summary: denial.input_summary.as_deref(),
+            source: source.path,
+            origin: Origin::MidStream,
+            format: denial.format,
+        });
+        LineOutcome::Counted
+    }
+
+    fn on_record(&mut self, record: Record, source: LineSource<'_>) -> LineOutcome {
+        self.advance_clock(record.time);
+        let current = Totals {
+            cost_usd: record.cost_usd.unwrap_or(0.0),
+            duration_seconds: record.duration_seconds.unwrap_or(0.0),
+            turns: record.turns.unwrap_or(0.0),
+            tokens: record.tokens.as_ref().map(tokens_array).unwrap_or_default(),
+            denials: 0,
+            records: 0,
+        };
+        let (revealed, previous, denials_now, workflow) = match &record.execution_id {
+            Some(id) => {
+                let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
+                let metrics = &mut self.state.metrics;
+                let execution = self
+                    .state
+                    .executions
+                    .touch(id, clock, cap, &mut |e| count_eviction(metrics, e));
+                let revealed = execution.reveal(&record.denials);
+                let denials_now = execution.denials_counted();
+                let previous = execution.last;
+                let repeated = revealed.is_empty()
+                    && previous.records > 0
+                    && Totals {
+                        denials: previous.denials,
+                        records: previous.records,
+                        ..current
+                    } == previous;
+                if repeated {
+                    return LineOutcome::Duplicate;
+                }
+                execution.last = Totals {
+                    denials: denials_now,
+                    records: previous.records + 1,
+                    ..current
+                };
+                if record.workflow.is_some() {
+                    execution.workflow.clone_from(&record.workflow);
+                }
+                let workflow = record
+                    .workflow
+                    .clone()
+                    .or_else(|| execution.workflow.clone());
+                (revealed, previous, denials_now, workflow)
+            }
+            None => {
+                let revealed = own_denials(&record.denials);
+                let n = revealed.len() as u64;
+                (revealed, Totals::default(), n, record.workflow.clone())
+            }
+        };
+        let workflow = self.workflow_label(workflow.as_deref(), source);
+        for denial in &revealed {
+            let tool = self.tool_label(&denial.tool);
+            self.count_denial(&tool, &workflow, Reason::Unknown);
+            self.audit_denial(AuditInput {
+                time: record.time,
+                tool: &denial.tool,
+                workflow: &workflow,
+                reason: Reason::Unknown,
+                execution_id: record.execution_id.as_deref(),
+                tool_use_id: denial.tool_use_id.as_deref(),
+                reason_text: None,
+                input_summary: denial.input_summary.as_deref(),
+                source: source.path,
+                origin: Origin::Record,
+                format: record.format,
+            });
+        }
+        let series = self.state.metrics.workflows.entry(workflow).or_default();
+        *series
+            .executions
+            .entry(metrics::outcome_label(record.outcome.as_deref()).to_string())
+            .or_default() += 1;
+        series.cost_usd.observe(
+            metrics::COST_BUCKETS,
+            increase(previous.cost_usd, current.cost_usd),
+        );
+        series.turns.observe(
+            metrics::TURN_BUCKETS,
+            increase(previous.turns, current.turns),
+        );
+        series.duration_seconds.observe(
+            metrics::DURATION_BUCKETS,
+            increase(previous.duration_seconds, current.duration_seconds),
+        );
+        series.denials.observe(
+            metrics::DENIAL_BUCKETS,
+            denials_now.saturating_sub(previous.denials) as f64,
+        );
+        for (i, total) in current.tokens.iter().enumerate() {
+            series.tokens[i] += increase(previous.tokens[i], *total);
+        }
+        LineOutcome::Counted
+    }
+
+    fn count_denial(&mut self, tool: &str, workflow: &str, reason: Reason) {
+        let key = DenialKey {
+            tool: tool.to_string(),
+            workflow: workflow.to_string(),
+            reason,
+        };
+        *self.state.metrics.denials.entry(key).or_default() += 1;
+    }
+
+    fn tool_label(&mut self, raw: &str) -> String {
+        let (value, admission) = self.state.tools.admit(raw, self.config.limits.max_tools);
+        self.count_admission(LabelName::Tool, admission);
+        value
+    }
+
+    /// The workflow label: the line's, else the path's capture, else the default.
+    fn workflow_label(&mut self, from_line: Option<&str>, source: LineSource<'_>) -> String {
+        let raw = from_line
+            .or(source.path_workflow)
+            .unwrap_or(&self.config.workflow_default);
+        let raw = raw.to_string();
+        let (value, admission) = self
+            .state
+            .workflows
+            .admit(&raw, self.config.limits.max_workflows);
+        self.count_admission(LabelName::Workflow, admission);
+        value
+    }
+
+    fn count_admission(&mut self, label: LabelName, admission: Admission) {
+        let m = &mut self.state.metrics;
+        match admission {
+            Admission::Admitted => {}
+            Admission::Overflow => *m.label_overflow.entry(label).or_default() += 1,
+            Admission::Invalid => *m.label_invalid.entry(label).or_default() += 1,
+        }
+    }
+
+    fn audit_denial(&mut self, input: AuditInput<'_>) {
+        let mut text =
+            |s: Option<&str>| s.map(|s| decode::truncate_chars(&self.redact(s), AUDIT_TEXT_CHARS));
+        let record = AuditRecord {
+            time: decode::time::format_rfc3339(input.time.unwrap_or_else(wall_now)),
+            tool: text(Some(input.tool)).unwrap_or_default(),
+            workflow: input.workflow.to_string(),
+            reason: input.reason,
+            execution_id: text(input.execution_id),
+            tool_use_id: text(input.tool_use_id),
+            decision_reason: text(input.reason_text),
+            input_summary: text(input.input_summary),
+            source_file: text(Some(input.source)).unwrap_or_default(),
+            origin: input.origin,
+            format: input.format.as_str(),
+        };
+        self.audit.push(record);
+    }
+
+    /// Counts executions in the gauge and label-set sizes (for rendering).
+    pub fn gauges(&self) -> Gauges {
+        Gauges {
+            executions_tracked: self.state.executions.len(),
+            tools_admitted: self.state.tools.len(),
+            workflows_admitted: self.state.workflows.len(),
+        }
+    }
+
+    /// Totals of `permission_denials_total` by label set, for tests and checks.
+    pub fn denial_counts(&self) -> BTreeMap<(String, String, &'static str), u64> {
+        self.state
+            .metrics
+            .denials
+            .iter()
+            .map(|(k, v)| ((k.tool.clone(), k.workflow.clone(), k.reason.as_str()), *v))
+            .collect()
+    }
+}
+
+/// Gauges derived from the state when rendering.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Gauges {
+    pub executions_tracked: usize,
+    pub tools_admitted: usize,
+    pub workflows_admitted: usize,
+}
+
+struct AuditInput<'a> {
+    time: Option<f64>,
+    tool: &'a str,
+    workflow: &'a str,
+    reason: Reason,
+    execution_id: Option<&'a str>,
+    tool_use_id: Option<&'a str>,
+    reason_text: Option<&'a str>,
+    input_summary: Option<&'a str>,
+    source: &'a str,
+    origin: Origin,
+    format: Format,
+}
+
+/// A record without a correlation key reconciles nothing: every denial it lists is its own.
+fn own_denials(denials: &RecordedDenials) -> Vec<Revealed> {
+    let one = |tool: &str, id: Option<&String>, summary: Option<&String>| Revealed {
+        tool: tool.to_string(),
+        tool_use_id: id.cloned(),
+        input_summary: summary.cloned(),
+    };
+    match denials {
+        RecordedDenials::List(items) => items
+            .iter()
+            .map(|i| one(&i.tool, i.tool_use_id.as_ref(), i.input_summary.as_ref()))
+            .collect(),
+        RecordedDenials::PerTool(counts) => counts
+            .iter()
+            .flat_map(|(tool, n)| {
+                (0..*n.min(&MAX_REVEALED_PER_RECORD)).map(move |_| one(tool, None, None))
+            })
+            .collect(),
+        RecordedDenials::Total(n) => (0..*n.min(&MAX_REVEALED_PER_RECORD))
+            .map(|_| one("unknown", None, None))
+            .collect(),
+        RecordedDenials::None => Vec::new(),
+    }
+}
+
+fn count_eviction(metrics: &mut Metrics, eviction: Eviction) {
+    match eviction {
+        Eviction::Cap => metrics.evicted_cap += 1,
+        Eviction::Idle => metrics.evicted_idle += 1,
+    }
+}
+
+/// Wall-clock seconds since the epoch.
+pub fn wall_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,157 @@
+//! The state file: file offsets and identities together with the counting state that those
+//! offsets produced, written atomically.
+//!
+//! Owns the versioned on-disk format and the write protocol: serialise to `<path>.tmp`, fsync,
+//! rename over `<path>`, fsync the directory. A crash at any point leaves either the old or the
+//! new state whole, never a mix. Because the snapshot is taken between two lines on the reading
+//! thread, restoring counters and resuming at the offsets applies every later line exactly once.
+//!
+//! **Not here:** when to write (the follower's tick and shutdown), matching entries to files
+//! ([`crate::input::follow`]).
+//!
+//! Cold: every few seconds.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::AccountState;
+use crate::input::container::SavedPartial;
+use crate::input::identity::{Inode, Signature};
+
+/// A state file that cannot be used.
+#[derive(Debug, Error)]
+pub enum SnapshotError {
+    #[error("cannot read state file {path}: {error}")]
+    Read { path: PathBuf, error: io::Error },
+    #[error("state file {path} is corrupt: {error} (use --state-reset-on-error to start fresh)")]
+    Corrupt {
+        path: PathBuf,
+        error: serde_json::Error,
+    },
+}
+
+/// Where one followed file was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileState {
+    pub path: String,
+    pub inode: Inode,
+    pub signature: Signature,
+    /// Byte offset after the last line accounted for.
+    pub offset: u64,
+    /// Unfinished container partials held at that offset.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partials: Vec<SavedPartial>,
+}
+
+/// Version 1 of the state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StateV1 {
+    /// Seconds since the epoch.
+    pub written_at: f64,
+    pub files: Vec<FileState>,
+    pub account: AccountState,
+}
+
+/// The state file, tagged by version so that later versions can still read this one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "version")]
+pub enum StateFile {
+    #[serde(rename = "1")]
+    V1(StateV1),
+}
+
+/// Reads the state file; `Ok(None)` if there is none yet.
+pub fn read(path: &Path) -> Result<Option<StateV1>, SnapshotError> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => {
+            return Err(SnapshotError::Read {
+                path: path.to_path_buf(),
+                error,
+            })
+        }
+    };
+    match serde_json::from_slice::<StateFile>(&bytes) {
+        Ok(StateFile::V1(state)) => Ok(Some(state)),
+        Err(error) => Err(SnapshotError::Corrupt {
+            path: path.to_path_buf(),
+            error,
+        }),
+    }
+}
+
+/// Writes the state atomically: temp file, fsync, rename, fsync the directory.
+pub fn write(path: &Path, state: &StateFile) -> io::Result<()> {
+    let tmp = tmp_path(path);
+    {
+        let mut file = File::create(&tmp)?;
+        let mut out = io::BufWriter::new(&mut file);
+        serde_json::to_writer(&mut out, state)?;
+        out.flush()?;
+        drop(out);
+        file.sync_all()?;
+    }
+    fs::rename(&tmp, path)?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    File::open(dir)?.sync_all()
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> StateFile {
+        StateFile::V1(StateV1 {
+            written_at: 1.5,
+            files: vec![FileState {
+                path: "/var/log/a.log".into(),
+                inode: Inode { dev: 1, ino: 2 },
+                signature: Signature { len: 3, hash: 4 },
+                offset: 5,
+                partials: vec![SavedPartial {
+                    stderr: false,
+                    discarding: false,
+                    content: b"{\"a\"".to_vec(),
+                }],
+            }],
+            account: AccountState::default(),
+        })
+    }
+
+    #[test]
+    fn writes_atomically_and_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        assert_eq!(read(&path).unwrap(), None);
+        write(&path, &sample()).unwrap();
+        assert!(!tmp_path(&path).exists());
+        let StateFile::V1(want) = sample();
+        assert_eq!(read(&path).unwrap(), Some(want));
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(r#"{"version":"1""#), "{text}");
+    }
+
+    #[test]
+    fn corrupt_state_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        fs::write(&path, b"{not json").unwrap();
+        let error = read(&path).unwrap_err().to_string();
+        assert!(error.contains("is corrupt"), "{error}");
+        assert!(error.contains("--state-reset-on-error"), "{error}");
+    }
+}

@@ -1,0 +1,323 @@
+//! Command-line flags and their environment variables, as parsed data.
+//!
+//! Owns the flag names, defaults and help texts. **Not here:** validation and anything compiled
+//! from a flag (regexes, caps, field sets) — that is [`crate::config`], which turns these plain
+//! values into a checked `Config`.
+//!
+//! Every flag has an environment variable `DENIALS_EXPORTER_<NAME>`; the flag wins.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// denials-exporter: count AI-agent permission denials in executor logs, exactly once, for Prometheus.
+#[derive(Debug, Parser)]
+#[command(name = "denials-exporter", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Read log files from start to end and print the Prometheus text exposition to stdout.
+    Replay(Box<ReplayArgs>),
+    /// Follow log files as they are written and rotated, and serve /metrics over HTTP.
+    Run(Box<RunArgs>),
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Log files to read, in order (`-` reads standard input).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+
+    #[command(flatten)]
+    pub log: LogArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Glob of log files to follow; files that match now or appear later are followed
+    /// (repeatable; the environment variable takes a comma-separated list).
+    #[arg(
+        long = "path",
+        value_name = "GLOB",
+        env = "DENIALS_EXPORTER_PATH",
+        value_delimiter = ',',
+        required_unless_present = "demo"
+    )]
+    pub paths: Vec<String>,
+
+    /// Where to keep file offsets, counters and reconciliation state across restarts.
+    #[arg(long, value_name = "PATH", env = "DENIALS_EXPORTER_STATE_FILE")]
+    pub state_file: Option<PathBuf>,
+
+    /// How often the state file is written, in seconds (also written at shutdown).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 5.0,
+        env = "DENIALS_EXPORTER_STATE_INTERVAL"
+    )]
+    pub state_interval: f64,
+
+    /// Start with empty state when the state file is corrupt or unreadable, instead of exiting.
+    #[arg(long, env = "DENIALS_EXPORTER_STATE_RESET_ON_ERROR")]
+    pub state_reset_on_error: bool,
+
+    /// Where to start in a file never seen before (files known from the state file resume at
+    /// their offset). Files that appear while running are always read from the beginning.
+    #[arg(long, value_enum, default_value_t = ReadFrom::Beginning, env = "DENIALS_EXPORTER_READ_FROM")]
+    pub read_from: ReadFrom,
+
+    /// Poll the files instead of using inotify.
+    #[arg(long, env = "DENIALS_EXPORTER_POLL")]
+    pub poll: bool,
+
+    /// How often files are stat()ed to catch what inotify missed (and the poll period with --poll), in seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 1.0,
+        env = "DENIALS_EXPORTER_STAT_INTERVAL"
+    )]
+    pub stat_interval: f64,
+
+    /// Address to serve HTTP on (repeatable).
+    #[arg(
+        long = "web.listen-address",
+        value_name = "ADDR",
+        default_value = "0.0.0.0:10403",
+        env = "DENIALS_EXPORTER_LISTEN_ADDRESS",
+        value_delimiter = ','
+    )]
+    pub listen_addresses: Vec<String>,
+
+    /// Path under which the metrics are served.
+    #[arg(
+        long = "web.telemetry-path",
+        value_name = "PATH",
+        default_value = "/metrics",
+        env = "DENIALS_EXPORTER_TELEMETRY_PATH"
+    )]
+    pub telemetry_path: String,
+
+    /// How many recent denials the landing page and /api/v1/denials keep (0 turns them off).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 100,
+        env = "DENIALS_EXPORTER_RECENT_DENIALS"
+    )]
+    pub recent_denials: usize,
+
+    /// Demo: write the bundled example log, line by line, into a temporary directory and follow it.
+    #[arg(long)]
+    pub demo: bool,
+
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+
+    #[command(flatten)]
+    pub log: LogArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReadFrom {
+    Beginning,
+    End,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// The exporter's own logs.
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Minimum level of the exporter's own log: error, warn, info, debug, trace.
+    #[arg(
+        long = "log.level",
+        value_name = "LEVEL",
+        default_value = "info",
+        env = "DENIALS_EXPORTER_LOG_LEVEL"
+    )]
+    pub level: String,
+
+    /// Format of the exporter's own log (written to stderr).
+    #[arg(long = "log.format", value_enum, default_value_t = LogFormat::Text, env = "DENIALS_EXPORTER_LOG_FORMAT")]
+    pub format: LogFormat,
+}
+
+/// Flags shared by `replay` and `run`: what the lines mean and how they are counted.
+#[derive(Debug, Args)]
+pub struct PipelineArgs {
+    /// Top-level key holding the event name.
+    #[arg(
+        long = "field.event",
+        value_name = "KEY",
+        default_value = "event",
+        env = "DENIALS_EXPORTER_FIELD_EVENT"
+    )]
+    pub event_key: String,
+
+    /// Event name of a mid-stream denial.
+    #[arg(
+        long = "field.denied-event",
+        value_name = "NAME",
+        default_value = "agent.permission.denied",
+        env = "DENIALS_EXPORTER_FIELD_DENIED_EVENT"
+    )]
+    pub denied_event: String,
+
+    /// Top-level key holding the log message.
+    #[arg(
+        long = "field.message",
+        value_name = "KEY",
+        default_value = "msg",
+        env = "DENIALS_EXPORTER_FIELD_MESSAGE"
+    )]
+    pub message_key: String,
+
+    /// Message of the completed-execution line.
+    #[arg(
+        long = "field.completed-message",
+        value_name = "TEXT",
+        default_value = "Claude Agent SDK execution completed",
+        env = "DENIALS_EXPORTER_FIELD_COMPLETED_MESSAGE"
+    )]
+    pub completed_message: String,
+
+    /// Correlation keys, tried in order (comma-separated).
+    #[arg(
+        long = "field.correlation",
+        value_name = "KEYS",
+        value_delimiter = ',',
+        default_value = "executionId,execution_id,sessionId,session_id,jobId",
+        env = "DENIALS_EXPORTER_FIELD_CORRELATION"
+    )]
+    pub correlation_keys: Vec<String>,
+
+    /// Workflow keys, tried in order (comma-separated).
+    #[arg(
+        long = "field.workflow",
+        value_name = "KEYS",
+        value_delimiter = ',',
+        default_value = "workflow,workflowName,workflow_name",
+        env = "DENIALS_EXPORTER_FIELD_WORKFLOW"
+    )]
+    pub workflow_keys: Vec<String>,
+
+    /// Key of the tool name in a denial line.
+    #[arg(
+        long = "field.tool",
+        value_name = "KEY",
+        default_value = "toolName",
+        env = "DENIALS_EXPORTER_FIELD_TOOL"
+    )]
+    pub tool_key: String,
+
+    /// Key of the tool use id in a denial line.
+    #[arg(
+        long = "field.tool-use-id",
+        value_name = "KEY",
+        default_value = "toolUseId",
+        env = "DENIALS_EXPORTER_FIELD_TOOL_USE_ID"
+    )]
+    pub tool_use_id_key: String,
+
+    /// Key of the decision reason type in a denial line.
+    #[arg(
+        long = "field.reason-type",
+        value_name = "KEY",
+        default_value = "decisionReasonType",
+        env = "DENIALS_EXPORTER_FIELD_REASON_TYPE"
+    )]
+    pub reason_type_key: String,
+
+    /// Key of the decision reason text in a denial line.
+    #[arg(
+        long = "field.reason",
+        value_name = "KEY",
+        default_value = "decisionReason",
+        env = "DENIALS_EXPORTER_FIELD_REASON"
+    )]
+    pub reason_key: String,
+
+    /// Classify free-text reasons: `REGEX=REASON`, tried before the built-in rules (repeatable).
+    #[arg(
+        long = "reason-rule",
+        value_name = "REGEX=REASON",
+        env = "DENIALS_EXPORTER_REASON_RULES",
+        value_delimiter = '\n'
+    )]
+    pub reason_rules: Vec<String>,
+
+    /// Regex on the file's path whose first capture group (or group `workflow`) names the workflow
+    /// when a line carries none.
+    #[arg(
+        long,
+        value_name = "REGEX",
+        env = "DENIALS_EXPORTER_WORKFLOW_FROM_PATH"
+    )]
+    pub workflow_from_path: Option<String>,
+
+    /// Workflow when neither the line nor the path names one.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "unknown",
+        env = "DENIALS_EXPORTER_WORKFLOW_DEFAULT"
+    )]
+    pub workflow_default: String,
+
+    /// Distinct `tool` label values admitted before new ones become `other`.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 200,
+        env = "DENIALS_EXPORTER_MAX_TOOLS"
+    )]
+    pub max_tools: usize,
+
+    /// Distinct `workflow` label values admitted before new ones become `other`.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 100,
+        env = "DENIALS_EXPORTER_MAX_WORKFLOWS"
+    )]
+    pub max_workflows: usize,
+
+    /// Executions held for reconciliation; beyond it the least recently seen is evicted.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 4096,
+        env = "DENIALS_EXPORTER_MAX_EXECUTIONS"
+    )]
+    pub max_executions: usize,
+
+    /// Seconds without a line before an execution's reconciliation state is evicted.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 21600,
+        env = "DENIALS_EXPORTER_EXECUTION_IDLE_TIMEOUT"
+    )]
+    pub execution_idle_timeout: u64,
+
+    /// Longest line accepted, in bytes; longer lines are skipped and counted as oversized.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, env = "DENIALS_EXPORTER_MAX_LINE_BYTES")]
+    pub max_line_bytes: usize,
+
+    /// Write one redacted JSON object per counted denial here (`-` for stdout).
+    #[arg(long, value_name = "PATH", env = "DENIALS_EXPORTER_AUDIT_LOG")]
+    pub audit_log: Option<PathBuf>,
+}

@@ -1,0 +1,252 @@
+//! The validated configuration: parsed flags turned into field sets, compiled regexes and caps.
+//!
+//! Owns every check a flag value needs (a regex that compiles, a reason that exists, a cap above
+//! zero); what comes out is only ever read. **Not here:** flag names and defaults ([`crate::cli`]),
+//! and anything that runs.
+//!
+//! Cold: built once at start-up.
+
+use std::path::PathBuf;
+
+use regex::Regex;
+use thiserror::Error;
+
+use crate::account::labels::{Reason, ReasonRules};
+use crate::cli::PipelineArgs;
+
+/// A flag value that cannot work.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("invalid --workflow-from-path regex {pattern:?}: {error}")]
+    WorkflowRegex {
+        pattern: String,
+        error: regex::Error,
+    },
+    #[error("invalid --reason-rule {rule:?}: expected REGEX=REASON")]
+    ReasonRuleShape { rule: String },
+    #[error("invalid --reason-rule {rule:?}: {error}")]
+    ReasonRuleRegex { rule: String, error: regex::Error },
+    #[error("invalid --reason-rule {rule:?}: unknown reason {reason:?} (one of {known})")]
+    ReasonRuleReason {
+        rule: String,
+        reason: String,
+        known: String,
+    },
+    #[error("--{flag} must be at least {min}, got {value}")]
+    TooSmall {
+        flag: &'static str,
+        min: usize,
+        value: usize,
+    },
+    #[error("--{flag} must not be empty")]
+    Empty { flag: &'static str },
+}
+
+/// The names the executor gives its fields. Every one is configurable; defaults per formats.md.
+#[derive(Debug, Clone)]
+pub struct Fields {
+    pub event_key: String,
+    pub denied_event: String,
+    pub message_key: String,
+    pub completed_message: String,
+    pub correlation_keys: Vec<String>,
+    pub workflow_keys: Vec<String>,
+    pub tool_key: String,
+    pub tool_use_id_key: String,
+    pub reason_type_key: String,
+    pub reason_key: String,
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Fields {
+            event_key: "event".into(),
+            denied_event: "agent.permission.denied".into(),
+            message_key: "msg".into(),
+            completed_message: "Claude Agent SDK execution completed".into(),
+            correlation_keys: [
+                "executionId",
+                "execution_id",
+                "sessionId",
+                "session_id",
+                "jobId",
+            ]
+            .map(String::from)
+            .to_vec(),
+            workflow_keys: ["workflow", "workflowName", "workflow_name"]
+                .map(String::from)
+                .to_vec(),
+            tool_key: "toolName".into(),
+            tool_use_id_key: "toolUseId".into(),
+            reason_type_key: "decisionReasonType".into(),
+            reason_key: "decisionReason".into(),
+        }
+    }
+}
+
+/// Caps that keep memory and label cardinality bounded.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Distinct `tool` label values. By default, 200.
+    pub max_tools: usize,
+    /// Distinct `workflow` label values. By default, 100.
+    pub max_workflows: usize,
+    /// Executions held for reconciliation. By default, 4096.
+    pub max_executions: usize,
+    /// Seconds of silence before an execution's state is evicted. By default, 6 hours.
+    pub execution_idle_timeout_secs: u64,
+    /// Longest accepted line in bytes. By default, 1 MiB.
+    pub max_line_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_tools: 200,
+            max_workflows: 100,
+            max_executions: 4096,
+            execution_idle_timeout_secs: 6 * 3600,
+            max_line_bytes: 1 << 20,
+        }
+    }
+}
+
+/// Everything the pipeline needs to know, checked.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub fields: Fields,
+    pub reason_rules: ReasonRules,
+    pub workflow_from_path: Option<Regex>,
+    pub workflow_default: String,
+    pub limits: Limits,
+    pub audit_log: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            fields: Fields::default(),
+            reason_rules: ReasonRules::default(),
+            workflow_from_path: None,
+            workflow_default: "unknown".into(),
+            limits: Limits::default(),
+            audit_log: None,
+        }
+    }
+}
+
+impl Config {
+    /// Checks and compiles the pipeline flags.
+    pub fn from_args(args: &PipelineArgs) -> Result<Config, ConfigError> {
+        let fields = Fields {
+            event_key: non_empty("field.event", &args.event_key)?,
+            denied_event: non_empty("field.denied-event", &args.denied_event)?,
+            message_key: non_empty("field.message", &args.message_key)?,
+            completed_message: non_empty("field.completed-message", &args.completed_message)?,
+            correlation_keys: non_empty_list("field.correlation", &args.correlation_keys)?,
+            workflow_keys: non_empty_list("field.workflow", &args.workflow_keys)?,
+            tool_key: non_empty("field.tool", &args.tool_key)?,
+            tool_use_id_key: non_empty("field.tool-use-id", &args.tool_use_id_key)?,
+            reason_type_key: non_empty("field.reason-type", &args.reason_type_key)?,
+            reason_key: non_empty("field.reason", &args.reason_key)?,
+        };
+        let mut custom = Vec::new();
+        for rule in args.reason_rules.iter().filter(|r| !r.trim().is_empty()) {
+            custom.push(parse_reason_rule(rule)?);
+        }
+        let workflow_from_path = match &args.workflow_from_path {
+            None => None,
+            Some(pattern) => {
+                Some(
+                    Regex::new(pattern).map_err(|error| ConfigError::WorkflowRegex {
+                        pattern: pattern.clone(),
+                        error,
+                    })?,
+                )
+            }
+        };
+        let limits = Limits {
+            max_tools: at_least("max-tools", 1, args.max_tools)?,
+            max_workflows: at_least("max-workflows", 1, args.max_workflows)?,
+            max_executions: at_least("max-executions", 1, args.max_executions)?,
+            execution_idle_timeout_secs: args.execution_idle_timeout.max(1),
+            max_line_bytes: at_least("max-line-bytes", 1024, args.max_line_bytes)?,
+        };
+        Ok(Config {
+            fields,
+            reason_rules: ReasonRules::with_custom(custom),
+            workflow_from_path,
+            workflow_default: non_empty("workflow-default", &args.workflow_default)?,
+            limits,
+            audit_log: args.audit_log.clone(),
+        })
+    }
+}
+
+fn non_empty(flag: &'static str, value: &str) -> Result<String, ConfigError> {
+    if value.is_empty() {
+        return Err(ConfigError::Empty { flag });
+    }
+    Ok(value.to_string())
+}
+
+fn non_empty_list(flag: &'static str, values: &[String]) -> Result<Vec<String>, ConfigError> {
+    let list: Vec<String> = values.iter().filter(|v| !v.is_empty()).cloned().collect();
+    if list.is_empty() {
+        return Err(ConfigError::Empty { flag });
+    }
+    Ok(list)
+}
+
+fn at_least(flag: &'static str, min: usize, value: usize) -> Result<usize, ConfigError> {
+    if value < min {
+        return Err(ConfigError::TooSmall { flag, min, value });
+    }
+    Ok(value)
+}
+
+fn parse_reason_rule(rule: &str) -> Result<(Regex, Reason), ConfigError> {
+    let (pattern, reason) = rule
+        .rsplit_once('=')
+        .ok_or_else(|| ConfigError::ReasonRuleShape {
+            rule: rule.to_string(),
+        })?;
+    let reason = Reason::from_type(reason.trim()).ok_or_else(|| ConfigError::ReasonRuleReason {
+        rule: rule.to_string(),
+        reason: reason.to_string(),
+        known: Reason::ALL
+            .iter()
+            .map(|r| r.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })?;
+    let regex = Regex::new(pattern).map_err(|error| ConfigError::ReasonRuleRegex {
+        rule: rule.to_string(),
+        error,
+    })?;
+    Ok((regex, reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reason_rule_parses_and_rejects() {
+        let (re, reason) = parse_reason_rule("(?i)blocked by opa=hook").unwrap();
+        assert!(re.is_match("Blocked by OPA policy"));
+        assert_eq!(reason, Reason::Hook);
+        assert!(matches!(
+            parse_reason_rule("x=nonsense"),
+            Err(ConfigError::ReasonRuleReason { .. })
+        ));
+        assert!(matches!(
+            parse_reason_rule("no-equals"),
+            Err(ConfigError::ReasonRuleShape { .. })
+        ));
+        assert!(matches!(
+            parse_reason_rule("(=hook"),
+            Err(ConfigError::ReasonRuleRegex { .. })
+        ));
+    }
+}

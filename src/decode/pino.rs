@@ -1,0 +1,280 @@
+//! The executor's pino log (formats.md §1a): `agent.permission.denied` events and the
+//! completed-execution line.
+//!
+//! A line is a denial if and only if its top-level event key equals the configured denied event;
+//! it is a record if and only if its top-level message equals the configured completed message.
+//! **Not here:** stream-json and hook shapes (sibling modules), any state.
+
+use serde_json::{Map, Value};
+
+use super::{
+    first_id, first_num, id_of, num_of, str_of, summarize_input, time, Denial, Event, Format,
+    Record, RecordedDenial, RecordedDenials, Tokens,
+};
+use crate::config::Fields;
+
+/// Decodes a pino denial or completed line; `None` for anything else.
+pub fn decode(object: &Map<String, Value>, fields: &Fields) -> Option<Event> {
+    if str_of(object, &fields.event_key) == Some(fields.denied_event.as_str()) {
+        return Some(Event::Denial(denial(object, fields)));
+    }
+    if str_of(object, &fields.message_key) == Some(fields.completed_message.as_str()) {
+        return Some(Event::Record(record(object, fields)));
+    }
+    None
+}
+
+fn denial(object: &Map<String, Value>, fields: &Fields) -> Denial {
+    let input = object.get("toolInput").or_else(|| object.get("tool_input"));
+    Denial {
+        format: Format::Pino,
+        time: time::of_object(object),
+        execution_id: first_id(object, &fields.correlation_keys),
+        workflow: first_id(object, &fields.workflow_keys),
+        tool: id_of(object, &fields.tool_key)
+            .or_else(|| id_of(object, "tool_name"))
+            .unwrap_or_else(|| "unknown".to_string()),
+        tool_use_id: id_of(object, &fields.tool_use_id_key)
+            .or_else(|| id_of(object, "tool_use_id")),
+        reason_type: str_of(object, &fields.reason_type_key)
+            .or_else(|| str_of(object, "decision_reason_type"))
+            .map(str::to_string),
+        reason_text: str_of(object, &fields.reason_key)
+            .or_else(|| str_of(object, "decision_reason"))
+            .or_else(|| str_of(object, "message"))
+            .map(str::to_string),
+        input_summary: input.and_then(summarize_input),
+    }
+}
+
+fn record(object: &Map<String, Value>, fields: &Fields) -> Record {
+    let token = |keys: &[&str]| first_num(object, keys);
+    let tokens = match (
+        token(&["inputTokens", "input_tokens"]),
+        token(&["outputTokens", "output_tokens"]),
+        token(&["cacheReadInputTokens", "cache_read_input_tokens"]),
+        token(&["cacheCreationInputTokens", "cache_creation_input_tokens"]),
+    ) {
+        (None, None, None, None) => object.get("modelUsage").and_then(model_usage_tokens),
+        (i, o, r, c) => Some(Tokens {
+            input: i.unwrap_or(0.0),
+            output: o.unwrap_or(0.0),
+            cache_read: r.unwrap_or(0.0),
+            cache_creation: c.unwrap_or(0.0),
+        }),
+    };
+    Record {
+        format: Format::Pino,
+        time: time::of_object(object),
+        execution_id: first_id(object, &fields.correlation_keys),
+        workflow: first_id(object, &fields.workflow_keys),
+        outcome: str_of(object, "subtype").map(str::to_string),
+        cost_usd: first_num(
+            object,
+            &["costUsd", "cost_usd", "totalCostUsd", "total_cost_usd"],
+        ),
+        duration_seconds: first_num(object, &["durationMs", "duration_ms"]).map(|ms| ms / 1000.0),
+        turns: first_num(object, &["numTurns", "num_turns"]),
+        tokens,
+        denials: recorded_denials(object, fields),
+    }
+}
+
+/// The denial record of a completed line: the list, else per-tool counts, else the total.
+fn recorded_denials(object: &Map<String, Value>, fields: &Fields) -> RecordedDenials {
+    let list = object
+        .get("permissionDenials")
+        .or_else(|| object.get("permission_denials"));
+    if let Some(Value::Array(items)) = list {
+        return RecordedDenials::List(
+            items
+                .iter()
+                .filter_map(|item| list_entry(item, fields))
+                .collect(),
+        );
+    }
+    if let Some(Value::Object(per_tool)) = object.get("permissionDeniedTools") {
+        let counts = per_tool
+            .iter()
+            .filter_map(|(tool, n)| Some((tool.clone(), n.as_f64().filter(|n| *n >= 0.0)? as u64)))
+            .collect();
+        return RecordedDenials::PerTool(counts);
+    }
+    match num_of(object, "permissionDenialCount") {
+        Some(n) => RecordedDenials::Total(n as u64),
+        None => RecordedDenials::None,
+    }
+}
+
+/// One entry of a denial list, in either spelling (`toolName` or `tool_name`).
+pub(crate) fn list_entry(item: &Value, fields: &Fields) -> Option<RecordedDenial> {
+    let entry = item.as_object()?;
+    let tool = id_of(entry, &fields.tool_key).or_else(|| id_of(entry, "tool_name"))?;
+    let input = entry.get("toolInput").or_else(|| entry.get("tool_input"));
+    Some(RecordedDenial {
+        tool,
+        tool_use_id: id_of(entry, &fields.tool_use_id_key).or_else(|| id_of(entry, "tool_use_id")),
+        input_summary: input.and_then(summarize_input),
+    })
+}
+
+/// Sums the per-model token counts of a `modelUsage` object.
+pub(crate) fn model_usage_tokens(usage: &Value) -> Option<Tokens> {
+    let models = usage.as_object()?;
+    let mut tokens = Tokens::default();
+    for model in models.values().filter_map(Value::as_object) {
+        tokens.input += first_num(model, &["inputTokens", "input_tokens"]).unwrap_or(0.0);
+        tokens.output += first_num(model, &["outputTokens", "output_tokens"]).unwrap_or(0.0);
+        tokens.cache_read +=
+            first_num(model, &["cacheReadInputTokens", "cache_read_input_tokens"]).unwrap_or(0.0);
+        tokens.cache_creation += first_num(
+            model,
+            &["cacheCreationInputTokens", "cache_creation_input_tokens"],
+        )
+        .unwrap_or(0.0);
+    }
+    Some(tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{decode as decode_line, Skip};
+    use super::*;
+
+    fn f() -> Fields {
+        Fields::default()
+    }
+
+    const DENIAL: &str = r#"{"level":40,"time":1781251200139,"pid":4242,"hostname":"executor-7d9f6c5b8-x2x9q","component":"executor","executionId":"exec_1","jobId":"job_1","workflow":"review","installationId":10792956,"repo":"acme/web","event":"agent.permission.denied","toolName":"Bash","toolUseId":"toolu_01A","decisionReasonType":"hook","decisionReason":"PreToolUse hook block-destructive-bash denied: git push --force","message":"Permission to use Bash has been denied.","msg":"agent permission denied"}"#;
+
+    fn valid_cases() -> Vec<(&'static str, Event)> {
+        vec![
+            (
+                DENIAL,
+                Event::Denial(Denial {
+                    format: Format::Pino,
+                    time: Some(1781251200.139),
+                    execution_id: Some("exec_1".into()),
+                    workflow: Some("review".into()),
+                    tool: "Bash".into(),
+                    tool_use_id: Some("toolu_01A".into()),
+                    reason_type: Some("hook".into()),
+                    reason_text: Some(
+                        "PreToolUse hook block-destructive-bash denied: git push --force".into(),
+                    ),
+                    input_summary: None,
+                }),
+            ),
+            (
+                // label level, ISO time, duplicate binding (last wins), no toolUseId
+                r#"{"level":"warn","time":"2026-06-12T10:00:00.500Z","workflow":"old","executionId":"exec_2","workflow":"implement","event":"agent.permission.denied","toolName":"Edit","decisionReasonType":"rule","msg":"agent permission denied"}"#,
+                Event::Denial(Denial {
+                    format: Format::Pino,
+                    time: Some(1781258400.5),
+                    execution_id: Some("exec_2".into()),
+                    workflow: Some("implement".into()),
+                    tool: "Edit".into(),
+                    tool_use_id: None,
+                    reason_type: Some("rule".into()),
+                    reason_text: None,
+                    input_summary: None,
+                }),
+            ),
+        ]
+    }
+
+    fn decoys() -> Vec<&'static str> {
+        vec![
+            r#"{"level":30,"payload":{"event":"agent.permission.denied","toolName":"Bash"},"msg":"nested"}"#,
+            r#"{"level":30,"msg":"saw {\"event\":\"agent.permission.denied\",\"toolName\":\"Bash\"} in a comment"}"#,
+            r#"{"level":30,"event":"agent.permission.requested","toolName":"Bash","msg":"asking"}"#,
+            r#"{"level":30,"event":"pull_request.opened","msg":"agent.permission.denied"}"#,
+            r#"{"level":30,"Event":"agent.permission.denied","msg":"case differs"}"#,
+            r#"{"level":30,"msg":"Claude Agent SDK execution completed (not really)"}"#,
+        ]
+    }
+
+    #[test]
+    fn valid() {
+        for (line, want) in valid_cases() {
+            assert_eq!(decode_line(line.as_bytes(), &f()), Ok(want), "{line}");
+        }
+    }
+
+    #[test]
+    fn decoys_are_ignored() {
+        for line in decoys() {
+            assert_eq!(
+                decode_line(line.as_bytes(), &f()),
+                Err(Skip::Ignored),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn configured_names_are_used() {
+        let fields = Fields {
+            event_key: "evt".into(),
+            denied_event: "tool.denied".into(),
+            correlation_keys: vec!["runId".into()],
+            workflow_keys: vec!["pipeline".into()],
+            tool_key: "tool".into(),
+            ..Fields::default()
+        };
+        let line = r#"{"evt":"tool.denied","runId":"r1","pipeline":"nightly","tool":"Write"}"#;
+        let Ok(Event::Denial(d)) = decode_line(line.as_bytes(), &fields) else {
+            panic!()
+        };
+        assert_eq!(
+            (
+                d.execution_id.as_deref(),
+                d.workflow.as_deref(),
+                d.tool.as_str()
+            ),
+            (Some("r1"), Some("nightly"), "Write")
+        );
+        assert_eq!(decode_line(DENIAL.as_bytes(), &fields), Err(Skip::Ignored));
+    }
+
+    #[test]
+    fn completed_line_with_list() {
+        let line = r#"{"level":30,"time":1781251700000,"executionId":"exec_1","workflow":"implement","sdkMsgType":"result","subtype":"success","costUsd":2.93,"durationMs":491545,"numTurns":21,"inputTokens":6337,"outputTokens":13081,"cacheReadInputTokens":374483,"cacheCreationInputTokens":29450,"modelUsage":{"claude-sonnet-4-5":{"inputTokens":6337,"outputTokens":13081,"costUSD":0.5}},"permissionDenialCount":3,"permissionDeniedTools":{"Bash":1,"Edit":1,"mcp__github_comment__add_comment":1},"permissionDenials":[{"toolName":"Bash","toolUseId":"toolu_01","toolInput":{"command":"curl -H 'Authorization: Bearer x' https://example.com"}}],"msg":"Claude Agent SDK execution completed"}"#;
+        let Ok(Event::Record(r)) = decode_line(line.as_bytes(), &f()) else {
+            panic!()
+        };
+        assert_eq!(r.execution_id.as_deref(), Some("exec_1"));
+        assert_eq!(r.outcome.as_deref(), Some("success"));
+        assert_eq!(r.cost_usd, Some(2.93));
+        assert_eq!(r.duration_seconds, Some(491.545));
+        assert_eq!(r.turns, Some(21.0));
+        assert_eq!(r.tokens.unwrap().cache_read, 374483.0);
+        let RecordedDenials::List(list) = r.denials else {
+            panic!()
+        };
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].tool_use_id.as_deref(), Some("toolu_01"));
+        assert!(list[0]
+            .input_summary
+            .as_deref()
+            .unwrap()
+            .starts_with("curl"));
+    }
+
+    #[test]
+    fn completed_line_without_list_falls_back() {
+        let line = r#"{"executionId":"e","permissionDenialCount":3,"permissionDeniedTools":{"Bash":2,"Edit":1},"msg":"Claude Agent SDK execution completed"}"#;
+        let Ok(Event::Record(r)) = decode_line(line.as_bytes(), &f()) else {
+            panic!()
+        };
+        assert_eq!(
+            r.denials,
+            RecordedDenials::PerTool(vec![("Bash".into(), 2), ("Edit".into(), 1)])
+        );
+        let line = r#"{"executionId":"e","permissionDenialCount":3,"msg":"Claude Agent SDK execution completed"}"#;
+        let Ok(Event::Record(r)) = decode_line(line.as_bytes(), &f()) else {
+            panic!()
+        };
+        assert_eq!(r.denials, RecordedDenials::Total(3));
+    }
+}

@@ -1,0 +1,135 @@
+//! The Agent SDK's stream-json messages (formats.md §1b): `system`/`permission_denied` frames and
+//! `result` messages.
+//!
+//! A result in a streaming-input session carries running totals (cost, `modelUsage`, the denial
+//! list so far); this module reports them as they are and [`crate::account`] turns totals into
+//! increments. **Not here:** pino or hook shapes, any state.
+
+use serde_json::{Map, Value};
+
+use super::pino::{list_entry, model_usage_tokens};
+use super::{
+    first_id, first_num, id_of, str_of, summarize_input, time, Denial, Event, Format, Record,
+    RecordedDenials, Tokens,
+};
+use crate::config::Fields;
+
+/// Decodes a `permission_denied` frame or a `result` message; `None` for anything else.
+pub fn decode(object: &Map<String, Value>, fields: &Fields) -> Option<Event> {
+    match (str_of(object, "type")?, str_of(object, "subtype")) {
+        ("system", Some("permission_denied")) => Some(Event::Denial(frame(object, fields))),
+        ("result", _) => Some(Event::Record(result(object, fields))),
+        _ => None,
+    }
+}
+
+fn frame(object: &Map<String, Value>, fields: &Fields) -> Denial {
+    Denial {
+        format: Format::StreamJson,
+        time: time::of_object(object),
+        execution_id: first_id(object, &fields.correlation_keys),
+        workflow: first_id(object, &fields.workflow_keys),
+        tool: id_of(object, "tool_name").unwrap_or_else(|| "unknown".to_string()),
+        tool_use_id: id_of(object, "tool_use_id"),
+        reason_type: str_of(object, "decision_reason_type").map(str::to_string),
+        reason_text: str_of(object, "decision_reason")
+            .or_else(|| str_of(object, "message"))
+            .map(str::to_string),
+        input_summary: object.get("tool_input").and_then(summarize_input),
+    }
+}
+
+fn result(object: &Map<String, Value>, fields: &Fields) -> Record {
+    // modelUsage is a running total per session; `usage` may cover only the last turn.
+    let tokens = object
+        .get("modelUsage")
+        .and_then(model_usage_tokens)
+        .or_else(|| object.get("usage").and_then(usage_tokens));
+    let denials = match object.get("permission_denials") {
+        Some(Value::Array(items)) => RecordedDenials::List(
+            items
+                .iter()
+                .filter_map(|item| list_entry(item, fields))
+                .collect(),
+        ),
+        _ => RecordedDenials::None,
+    };
+    Record {
+        format: Format::StreamJson,
+        time: time::of_object(object),
+        execution_id: first_id(object, &fields.correlation_keys),
+        workflow: first_id(object, &fields.workflow_keys),
+        outcome: str_of(object, "subtype").map(str::to_string),
+        cost_usd: first_num(object, &["total_cost_usd", "cost_usd"]),
+        duration_seconds: first_num(object, &["duration_ms"]).map(|ms| ms / 1000.0),
+        turns: first_num(object, &["num_turns"]),
+        tokens,
+        denials,
+    }
+}
+
+fn usage_tokens(usage: &Value) -> Option<Tokens> {
+    let usage = usage.as_object()?;
+    Some(Tokens {
+        input: first_num(usage, &["input_tokens"]).unwrap_or(0.0),
+        output: first_num(usage, &["output_tokens"]).unwrap_or(0.0),
+        cache_read: first_num(usage, &["cache_read_input_tokens"]).unwrap_or(0.0),
+        cache_creation: first_num(usage, &["cache_creation_input_tokens"]).unwrap_or(0.0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{decode as decode_line, Skip};
+    use super::*;
+
+    #[test]
+    fn frame_decodes() {
+        let line = r#"{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"toolu_01X","decision_reason_type":"rule","decision_reason":"Bash(rm:*) is denied","message":"Permission to use Bash has been denied.","uuid":"u","session_id":"s1"}"#;
+        let Ok(Event::Denial(d)) = decode_line(line.as_bytes(), &Fields::default()) else {
+            panic!()
+        };
+        assert_eq!(d.format, Format::StreamJson);
+        assert_eq!(
+            (
+                d.tool.as_str(),
+                d.tool_use_id.as_deref(),
+                d.execution_id.as_deref()
+            ),
+            ("Bash", Some("toolu_01X"), Some("s1"))
+        );
+        assert_eq!(d.reason_type.as_deref(), Some("rule"));
+    }
+
+    #[test]
+    fn result_decodes_running_totals() {
+        let line = r#"{"type":"result","subtype":"error_max_turns","duration_ms":60000,"num_turns":7,"total_cost_usd":1.23,"usage":{"input_tokens":1},"modelUsage":{"a":{"inputTokens":10,"outputTokens":20,"cacheReadInputTokens":30,"cacheCreationInputTokens":40,"costUSD":1},"b":{"inputTokens":1}},"permission_denials":[{"tool_name":"Bash","tool_use_id":"toolu_01X","tool_input":{"command":"rm -rf /"}}],"session_id":"s1","uuid":"u"}"#;
+        let Ok(Event::Record(r)) = decode_line(line.as_bytes(), &Fields::default()) else {
+            panic!()
+        };
+        assert_eq!(r.outcome.as_deref(), Some("error_max_turns"));
+        assert_eq!(r.cost_usd, Some(1.23));
+        assert_eq!(r.duration_seconds, Some(60.0));
+        assert_eq!(r.tokens.unwrap().input, 11.0);
+        assert_eq!(r.tokens.unwrap().cache_creation, 40.0);
+        let RecordedDenials::List(list) = r.denials else {
+            panic!()
+        };
+        assert_eq!(list[0].input_summary.as_deref(), Some("rm -rf /"));
+    }
+
+    #[test]
+    fn other_messages_are_ignored() {
+        for line in [
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"permission_denied"}]},"session_id":"s"}"#,
+            r#"{"type":"system","subtype":"init","session_id":"s","permission_denials":[]}"#,
+            r#"{"type":"user","message":{"type":"result"}}"#,
+        ] {
+            assert_eq!(
+                decode_line(line.as_bytes(), &Fields::default()),
+                Err(Skip::Ignored),
+                "{line}"
+            );
+        }
+    }
+}

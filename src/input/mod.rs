@@ -1,0 +1,16 @@
+//! Bytes from files → complete application lines, with where they came from.
+//!
+//! * [`chunk`]: a reused read buffer that hands out regions of complete lines and holds the
+//!   unfinished tail; it knows the committed offset (the byte after the last whole line).
+//! * [`prefilter`]: the multi-literal search that finds the few lines worth decoding.
+//! * [`container`]: CRI and Docker json-file framing, undone and rejoined.
+//! * [`identity`] and [`follow`]: file identity and the live follower (rotation, truncation).
+//!
+//! **Not here:** JSON (decode), counting (account). Nothing in this module parses an application
+//! line or knows what a denial is beyond the literals it was given.
+
+pub mod chunk;
+pub mod container;
+pub mod follow;
+pub mod identity;
+pub mod prefilter;

@@ -1,0 +1,26 @@
+//! denials-exporter: counts AI-agent permission denials from executor logs, exactly once, and
+//! exports them to Prometheus.
+//!
+//! The pipeline reads from the tree, one module per stage:
+//!
+//! * [`input`] turns files (and container framing) into complete application lines with where
+//!   they came from. It never parses JSON.
+//! * [`decode`] turns one line into a typed [`decode::Event`], or nothing. Pure; no state.
+//! * [`account`] is the only writer of counting state: dedup, reconciliation of mid-stream
+//!   denials against execution records, label bounds, the counter values themselves.
+//! * [`output`] reads what account produced: the Prometheus exposition, the audit stream, HTTP.
+//!
+//! [`pipeline`] glues one chunk of bytes through those stages on one thread; [`replay`] and
+//! [`run`] are the two commands built on it. [`redact`] is applied to every string that leaves.
+
+pub mod account;
+pub mod cli;
+pub mod config;
+pub mod decode;
+pub mod input;
+pub mod output;
+pub mod pipeline;
+pub mod redact;
+pub mod replay;
+pub mod run;
+pub mod signal;

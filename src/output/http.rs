@@ -1,0 +1,273 @@
+//! The HTTP server (hyper 1.x, one task per connection):
+//!
+//! * `GET <telemetry path>` (default `/metrics`): the text exposition, format 0.0.4. Encodes what
+//!   is in memory; never reads a file.
+//! * `GET /-/healthy`: 200 while the reading thread is alive, else 503.
+//! * `GET /-/ready`: 200 once the state is restored and the first scan of the files ran, else 503.
+//! * `GET /`: an HTML landing page: version, followed files with their lag, recent denials.
+//! * `GET /api/v1/denials`: the recent denials as JSON, newest first.
+//!
+//! Everything shown was redacted before it got here; the landing page also HTML-escapes it,
+//! because tool inputs are attacker-influenced. Timeouts: 5 s to read a request's header,
+//! keep-alive connections close at shutdown after at most 3 s of grace.
+//!
+//! **Not here:** counting, rendering metric families ([`super::exposition`]).
+
+use std::convert::Infallible;
+use std::fmt::Write as _;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderValue, CONTENT_TYPE};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tracing::{debug, error};
+
+use super::exposition::{self, RunStats};
+use super::recent::RecentDenials;
+use crate::pipeline::Pipeline;
+
+/// What the live follower publishes for HTTP, besides the pipeline itself.
+#[derive(Debug, Default)]
+pub struct View {
+    pub stats: RunStats,
+    pub recent: RecentDenials,
+}
+
+/// Everything the handlers read.
+pub struct Shared {
+    pub pipeline: Arc<Mutex<Pipeline>>,
+    pub view: Mutex<View>,
+    pub ready: AtomicBool,
+    pub healthy: AtomicBool,
+    pub telemetry_path: String,
+}
+
+impl Shared {
+    /// The exposition, exactly as `/metrics` serves it.
+    pub fn metrics_text(&self) -> String {
+        let stats = self.view.lock().expect("view lock").stats.clone();
+        let pipeline = self.pipeline.lock().expect("pipeline lock");
+        let accountant = pipeline.accountant();
+        let kinds = accountant.redactor().kinds();
+        exposition::render(
+            accountant.metrics(),
+            accountant.gauges(),
+            &kinds,
+            Some(&stats),
+        )
+    }
+}
+
+type Body = Full<Bytes>;
+
+/// Serves until `shutdown` resolves, then closes connections gracefully.
+pub async fn serve(
+    listeners: Vec<TcpListener>,
+    shared: Arc<Shared>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let graceful = Arc::new(GracefulShutdown::new());
+    let (stop_tx, _) = tokio::sync::broadcast::channel::<()>(1);
+    let mut accept_tasks = Vec::new();
+    for listener in listeners {
+        let shared = shared.clone();
+        let graceful = graceful.clone();
+        let mut stop = stop_tx.subscribe();
+        accept_tasks.push(tokio::spawn(async move {
+            loop {
+                let (stream, _) = tokio::select! {
+                    accepted = listener.accept() => match accepted {
+                        Ok(conn) => conn,
+                        Err(error) => { debug!(%error, "accept failed"); continue; }
+                    },
+                    _ = stop.recv() => break,
+                };
+                let shared = shared.clone();
+                let service = service_fn(move |req| {
+                    let shared = shared.clone();
+                    async move { Ok::<_, Infallible>(route(&shared, req)) }
+                });
+                let conn = http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(Duration::from_secs(5))
+                    .serve_connection(TokioIo::new(stream), service);
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    if let Err(error) = conn.await {
+                        debug!(%error, "connection ended with an error");
+                    }
+                });
+            }
+        }));
+    }
+    shutdown.await;
+    let _ = stop_tx.send(());
+    for task in accept_tasks {
+        let _ = task.await;
+    }
+    let Ok(graceful) = Arc::try_unwrap(graceful) else {
+        return; // unreachable: every accept task holding a clone has ended
+    };
+    if tokio::time::timeout(Duration::from_secs(3), graceful.shutdown())
+        .await
+        .is_err()
+    {
+        debug!("connections still open after 3 s; closing");
+    }
+}
+
+fn route(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+    }
+    let path = req.uri().path();
+    if path == shared.telemetry_path {
+        return metrics(shared);
+    }
+    match path {
+        "/-/healthy" if shared.healthy.load(Ordering::Acquire) => {
+            text(StatusCode::OK, "Healthy.\n")
+        }
+        "/-/healthy" => text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The reading thread stopped.\n",
+        ),
+        "/-/ready" if shared.ready.load(Ordering::Acquire) => text(StatusCode::OK, "Ready.\n"),
+        "/-/ready" => text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Not ready: restoring state and scanning files.\n",
+        ),
+        "/" => landing(shared),
+        "/api/v1/denials" => denials_json(shared),
+        _ => text(StatusCode::NOT_FOUND, "not found; try /metrics\n"),
+    }
+}
+
+fn metrics(shared: &Shared) -> Response<Body> {
+    let body = shared.metrics_text();
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(exposition::CONTENT_TYPE),
+    );
+    response
+}
+
+fn denials_json(shared: &Shared) -> Response<Body> {
+    let view = shared.view.lock().expect("view lock");
+    let records: Vec<_> = view.recent.newest_first().collect();
+    let body = match serde_json::to_vec(&serde_json::json!({ "denials": records })) {
+        Ok(body) => body,
+        Err(e) => {
+            error!(error = %e, "cannot encode recent denials");
+            return text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "cannot encode recent denials\n",
+            );
+        }
+    };
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn landing(shared: &Shared) -> Response<Body> {
+    let view = shared.view.lock().expect("view lock");
+    let mut html = String::with_capacity(8 * 1024);
+    let _ = write!(
+        html,
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>denials-exporter</title>\
+         <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}\
+         td,th{{border:1px solid #ccc;padding:4px 8px;text-align:left;font-size:90%}}</style></head><body>\
+         <h1>denials-exporter</h1><p>Version {}. <a href=\"{}\">Metrics</a> · \
+         <a href=\"/api/v1/denials\">Recent denials (JSON)</a> · <a href=\"/-/ready\">Ready</a></p>",
+        env!("CARGO_PKG_VERSION"),
+        escape(&shared.telemetry_path)
+    );
+    html.push_str("<h2>Files followed</h2><table><tr><th>path</th><th>lag (bytes)</th></tr>");
+    for (path, lag) in &view.stats.files {
+        let _ = write!(html, "<tr><td>{}</td><td>{lag}</td></tr>", escape(path));
+    }
+    html.push_str("</table><h2>Recent denials</h2>");
+    if view.recent.is_empty() {
+        html.push_str("<p>None yet.</p>");
+    } else {
+        html.push_str(
+            "<table><tr><th>time</th><th>tool</th><th>workflow</th><th>reason</th><th>execution</th>\
+             <th>decision reason</th><th>input</th><th>origin</th></tr>",
+        );
+        for d in view.recent.newest_first() {
+            let opt = |s: &Option<String>| escape(s.as_deref().unwrap_or(""));
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+                escape(&d.time),
+                escape(&d.tool),
+                escape(&d.workflow),
+                d.reason.as_str(),
+                opt(&d.execution_id),
+                opt(&d.decision_reason),
+                opt(&d.input_summary),
+                if matches!(d.origin, super::audit::Origin::MidStream) { "mid-stream" } else { "record" },
+            );
+        }
+        html.push_str("</table>");
+    }
+    html.push_str("</body></html>\n");
+    let mut response = Response::new(Full::new(Bytes::from(html)));
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    response
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// HTML-escapes text.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            escape("<script>alert('x')</script>&"),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"
+        );
+    }
+}

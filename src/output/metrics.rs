@@ -1,0 +1,268 @@
+//! Every counted value, its metric name, help text and buckets, in one place.
+//!
+//! [`Metrics`] is plain, serialisable data: [`crate::account::Accountant`] is its only writer, the
+//! state file stores it whole (so counters continue across restarts instead of resetting), and
+//! [`super::exposition`] renders it. Names follow Prometheus conventions; `docs/metrics.md` is the
+//! reference for operators and must list every family here.
+//!
+//! **Not here:** deciding what to count ([`crate::account`]), the text format ([`super::exposition`]),
+//! per-file follower gauges ([`crate::input::follow`]).
+//!
+//! Cold: written per counted event; the per-line counts arrive in batches, once per chunk.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::account::labels::{LabelName, Reason};
+
+pub const DENIALS: &str = "permission_denials_total";
+pub const EXECUTIONS: &str = "agent_executions_total";
+pub const COST: &str = "agent_execution_cost_usd";
+pub const TOKENS: &str = "agent_tokens_total";
+pub const TURNS: &str = "agent_execution_turns";
+pub const DURATION: &str = "agent_execution_duration_seconds";
+pub const DENIALS_PER_EXECUTION: &str = "agent_execution_denials";
+
+pub const COST_BUCKETS: &[f64] = &[
+    0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0,
+];
+pub const TURN_BUCKETS: &[f64] = &[
+    1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0, 50.0, 75.0, 100.0, 150.0, 200.0,
+];
+pub const DURATION_BUCKETS: &[f64] = &[
+    10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1200.0, 1800.0, 2700.0, 3600.0, 5400.0, 7200.0,
+];
+pub const DENIAL_BUCKETS: &[f64] = &[0.0, 1.0, 2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 34.0, 55.0];
+
+/// The outcome an outcome-classified line had. Every line read is exactly one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineOutcome {
+    /// Produced an event that changed a count.
+    Counted,
+    /// A denial or record already counted (a frame and its booking, a cumulative result).
+    Duplicate,
+    /// Not relevant (the vast majority; never parsed).
+    Ignored,
+    /// A candidate line that is not a JSON object.
+    Malformed,
+    /// Longer than the line cap; skipped.
+    Oversized,
+    /// Not valid UTF-8; decoded lossily, counted here instead of `counted`.
+    NonUtf8,
+}
+
+impl LineOutcome {
+    pub const ALL: [LineOutcome; 6] = [
+        LineOutcome::Counted,
+        LineOutcome::Duplicate,
+        LineOutcome::Ignored,
+        LineOutcome::Malformed,
+        LineOutcome::Oversized,
+        LineOutcome::NonUtf8,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineOutcome::Counted => "counted",
+            LineOutcome::Duplicate => "duplicate",
+            LineOutcome::Ignored => "ignored",
+            LineOutcome::Malformed => "malformed",
+            LineOutcome::Oversized => "oversized",
+            LineOutcome::NonUtf8 => "non_utf8",
+        }
+    }
+}
+
+/// Token kinds, in the order of [`WorkflowSeries::tokens`].
+pub const TOKEN_KINDS: [&str; 4] = ["input", "output", "cache_read", "cache_creation"];
+
+/// SDK result subtypes admitted as `outcome` label values; anything else is `other`.
+pub const OUTCOMES: [&str; 5] = [
+    "success",
+    "error_max_turns",
+    "error_during_execution",
+    "error_max_budget_usd",
+    "error_max_structured_output_retries",
+];
+
+/// Maps a result subtype to its label value.
+pub fn outcome_label(subtype: Option<&str>) -> &'static str {
+    match subtype {
+        None => "unknown",
+        Some(s) => OUTCOMES
+            .iter()
+            .find(|o| **o == s)
+            .copied()
+            .unwrap_or("other"),
+    }
+}
+
+/// A cumulative histogram with fixed buckets. `counts[i]` counts observations `<= buckets[i]`
+/// that are greater than `buckets[i-1]` (non-cumulative storage; cumulated when rendered).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    pub counts: Vec<u64>,
+    pub sum: f64,
+    pub count: u64,
+}
+
+impl Histogram {
+    pub fn observe(&mut self, buckets: &[f64], value: f64) {
+        if self.counts.len() != buckets.len() {
+            self.counts.resize(buckets.len(), 0);
+        }
+        if let Some(i) = buckets.iter().position(|b| value <= *b) {
+            self.counts[i] += 1;
+        }
+        self.sum += value;
+        self.count += 1;
+    }
+
+    /// Cumulative counts per bucket, for rendering.
+    pub fn cumulative(&self, buckets: &[f64]) -> Vec<u64> {
+        let mut total = 0;
+        (0..buckets.len())
+            .map(|i| {
+                total += self.counts.get(i).copied().unwrap_or(0);
+                total
+            })
+            .collect()
+    }
+}
+
+/// Per-workflow execution series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkflowSeries {
+    /// Executions by outcome label.
+    pub executions: BTreeMap<String, u64>,
+    pub cost_usd: Histogram,
+    pub turns: Histogram,
+    pub duration_seconds: Histogram,
+    pub denials: Histogram,
+    /// By [`TOKEN_KINDS`].
+    pub tokens: [f64; 4],
+}
+
+/// The label set of one `permission_denials_total` series.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct DenialKey {
+    pub tool: String,
+    pub workflow: String,
+    pub reason: Reason,
+}
+
+/// Everything counted. Serialised whole into the state file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    #[serde(with = "pairs")]
+    pub denials: BTreeMap<DenialKey, u64>,
+    pub workflows: BTreeMap<String, WorkflowSeries>,
+    pub read_bytes: u64,
+    /// Lines read, by outcome; `Ignored` is derived when rendering (lines read minus the rest).
+    pub lines_read: u64,
+    pub lines: BTreeMap<LineOutcome, u64>,
+    pub redactions: BTreeMap<String, u64>,
+    pub label_overflow: BTreeMap<LabelName, u64>,
+    pub label_invalid: BTreeMap<LabelName, u64>,
+    pub evicted_cap: u64,
+    pub evicted_idle: u64,
+    /// Log time (seconds since the epoch) of the last counted event; 0 before the first.
+    pub last_event_timestamp: f64,
+}
+
+impl Metrics {
+    /// Lines by outcome, with `ignored` derived as lines read minus every classified line.
+    pub fn lines_by_outcome(&self) -> Vec<(LineOutcome, u64)> {
+        let classified: u64 = self.lines.values().sum();
+        LineOutcome::ALL
+            .iter()
+            .map(|o| match o {
+                LineOutcome::Ignored => (*o, self.lines_read.saturating_sub(classified)),
+                _ => (*o, self.lines.get(o).copied().unwrap_or(0)),
+            })
+            .collect()
+    }
+
+    /// The sum of `permission_denials_total` over every label set.
+    pub fn denials_total(&self) -> u64 {
+        self.denials.values().sum()
+    }
+}
+
+/// Serialises a map with structured keys as a list of `[key, value]` pairs (JSON object keys
+/// must be strings).
+mod pairs {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<K: Serialize, V: Serialize, S: Serializer>(
+        map: &BTreeMap<K, V>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(map.iter())
+    }
+
+    pub fn deserialize<'de, K, V, D>(deserializer: D) -> Result<BTreeMap<K, V>, D::Error>
+    where
+        K: Deserialize<'de> + Ord,
+        V: Deserialize<'de>,
+        D: Deserializer<'de>,
+    {
+        Ok(Vec::<(K, V)>::deserialize(deserializer)?
+            .into_iter()
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_buckets_and_cumulates() {
+        let mut h = Histogram::default();
+        for v in [0.0, 1.0, 1.5, 100.0] {
+            h.observe(DENIAL_BUCKETS, v);
+        }
+        assert_eq!(h.count, 4);
+        assert_eq!(h.sum, 102.5);
+        let c = h.cumulative(DENIAL_BUCKETS);
+        assert_eq!(c[0], 1); // le=0
+        assert_eq!(c[1], 2); // le=1
+        assert_eq!(c[2], 3); // le=2
+        assert_eq!(*c.last().unwrap(), 3); // 100 only in +Inf
+    }
+
+    #[test]
+    fn metrics_round_trip_through_json() {
+        let mut m = Metrics::default();
+        m.denials.insert(
+            DenialKey {
+                tool: "Bash".into(),
+                workflow: "review".into(),
+                reason: Reason::Hook,
+            },
+            3,
+        );
+        m.lines.insert(LineOutcome::Malformed, 2);
+        m.workflows
+            .entry("review".into())
+            .or_default()
+            .cost_usd
+            .observe(COST_BUCKETS, 1.0);
+        let json = serde_json::to_string(&m).unwrap();
+        let back: Metrics = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, m);
+    }
+
+    #[test]
+    fn outcome_labels_are_closed() {
+        assert_eq!(outcome_label(Some("success")), "success");
+        assert_eq!(outcome_label(Some("error_max_turns")), "error_max_turns");
+        assert_eq!(outcome_label(Some("<script>")), "other");
+        assert_eq!(outcome_label(None), "unknown");
+    }
+}

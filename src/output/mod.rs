@@ -1,0 +1,11 @@
+//! What leaves the process: the metrics store and its exposition, the audit stream, the recent
+//! denials ring, and HTTP.
+//!
+//! Everything here reads what [`crate::account`] produced; nothing here counts. A scrape encodes
+//! what is in memory and never reads a log file.
+
+pub mod audit;
+pub mod exposition;
+pub mod http;
+pub mod metrics;
+pub mod recent;

@@ -1,0 +1,270 @@
+//! One region of complete lines through every stage: prefilter → container unwrap → decode →
+//! account → audit.
+//!
+//! Owns the [`Accountant`] (the only writer of counting state) and the per-source reading state
+//! ([`Source`]: pending container partials, which outcomes were already logged). Both commands
+//! drive it: `replay` from a reader, `run` from the follower, always on one thread, so the
+//! counting state and the offsets the caller commits describe the same lines.
+//!
+//! **Not here:** reading files and offsets ([`crate::input`]), what a line means
+//! ([`crate::decode`]), counting rules ([`crate::account`]).
+//!
+//! Hot: per chunk, a newline count and one prefilter pass; per candidate line, the rest.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use tracing::warn;
+
+use crate::account::{Accountant, LineSource};
+use crate::config::Config;
+use crate::decode::{self, Skip};
+use crate::input::container::{self, Joined, Rejoiner, SavedPartial};
+use crate::input::prefilter::Prefilter;
+use crate::output::audit::{AuditRecord, AuditWriter};
+use crate::output::metrics::LineOutcome;
+
+/// The reading state of one source (a file, or stdin), kept across chunks.
+#[derive(Debug)]
+pub struct Source {
+    pub path: Arc<str>,
+    path_workflow: Option<String>,
+    rejoiner: Rejoiner,
+    /// Outcomes already logged for this source (each is logged once, then only counted).
+    logged: BTreeSet<LineOutcome>,
+}
+
+impl Source {
+    pub fn new(path: &str, config: &Config) -> Source {
+        let path_workflow = config.workflow_from_path.as_ref().and_then(|re| {
+            let caps = re.captures(path)?;
+            caps.name("workflow")
+                .or_else(|| caps.get(1))
+                .map(|m| m.as_str().to_string())
+        });
+        Source {
+            path: Arc::from(path),
+            path_workflow,
+            rejoiner: Rejoiner::new(config.limits.max_line_bytes),
+            logged: BTreeSet::new(),
+        }
+    }
+
+    /// Bytes held in unfinished container partials.
+    pub fn pending_partial_bytes(&self) -> usize {
+        self.rejoiner.pending_bytes()
+    }
+
+    /// Unfinished container partials, for the state file.
+    pub fn save_partials(&self) -> Vec<SavedPartial> {
+        self.rejoiner.save()
+    }
+
+    /// Restores unfinished container partials from the state file.
+    pub fn restore_partials(&mut self, saved: &[SavedPartial]) {
+        self.rejoiner.restore(saved);
+    }
+}
+
+/// The stages after input, on one thread.
+pub struct Pipeline {
+    accountant: Accountant,
+    prefilter: Prefilter,
+    audit: Option<AuditWriter>,
+    /// Audit records kept for the caller (the recent-denials ring), when asked for.
+    keep_audit: bool,
+    kept: Vec<AuditRecord>,
+    audit_failed: bool,
+}
+
+impl Pipeline {
+    pub fn new(accountant: Accountant, audit: Option<AuditWriter>, keep_audit: bool) -> Pipeline {
+        let prefilter = Prefilter::new(&accountant.config().fields);
+        Pipeline {
+            accountant,
+            prefilter,
+            audit,
+            keep_audit,
+            kept: Vec::new(),
+            audit_failed: false,
+        }
+    }
+
+    pub fn accountant(&self) -> &Accountant {
+        &self.accountant
+    }
+
+    pub fn accountant_mut(&mut self) -> &mut Accountant {
+        &mut self.accountant
+    }
+
+    pub fn into_accountant(self) -> Accountant {
+        self.accountant
+    }
+
+    /// Audit records produced since the last call (only when `keep_audit`).
+    pub fn take_kept(&mut self) -> Vec<AuditRecord> {
+        std::mem::take(&mut self.kept)
+    }
+
+    /// Counts lines skipped whole by the reader for being too long.
+    pub fn oversized(&mut self, source: &mut Source, n: u64) {
+        for _ in 0..n {
+            self.accountant.add_read(0, 1);
+            self.outcome(source, LineOutcome::Oversized, b"");
+        }
+    }
+
+    /// Processes a region of complete lines (each ending in `\n`).
+    pub fn lines(&mut self, source: &mut Source, region: &[u8]) {
+        if region.is_empty() {
+            return;
+        }
+        let lines = bytecount::count(region, b'\n') as u64;
+        self.accountant.add_read(region.len() as u64, lines);
+        let max = self.accountant.config().limits.max_line_bytes;
+        if region.len() <= max {
+            self.scan(source, region);
+        } else {
+            // Only a region longer than the cap can hold an oversized line: find them exactly.
+            let (mut from, mut start) = (0, 0);
+            for nl in memchr::memchr_iter(b'\n', region) {
+                if nl - start > max {
+                    self.scan(source, &region[from..start]);
+                    self.outcome(source, LineOutcome::Oversized, b"");
+                    from = nl + 1;
+                }
+                start = nl + 1;
+            }
+            self.scan(source, &region[from..]);
+        }
+        self.flush_audit();
+    }
+
+    /// Processes an unterminated last line (end of a replayed input).
+    pub fn last_line(&mut self, source: &mut Source, line: &[u8]) {
+        self.accountant.add_read(line.len() as u64, 1);
+        if line.len() > self.accountant.config().limits.max_line_bytes {
+            self.outcome(source, LineOutcome::Oversized, b"");
+        } else {
+            self.line(source, line);
+        }
+        self.flush_audit();
+    }
+
+    /// The fast path: one prefilter pass over the whole region finds the lines that may matter;
+    /// every other line only has its first and last byte looked at, so a line that is not even
+    /// shaped like a JSON object (or is container-framed) still gets classified.
+    fn scan(&mut self, source: &mut Source, region: &[u8]) {
+        let mut next_hit = self.prefilter.find(region);
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', region) {
+            let line = &region[start..nl];
+            let is_hit = next_hit.is_some_and(|h| h < nl);
+            if is_hit || source.rejoiner.has_pending() || !is_object_shaped(line) {
+                self.line(source, line);
+            }
+            if is_hit {
+                next_hit = self.prefilter.find(&region[nl + 1..]).map(|h| h + nl + 1);
+            }
+            start = nl + 1;
+        }
+        if start < region.len() {
+            self.line(source, &region[start..]);
+        }
+    }
+
+    /// One candidate physical line (without its newline).
+    fn line(&mut self, source: &mut Source, line: &[u8]) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let app = match source.rejoiner.push(container::parse(line)) {
+            Joined::Pending => return,
+            Joined::Oversized => return self.outcome(source, LineOutcome::Oversized, b""),
+            Joined::Line(app) => app,
+        };
+        let unwrapped = !matches!(app, Cow::Borrowed(_)) || app.len() != line.len();
+        if unwrapped && !self.prefilter.is_app_candidate(&app) && is_object_shaped(&app) {
+            // Unwrapped from framing, and only now known not to matter.
+            return;
+        }
+        if app.iter().all(u8::is_ascii_whitespace) {
+            return; // a blank line is not malformed, just empty
+        }
+        self.decode(source, &app);
+    }
+
+    fn decode(&mut self, source: &mut Source, app: &[u8]) {
+        let (text, lossy) = match std::str::from_utf8(app) {
+            Ok(s) => (Cow::Borrowed(s), false),
+            Err(_) => (String::from_utf8_lossy(app), true),
+        };
+        let fields = &self.accountant.config().fields;
+        match decode::decode(text.as_bytes(), fields) {
+            Ok(event) => {
+                let where_from = LineSource {
+                    path: &source.path,
+                    path_workflow: source.path_workflow.as_deref(),
+                };
+                let outcome = self.accountant.apply(event, where_from);
+                let outcome = if lossy { LineOutcome::NonUtf8 } else { outcome };
+                self.outcome(source, outcome, app);
+            }
+            Err(Skip::Malformed) => {
+                let outcome = if lossy {
+                    LineOutcome::NonUtf8
+                } else {
+                    LineOutcome::Malformed
+                };
+                self.outcome(source, outcome, app);
+            }
+            Err(Skip::Ignored) if lossy => self.outcome(source, LineOutcome::NonUtf8, app),
+            Err(Skip::Ignored) => {}
+        }
+    }
+
+    /// Counts a line's outcome; the first bad line of each kind per source is logged (redacted).
+    fn outcome(&mut self, source: &mut Source, outcome: LineOutcome, line: &[u8]) {
+        self.accountant.add_outcome(outcome);
+        let bad = matches!(
+            outcome,
+            LineOutcome::Malformed | LineOutcome::Oversized | LineOutcome::NonUtf8
+        );
+        if bad && source.logged.insert(outcome) {
+            let excerpt = decode::truncate_chars(&String::from_utf8_lossy(line), 120);
+            let excerpt = self.accountant.redact(&excerpt);
+            warn!(
+                path = %source.path,
+                outcome = outcome.as_str(),
+                excerpt = %excerpt,
+                "skipping a bad line; further ones in this file are only counted"
+            );
+        }
+    }
+
+    fn flush_audit(&mut self) {
+        let records = self.accountant.take_audit();
+        if records.is_empty() {
+            return;
+        }
+        if let Some(writer) = &mut self.audit {
+            if let Err(error) = writer.write(&records) {
+                if !self.audit_failed {
+                    warn!(%error, "cannot write the audit log; denials are still counted");
+                    self.audit_failed = true;
+                }
+            }
+        }
+        if self.keep_audit {
+            self.kept.extend(records);
+        }
+    }
+}
+
+/// Returns true if and only if `line` starts with `{` and ends with `}` (a trailing `\r`
+/// allowed): the cheap test that a line not hit by the prefilter is an ordinary JSON log line.
+#[inline]
+fn is_object_shaped(line: &[u8]) -> bool {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.first() == Some(&b'{') && line.last() == Some(&b'}')
+}

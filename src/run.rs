@@ -1,0 +1,390 @@
+//! `denials-exporter run`: the sidecar. Follows the log files, keeps the state file, serves HTTP.
+//!
+//! Two threads of work: the *reading thread* owns the [`Follower`] and is the only one that
+//! feeds the pipeline and writes the state file, so offsets and counters always describe the
+//! same lines; the tokio runtime serves HTTP and waits for signals. The reading thread wakes on
+//! an inotify event (then reads every file to its end), on the periodic stat (then also expands
+//! the globs and checks for truncation: this catches missed or overflowed events, symlink swaps,
+//! NFS and overlayfs), and on shutdown (then writes the state and returns).
+//!
+//! With `--poll`, or when inotify cannot be set up (e.g. the watch limit), only the periodic
+//! stat drives reading.
+//!
+//! **Not here:** following files ([`crate::input::follow`]), the HTTP routes
+//! ([`crate::output::http`]), the state format ([`crate::account::snapshot`]).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use tokio::net::TcpListener;
+use tracing::{error, info, warn};
+
+use crate::account::snapshot::{self, StateFile, StateV1};
+use crate::account::{wall_now, AccountState, Accountant};
+use crate::cli::RunArgs;
+use crate::config::Config;
+use crate::input::follow::{FollowConfig, Follower};
+use crate::output::audit::AuditWriter;
+use crate::output::http::{self, Shared, View};
+use crate::output::recent::RecentDenials;
+use crate::pipeline::Pipeline;
+
+/// What wakes the reading thread.
+enum Wake {
+    Fs(notify::Result<notify::Event>),
+    Shutdown,
+}
+
+/// Runs the sidecar until SIGTERM or SIGINT.
+pub fn run(mut args: RunArgs) -> Result<()> {
+    let config = Config::from_args(&args.pipeline)?;
+    let mut demo_dir = None;
+    if args.demo {
+        let dir = crate::run::demo::start()?;
+        args.paths = vec![format!("{}/*.log", dir.path().display())];
+        demo_dir = Some(dir);
+    }
+    if args.paths.is_empty() {
+        bail!("no --path given: name the log files to follow");
+    }
+    for pattern in &args.paths {
+        glob::Pattern::new(pattern).with_context(|| format!("invalid --path glob {pattern:?}"))?;
+    }
+    if !(args.stat_interval > 0.0 && args.state_interval > 0.0) {
+        bail!("--stat-interval and --state-interval must be positive");
+    }
+    let addrs = args
+        .listen_addresses
+        .iter()
+        .map(|a| {
+            a.parse::<SocketAddr>()
+                .with_context(|| format!("invalid --web.listen-address {a:?}"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if !args.telemetry_path.starts_with('/') {
+        bail!(
+            "--web.telemetry-path must start with '/', got {:?}",
+            args.telemetry_path
+        );
+    }
+
+    let restored = match &args.state_file {
+        None => None,
+        Some(path) => match snapshot::read(path) {
+            Ok(state) => state,
+            Err(error) if args.state_reset_on_error => {
+                warn!(%error, "starting with empty state");
+                None
+            }
+            Err(error) => return Err(error.into()),
+        },
+    };
+    let (account_state, file_states) = match restored {
+        Some(state) => {
+            info!(
+                files = state.files.len(),
+                denials = state.account.metrics.denials_total(),
+                "state restored"
+            );
+            (state.account, state.files)
+        }
+        None => (AccountState::default(), Vec::new()),
+    };
+    let audit = match &config.audit_log {
+        Some(path) => Some(
+            AuditWriter::open(path)
+                .with_context(|| format!("cannot open audit log {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let follow_config = FollowConfig {
+        patterns: args.paths.clone(),
+        read_from: args.read_from,
+        max_line_bytes: config.limits.max_line_bytes,
+    };
+    let pipeline = Arc::new(Mutex::new(Pipeline::new(
+        Accountant::with_state(config, account_state),
+        audit,
+        args.recent_denials > 0,
+    )));
+    let shared = Arc::new(Shared {
+        pipeline: pipeline.clone(),
+        view: Mutex::new(View {
+            stats: Default::default(),
+            recent: RecentDenials::new(args.recent_denials),
+        }),
+        ready: Default::default(),
+        healthy: Default::default(),
+        telemetry_path: args.telemetry_path.clone(),
+    });
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let listeners = runtime.block_on(async {
+        let mut listeners = Vec::new();
+        for addr in &addrs {
+            let listener = TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            info!(address = %listener.local_addr().unwrap_or(*addr), "serving HTTP");
+            listeners.push(listener);
+        }
+        anyhow::Ok(listeners)
+    })?;
+
+    let (wake_tx, wake_rx) = mpsc::channel();
+    let reader = {
+        let shared = shared.clone();
+        let wake_tx = wake_tx.clone();
+        let loop_config = ReadLoop {
+            stat_interval: Duration::from_secs_f64(args.stat_interval),
+            state_interval: Duration::from_secs_f64(args.state_interval),
+            state_file: args.state_file.clone(),
+            poll: args.poll,
+        };
+        thread::Builder::new()
+            .name("reader".into())
+            .spawn(move || {
+                shared.healthy.store(true, Ordering::Release);
+                let follower = Follower::new(follow_config, file_states);
+                let result = loop_config.run(follower, &shared, wake_tx, wake_rx);
+                shared.healthy.store(false, Ordering::Release);
+                result
+            })
+            .context("cannot start the reading thread")?
+    };
+
+    runtime.block_on(http::serve(listeners, shared.clone(), async move {
+        crate::signal::shutdown().await;
+        let _ = wake_tx.send(Wake::Shutdown);
+    }));
+    let result = reader
+        .join()
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("the reading thread panicked")));
+    drop(demo_dir);
+    result
+}
+
+/// Settings of the reading thread's loop.
+struct ReadLoop {
+    stat_interval: Duration,
+    state_interval: Duration,
+    state_file: Option<PathBuf>,
+    poll: bool,
+}
+
+impl ReadLoop {
+    fn run(
+        self,
+        mut follower: Follower,
+        shared: &Shared,
+        wake_tx: Sender<Wake>,
+        wake_rx: Receiver<Wake>,
+    ) -> Result<()> {
+        let pipeline = &shared.pipeline;
+        let mut watcher = if self.poll {
+            None
+        } else {
+            self.watch(&follower, &wake_tx)
+        };
+        follower.scan(pipeline);
+        follower.read_all(pipeline);
+        self.publish(&mut follower, shared);
+        shared.ready.store(true, Ordering::Release);
+        let (mut last_scan, mut last_state) = (Instant::now(), Instant::now());
+        loop {
+            let next_scan = last_scan + self.stat_interval;
+            let timeout = next_scan.saturating_duration_since(Instant::now());
+            let mut rescan = false;
+            match wake_rx.recv_timeout(timeout) {
+                Ok(Wake::Shutdown) | Err(RecvTimeoutError::Disconnected) => break,
+                Ok(Wake::Fs(event)) => {
+                    rescan |= self.on_event(event, &mut follower);
+                    // Drain what else is queued: one read to the end serves them all.
+                    while let Ok(wake) = wake_rx.try_recv() {
+                        match wake {
+                            Wake::Shutdown => {
+                                self.finish(&mut follower, shared);
+                                return Ok(());
+                            }
+                            Wake::Fs(event) => rescan |= self.on_event(event, &mut follower),
+                        }
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if rescan || Instant::now() >= next_scan {
+                follower.scan(pipeline);
+                last_scan = Instant::now();
+                pipeline
+                    .lock()
+                    .expect("pipeline lock")
+                    .accountant_mut()
+                    .tick(wall_now());
+                if watcher.is_none() && !self.poll {
+                    watcher = self.watch(&follower, &wake_tx); // a root that did not exist may now
+                }
+            }
+            follower.read_all(pipeline);
+            self.publish(&mut follower, shared);
+            if last_state.elapsed() >= self.state_interval {
+                self.save(&mut follower, shared);
+                last_state = Instant::now();
+            }
+        }
+        self.finish(&mut follower, shared);
+        Ok(())
+    }
+
+    /// Sets up inotify on every pattern's root; `None` (polling) if that fails.
+    fn watch(&self, follower: &Follower, wake_tx: &Sender<Wake>) -> Option<RecommendedWatcher> {
+        let tx = wake_tx.clone();
+        let mut watcher = match notify::recommended_watcher(move |event| {
+            let _ = tx.send(Wake::Fs(event));
+        }) {
+            Ok(w) => w,
+            Err(error) => {
+                warn!(%error, "cannot set up inotify; polling instead");
+                return None;
+            }
+        };
+        for (root, recursive) in follower.watch_roots() {
+            let mode = if recursive {
+                RecursiveMode::Recursive
+            } else {
+                RecursiveMode::NonRecursive
+            };
+            if !Path::new(&root).exists() {
+                info!(root = %root.display(), "directory does not exist yet; polling until it does");
+                return None;
+            }
+            if let Err(error) = watcher.watch(&root, mode) {
+                warn!(root = %root.display(), %error, "cannot watch directory; polling instead");
+                return None;
+            }
+        }
+        Some(watcher)
+    }
+
+    /// Notes a filesystem event; returns true if the globs should be expanded again.
+    fn on_event(&self, event: notify::Result<notify::Event>, follower: &mut Follower) -> bool {
+        match event {
+            Ok(event) => {
+                use notify::EventKind::{Create, Modify, Remove};
+                event.need_rescan()
+                    || matches!(
+                        event.kind,
+                        Create(_) | Remove(_) | Modify(notify::event::ModifyKind::Name(_))
+                    )
+            }
+            Err(error) => {
+                follower.stats().watcher_errors += 1;
+                warn!(%error, "inotify error; rescanning");
+                true
+            }
+        }
+    }
+
+    /// Publishes follower stats and recent denials for HTTP.
+    fn publish(&self, follower: &mut Follower, shared: &Shared) {
+        let kept = shared.pipeline.lock().expect("pipeline lock").take_kept();
+        let mut view = shared.view.lock().expect("view lock");
+        let last_write = view.stats.state_last_write;
+        let (ok, err) = (view.stats.state_writes_ok, view.stats.state_writes_error);
+        view.stats = follower.run_stats();
+        view.stats.state_last_write = last_write;
+        view.stats.state_writes_ok = ok;
+        view.stats.state_writes_error = err;
+        view.recent.extend(&kept);
+    }
+
+    /// Writes the state file (offsets and counters, taken together between two reads).
+    fn save(&self, follower: &mut Follower, shared: &Shared) {
+        let Some(path) = &self.state_file else { return };
+        let files = follower.save();
+        let account = shared
+            .pipeline
+            .lock()
+            .expect("pipeline lock")
+            .accountant()
+            .state()
+            .clone();
+        let state = StateFile::V1(StateV1 {
+            written_at: wall_now(),
+            files,
+            account,
+        });
+        let result = snapshot::write(path, &state);
+        let mut view = shared.view.lock().expect("view lock");
+        match result {
+            Ok(()) => {
+                view.stats.state_writes_ok += 1;
+                view.stats.state_last_write = wall_now();
+            }
+            Err(e) => {
+                view.stats.state_writes_error += 1;
+                error!(path = %path.display(), error = %e, "cannot write the state file");
+            }
+        }
+    }
+
+    fn finish(&self, follower: &mut Follower, shared: &Shared) {
+        self.save(follower, shared);
+        info!("state written; reading stopped");
+    }
+}
+
+pub mod demo {
+    //! `run --demo`: writes the bundled example log, line by line, into a temporary directory,
+    //! again and again with fresh execution ids, so a newcomer sees `/metrics` move.
+
+    use std::io::Write;
+    use std::time::Duration;
+
+    use anyhow::{Context, Result};
+
+    const EXAMPLE: &str = include_str!("../examples/executor.log");
+
+    /// Starts the writer; the directory lives as long as the returned handle.
+    pub fn start() -> Result<tempfile::TempDir> {
+        let dir = tempfile::Builder::new()
+            .prefix("denials-exporter-demo")
+            .tempdir()
+            .context("cannot create the demo directory")?;
+        let path = dir.path().join("executor.log");
+        std::fs::File::create(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        tracing::info!(path = %path.display(), "demo: writing the example log, one line every 300 ms");
+        std::thread::Builder::new()
+            .name("demo-writer".into())
+            .spawn(move || {
+                for round in 0u64.. {
+                    for line in EXAMPLE.lines() {
+                        let line = line
+                            .replace("exec_01", &format!("exec_{round:02}"))
+                            .replace("toolu_01", &format!("toolu_{round:02}"));
+                        let Ok(mut file) = std::fs::OpenOptions::new().append(true).open(&path)
+                        else {
+                            return;
+                        };
+                        if writeln!(file, "{line}").is_err() {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(300));
+                    }
+                }
+            })
+            .context("cannot start the demo writer")?;
+        Ok(dir)
+    }
+}
