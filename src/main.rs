@@ -1,6 +1,7 @@
 //! Wiring only: parse flags, build the configuration, dispatch `replay` or `run`, and turn an
 //! error into one line on stderr and exit code 2.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -33,6 +34,7 @@ fn init_logging(log: &LogArgs) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("invalid --log.level {:?}: {e}", log.level))?;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     match log.format {
         LogFormat::Text => builder.init(),

@@ -268,3 +268,82 @@ fn is_object_shaped(line: &[u8]) -> bool {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     line.first() == Some(&b'{') && line.last() == Some(&b'}')
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const LINES: &[&str] = &[
+        r#"{"level":40,"executionId":"e1","workflow":"review","event":"agent.permission.denied","toolName":"Bash","toolUseId":"t1","decisionReasonType":"hook","msg":"agent permission denied"}"#,
+        r#"{"level":40,"executionId":"e1","workflow":"review","event":"agent.permission.denied","toolName":"Edit","decisionReasonType":"rule","msg":"agent permission denied"}"#,
+        r#"{"level":30,"executionId":"e1","workflow":"review","permissionDenials":[{"toolName":"Bash","toolUseId":"t1"},{"toolName":"Write","toolUseId":"t7"}],"msg":"Claude Agent SDK execution completed"}"#,
+        r#"{"level":30,"msg":"ordinary line","n":1}"#,
+        r#"{"level":30,"payload":{"event":"agent.permission.denied"},"msg":"decoy"}"#,
+        r#"{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"t9","decision_reason_type":"mode","session_id":"s"}"#,
+        r#"{"session_id":"s","turn":2,"tool":"Bash","reason":"Denied by rule","input_summary":"ls"}"#,
+        "not json",
+        "",
+        r#"{"level":40,"event":"agent.permission.denied","toolName":"Ba"#,
+        "2026-06-12T10:00:00.1Z stdout P {\"level\":40,\"event\":\"agent.permission.de",
+        "2026-06-12T10:00:00.2Z stdout F nied\",\"toolName\":\"Read\",\"decisionReasonType\":\"rule\"}",
+        "2026-06-12T10:00:00.3Z stderr F {\"level\":30,\"msg\":\"framed ordinary\"}",
+    ];
+
+    fn pipeline() -> Pipeline {
+        Pipeline::new(Accountant::new(Config::default()), None, false)
+    }
+
+    /// Every line through the slow path: no prefilter, no shape shortcut.
+    fn exhaustive(input: &[u8]) -> crate::output::metrics::Metrics {
+        let mut p = pipeline();
+        let mut source = Source::new("t", p.accountant().config());
+        for line in input.split_inclusive(|b| *b == b'\n') {
+            p.accountant.add_read(line.len() as u64, 1);
+            p.line(&mut source, line.strip_suffix(b"\n").unwrap_or(line));
+        }
+        p.into_accountant().into_state().metrics
+    }
+
+    /// The fast path, over the given chunk boundaries (each cut at a line end, as LineBuffer does).
+    fn fast(input: &[u8], cuts: &[usize]) -> crate::output::metrics::Metrics {
+        let mut p = pipeline();
+        let mut source = Source::new("t", p.accountant().config());
+        let mut from = 0;
+        for cut in cuts.iter().copied().chain([input.len()]) {
+            let end = memchr::memrchr(b'\n', &input[..cut.min(input.len())]).map_or(0, |i| i + 1);
+            if end > from {
+                p.lines(&mut source, &input[from..end]);
+                from = end;
+            }
+        }
+        p.into_accountant().into_state().metrics
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn prefilter_on_and_off_count_the_same(
+            picks in proptest::collection::vec(0..LINES.len(), 0..60),
+            mut cuts in proptest::collection::vec(0usize..20_000, 0..6),
+        ) {
+            // Keep CRI partials followed by their end so every input is well-formed framing.
+            let mut input = Vec::new();
+            for i in picks {
+                input.extend_from_slice(LINES[i].as_bytes());
+                input.push(b'\n');
+                if LINES[i].contains(" stdout P ") {
+                    input.extend_from_slice(LINES[i + 1].as_bytes());
+                    input.push(b'\n');
+                }
+            }
+            cuts.sort_unstable();
+            let want = exhaustive(&input);
+            let got = fast(&input, &cuts);
+            prop_assert_eq!(&got.denials, &want.denials);
+            prop_assert_eq!(got.lines_by_outcome(), want.lines_by_outcome());
+            prop_assert_eq!(&got.workflows, &want.workflows);
+        }
+    }
+}

@@ -60,7 +60,7 @@ pub struct LineSource<'a> {
 /// Applies events to the counting state.
 pub struct Accountant {
     config: Config,
-    redactor: Redactor,
+    redactor: &'static Redactor,
     state: AccountState,
     /// Audit records produced since the last [`Accountant::take_audit`].
     audit: Vec<AuditRecord>,
@@ -75,7 +75,7 @@ impl Accountant {
     pub fn with_state(config: Config, state: AccountState) -> Accountant {
         Accountant {
             config,
-            redactor: Redactor::new(),
+            redactor: shared_redactor(),
             state,
             audit: Vec::new(),
         }
@@ -94,7 +94,7 @@ impl Accountant {
     }
 
     pub fn redactor(&self) -> &Redactor {
-        &self.redactor
+        self.redactor
     }
 
     /// Redacts `text`, tallying what was replaced into the redaction self-metric. Everything that
@@ -430,6 +430,12 @@ fn count_eviction(metrics: &mut Metrics, eviction: Eviction) {
         Eviction::Cap => metrics.evicted_cap += 1,
         Eviction::Idle => metrics.evicted_idle += 1,
     }
+}
+
+/// The process's one redactor: compiling the rule set is the costly part, and it never changes.
+fn shared_redactor() -> &'static Redactor {
+    static REDACTOR: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
+    REDACTOR.get_or_init(Redactor::new)
 }
 
 /// Wall-clock seconds since the epoch.
