@@ -195,12 +195,16 @@ impl Pipeline {
     }
 
     fn decode(&mut self, source: &mut Source, app: &[u8]) {
-        let (text, lossy) = match std::str::from_utf8(app) {
-            Ok(s) => (Cow::Borrowed(s), false),
-            Err(_) => (String::from_utf8_lossy(app), true),
-        };
         let fields = &self.accountant.config().fields;
-        match decode::decode(text.as_bytes(), fields) {
+        // serde_json validates UTF-8 itself; only a line it rejects is checked again, lossily.
+        let (decoded, lossy) = match decode::decode(app, fields) {
+            Err(Skip::Malformed) if std::str::from_utf8(app).is_err() => (
+                decode::decode(String::from_utf8_lossy(app).as_bytes(), fields),
+                true,
+            ),
+            decoded => (decoded, false),
+        };
+        match decoded {
             Ok(event) => {
                 let where_from = LineSource {
                     path: &source.path,

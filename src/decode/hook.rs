@@ -38,14 +38,14 @@ fn claude_code(object: &Map<String, Value>, fields: &Fields) -> Denial {
 }
 
 /// The agent CLI's context has no event name: it is recognised by its shape, a string `tool`
-/// and `reason` plus `input_summary` or `turn` (or an explicit `permission_denied` event name).
+/// and `reason` plus `input_summary` (or an explicit `permission_denied` event name).
 fn is_agent_cli_context(object: &Map<String, Value>) -> bool {
     let named = ["event", "hook_event", "hook"]
         .iter()
         .any(|k| str_of(object, k) == Some("permission_denied"));
     let shaped = object.get("tool").is_some_and(Value::is_string)
         && object.get("reason").is_some_and(Value::is_string)
-        && (object.contains_key("input_summary") || object.contains_key("turn"));
+        && object.contains_key("input_summary");
     named || shaped
 }
 

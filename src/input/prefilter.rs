@@ -3,7 +3,7 @@
 //! Almost every executor line is not a denial. Instead of splitting a chunk into lines, the
 //! [`Prefilter`] searches the chunk for the literals that can start a relevant line, derived from
 //! the configured names (the denial event, the completed message, `permission_deni…`,
-//! `PermissionDenied`, the agent CLI's `input_summary`/`"turn`), plus the container framing
+//! `PermissionDenied`, the agent CLI's `input_summary`), plus the container framing
 //! markers that mean a line must be unwrapped (a CRI partial, a Docker json-file object). A
 //! literal containing `"` or `\` is also searched in its JSON-escaped form, so a hit inside a
 //! Docker-escaped line is found too. A hit is only a candidate: decode decides.
@@ -43,7 +43,6 @@ impl Prefilter {
         add("permission_deni");
         add("PermissionDenied");
         add("input_summary");
-        add("\"turn");
         let mut any = app.clone();
         any.extend(FRAMING.iter().map(|s| s.to_string()));
         let build = |patterns: &[String]| {
@@ -84,7 +83,7 @@ mod tests {
         let p = Prefilter::new(&Fields::default());
         assert_eq!(p.find(b"xx agent.permission.denied"), Some(3));
         assert!(p.find(br#"{"level":30,"msg":"hello"}"#).is_none());
-        assert!(p.is_app_candidate(br#"{\"turn\":3}"#));
+        assert!(p.is_app_candidate(br#"{\"input_summary\":\"ls\"}"#));
         assert!(p
             .find(b"2026-01-01T00:00:00Z stdout P {\"level\"")
             .is_some());

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Checks deploy/prometheus/denials-exporter.rules.yml:
+#   1. promtool check rules   (syntax, PromQL, templates)
+#   2. promtool test rules    (deploy/prometheus/tests/*.yml: each alert fires and stays quiet where
+#                              it must, recording rules compute the expected values)
+#   3. the alert contract     (names, severity, static summary, templated description, runbook_url
+#                              anchors present in docs/runbook.md, every alert and recording rule
+#                              covered by a unit test: tests/deploy/dashboards_check.py --alert-contract)
+#   4. metric names           (every name in the rules and dashboards is in docs/metrics.md)
+# Runs every step and exits non-zero if any failed. Needs promtool (Debian: apt-get install prometheus)
+# and python3; PROMTOOL=/path/to/promtool overrides the one on PATH.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 2
+promtool=${PROMTOOL:-promtool}
+rules=deploy/prometheus/denials-exporter.rules.yml
+failed=()
+
+if ! command -v "$promtool" >/dev/null 2>&1; then
+  echo "rules_test: $promtool not found (apt-get install -y prometheus, or set PROMTOOL)" >&2
+  exit 2
+fi
+
+step() {
+  local name=$1
+  shift
+  echo "== $name"
+  if "$@"; then
+    echo "-- ok: $name"
+  else
+    echo "-- FAILED: $name"
+    failed+=("$name")
+  fi
+}
+
+shopt -s nullglob
+tests=(deploy/prometheus/tests/*.yml)
+shopt -u nullglob
+
+step "promtool check rules" "$promtool" check rules "$rules"
+if ((${#tests[@]})); then
+  step "promtool test rules" "$promtool" test rules "${tests[@]}"
+else
+  echo "== promtool test rules"; echo "-- FAILED: no deploy/prometheus/tests/*.yml"
+  failed+=("promtool test rules")
+fi
+step "alert contract and runbook anchors" python3 tests/deploy/dashboards_check.py --alert-contract
+step "metric names in rules and dashboards" python3 tests/deploy/dashboards_check.py
+
+if ((${#failed[@]})); then
+  printf 'rules_test: FAILED: %s\n' "${failed[@]}" >&2
+  exit 1
+fi
+echo "rules_test: all passed"
