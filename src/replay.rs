@@ -1,7 +1,8 @@
 //! `denials-exporter replay FILE...`: read each file from start to end through the pipeline and
 //! print the Prometheus text exposition, exactly what the live `/metrics` serves.
 //!
-//! A streaming loop over one reused [`LineBuffer`]: memory does not grow with file size. An
+//! A streaming loop over one reused [`LineBuffer`], fed by a read-ahead thread ([`Prefetch`]):
+//! memory does not grow with file size. An
 //! unreadable file stops the command with an error naming it; bad lines never do.
 //! **Not here:** following, offsets, HTTP (`run`).
 
@@ -14,6 +15,7 @@ use anyhow::{Context, Result};
 use crate::account::Accountant;
 use crate::config::Config;
 use crate::input::chunk::LineBuffer;
+use crate::input::prefetch::Prefetch;
 use crate::output::audit::AuditWriter;
 use crate::output::exposition;
 use crate::pipeline::{Pipeline, Source};
@@ -35,19 +37,13 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
         let name = path.to_string_lossy();
         let mut source = Source::new(&name, pipeline.accountant().config());
         buffer.reset(0);
-        if path == Path::new("-") {
-            replay_one(
-                &mut pipeline,
-                &mut source,
-                &mut buffer,
-                &mut io::stdin().lock(),
-            )
+        let mut reader = if path == Path::new("-") {
+            Prefetch::new(io::stdin())
         } else {
-            let mut file =
-                File::open(path).with_context(|| format!("cannot open log file {name}"))?;
-            replay_one(&mut pipeline, &mut source, &mut buffer, &mut file)
-        }
-        .with_context(|| format!("cannot read log file {name}"))?;
+            Prefetch::new(File::open(path).with_context(|| format!("cannot open log file {name}"))?)
+        };
+        replay_one(&mut pipeline, &mut source, &mut buffer, &mut reader)
+            .with_context(|| format!("cannot read log file {name}"))?;
     }
     let accountant = pipeline.accountant();
     let kinds = accountant.redactor().kinds();

@@ -4,17 +4,15 @@
 //! Both carry only a free-text `reason`; [`crate::account`] classifies it into the closed reason
 //! set. **Not here:** pino and stream-json shapes, any state.
 
-use serde_json::{Map, Value};
-
+use super::object::Object;
 use super::{
-    first_id, id_of, str_of, summarize_input, time, truncate_chars, Denial, Event, Format,
-    MAX_SUMMARY_CHARS,
+    first_id, summarize_input, time, truncate_chars, Denial, Event, Format, MAX_SUMMARY_CHARS,
 };
 use crate::config::Fields;
 
 /// Decodes a hook payload; `None` for anything else.
-pub fn decode(object: &Map<String, Value>, fields: &Fields) -> Option<Event> {
-    if str_of(object, "hook_event_name") == Some("PermissionDenied") {
+pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
+    if object.str("hook_event_name").as_deref() == Some("PermissionDenied") {
         return Some(Event::Denial(claude_code(object, fields)));
     }
     if is_agent_cli_context(object) {
@@ -23,46 +21,51 @@ pub fn decode(object: &Map<String, Value>, fields: &Fields) -> Option<Event> {
     None
 }
 
-fn claude_code(object: &Map<String, Value>, fields: &Fields) -> Denial {
+fn claude_code(object: &Object<'_>, fields: &Fields) -> Denial {
     Denial {
         format: Format::ClaudeCodeHook,
         time: time::of_object(object),
         execution_id: first_id(object, &fields.correlation_keys),
         workflow: first_id(object, &fields.workflow_keys),
-        tool: id_of(object, "tool_name").unwrap_or_else(|| "unknown".to_string()),
-        tool_use_id: id_of(object, "tool_use_id"),
-        reason_type: str_of(object, "decision_reason_type").map(str::to_string),
-        reason_text: str_of(object, "reason").map(str::to_string),
-        input_summary: object.get("tool_input").and_then(summarize_input),
+        tool: object
+            .id("tool_name")
+            .unwrap_or_else(|| "unknown".to_string()),
+        tool_use_id: object.id("tool_use_id"),
+        reason_type: object.str("decision_reason_type").map(|s| s.into_owned()),
+        reason_text: object.str("reason").map(|s| s.into_owned()),
+        input_summary: object
+            .value("tool_input")
+            .as_ref()
+            .and_then(summarize_input),
     }
 }
 
 /// The agent CLI's context has no event name: it is recognised by its shape, a string `tool`
 /// and `reason` plus `input_summary` (or an explicit `permission_denied` event name).
-fn is_agent_cli_context(object: &Map<String, Value>) -> bool {
+fn is_agent_cli_context(object: &Object<'_>) -> bool {
     let named = ["event", "hook_event", "hook"]
         .iter()
-        .any(|k| str_of(object, k) == Some("permission_denied"));
-    let shaped = object.get("tool").is_some_and(Value::is_string)
-        && object.get("reason").is_some_and(Value::is_string)
-        && object.contains_key("input_summary");
+        .any(|k| object.str(k).as_deref() == Some("permission_denied"));
+    let shaped = object.is_str("tool") && object.is_str("reason") && object.has("input_summary");
     named || shaped
 }
 
-fn agent_cli(object: &Map<String, Value>, fields: &Fields) -> Denial {
+fn agent_cli(object: &Object<'_>, fields: &Fields) -> Denial {
     Denial {
         format: Format::AgentCliHook,
         time: time::of_object(object),
         execution_id: first_id(object, &fields.correlation_keys),
         workflow: first_id(object, &fields.workflow_keys),
-        tool: id_of(object, "tool").unwrap_or_else(|| "unknown".to_string()),
-        tool_use_id: id_of(object, "tool_use_id"),
+        tool: object.id("tool").unwrap_or_else(|| "unknown".to_string()),
+        tool_use_id: object.id("tool_use_id"),
         reason_type: None,
-        reason_text: str_of(object, "reason").map(str::to_string),
-        input_summary: match object.get("input_summary") {
-            Some(Value::String(s)) => Some(truncate_chars(s, MAX_SUMMARY_CHARS)),
-            Some(other) => summarize_input(other),
-            None => None,
+        reason_text: object.str("reason").map(|s| s.into_owned()),
+        input_summary: match object.str("input_summary") {
+            Some(s) => Some(truncate_chars(&s, MAX_SUMMARY_CHARS)),
+            None => object
+                .value("input_summary")
+                .as_ref()
+                .and_then(summarize_input),
         },
     }
 }

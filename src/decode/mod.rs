@@ -12,6 +12,7 @@
 //! Cold: runs only on candidate lines the prefilter found.
 
 pub mod hook;
+pub mod object;
 pub mod pino;
 pub mod stream_json;
 pub mod time;
@@ -19,6 +20,7 @@ pub mod time;
 use serde_json::{Map, Value};
 
 use crate::config::Fields;
+use object::Object;
 
 /// Which input shape a line had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,15 +124,12 @@ pub enum Skip {
 
 /// Decodes one application line (without its newline).
 pub fn decode(line: &[u8], fields: &Fields) -> Result<Event, Skip> {
-    let value: Value = serde_json::from_slice(line).map_err(|_| Skip::Malformed)?;
-    let Value::Object(object) = value else {
-        return Err(Skip::Malformed);
-    };
+    let object = Object::parse(line).ok_or(Skip::Malformed)?;
     decode_object(&object, fields).ok_or(Skip::Ignored)
 }
 
 /// Decodes one parsed top-level object.
-pub fn decode_object(object: &Map<String, Value>, fields: &Fields) -> Option<Event> {
+pub fn decode_object(object: &Object<'_>, fields: &Fields) -> Option<Event> {
     if let Some(event) = pino::decode(object, fields) {
         return Some(event);
     }
@@ -142,38 +141,35 @@ pub fn decode_object(object: &Map<String, Value>, fields: &Fields) -> Option<Eve
 
 // ---- small lookups shared by the decoders ----
 
-/// A top-level string value.
-pub(crate) fn str_of<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    object.get(key).and_then(Value::as_str)
+/// The first of `keys` present as an identifier.
+pub(crate) fn first_id(object: &Object<'_>, keys: &[String]) -> Option<String> {
+    keys.iter().find_map(|k| object.id(k))
 }
 
-/// A top-level value as an identifier string: strings as they are, numbers printed.
-pub(crate) fn id_of(object: &Map<String, Value>, key: &str) -> Option<String> {
-    match object.get(key)? {
+/// The first of `keys` present as a number.
+pub(crate) fn first_num(object: &Object<'_>, keys: &[&str]) -> Option<f64> {
+    keys.iter().find_map(|k| object.num(k))
+}
+
+/// A nested object's value as an identifier string: strings as they are, numbers printed.
+pub(crate) fn id_in(map: &Map<String, Value>, key: &str) -> Option<String> {
+    match map.get(key)? {
         Value::String(s) if !s.is_empty() => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
 }
 
-/// The first of `keys` present as an identifier.
-pub(crate) fn first_id(object: &Map<String, Value>, keys: &[String]) -> Option<String> {
-    keys.iter().find_map(|k| id_of(object, k))
-}
-
-/// A non-negative number (numbers, or strings holding numbers).
-pub(crate) fn num_of(object: &Map<String, Value>, key: &str) -> Option<f64> {
-    let n = match object.get(key)? {
-        Value::Number(n) => n.as_f64()?,
-        Value::String(s) => s.trim().parse::<f64>().ok()?,
-        _ => return None,
-    };
-    (n.is_finite() && n >= 0.0).then_some(n)
-}
-
-/// The first of `keys` present as a number.
-pub(crate) fn first_num(object: &Map<String, Value>, keys: &[&str]) -> Option<f64> {
-    keys.iter().find_map(|k| num_of(object, k))
+/// The first of `keys` of a nested object present as a non-negative number.
+pub(crate) fn num_in(map: &Map<String, Value>, keys: &[&str]) -> Option<f64> {
+    keys.iter().find_map(|k| {
+        let n = match map.get(*k)? {
+            Value::Number(n) => n.as_f64()?,
+            Value::String(s) => s.trim().parse::<f64>().ok()?,
+            _ => return None,
+        };
+        (n.is_finite() && n >= 0.0).then_some(n)
+    })
 }
 
 /// Longest input summary decoded, in characters. Generous on purpose: the summary is redacted

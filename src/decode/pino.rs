@@ -5,49 +5,54 @@
 //! it is a record if and only if its top-level message equals the configured completed message.
 //! **Not here:** stream-json and hook shapes (sibling modules), any state.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::object::Object;
 use super::{
-    first_id, first_num, id_of, num_of, str_of, summarize_input, time, Denial, Event, Format,
-    Record, RecordedDenial, RecordedDenials, Tokens,
+    first_id, first_num, id_in, num_in, summarize_input, time, Denial, Event, Format, Record,
+    RecordedDenial, RecordedDenials, Tokens,
 };
 use crate::config::Fields;
 
 /// Decodes a pino denial or completed line; `None` for anything else.
-pub fn decode(object: &Map<String, Value>, fields: &Fields) -> Option<Event> {
-    if str_of(object, &fields.event_key) == Some(fields.denied_event.as_str()) {
+pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
+    if object.str(&fields.event_key).as_deref() == Some(fields.denied_event.as_str()) {
         return Some(Event::Denial(denial(object, fields)));
     }
-    if str_of(object, &fields.message_key) == Some(fields.completed_message.as_str()) {
+    if object.str(&fields.message_key).as_deref() == Some(fields.completed_message.as_str()) {
         return Some(Event::Record(record(object, fields)));
     }
     None
 }
 
-fn denial(object: &Map<String, Value>, fields: &Fields) -> Denial {
-    let input = object.get("toolInput").or_else(|| object.get("tool_input"));
+fn denial(object: &Object<'_>, fields: &Fields) -> Denial {
+    let input = object
+        .value("toolInput")
+        .or_else(|| object.value("tool_input"));
+    let text = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| object.str(k))
+            .map(|s| s.into_owned())
+    };
     Denial {
         format: Format::Pino,
         time: time::of_object(object),
         execution_id: first_id(object, &fields.correlation_keys),
         workflow: first_id(object, &fields.workflow_keys),
-        tool: id_of(object, &fields.tool_key)
-            .or_else(|| id_of(object, "tool_name"))
+        tool: object
+            .id(&fields.tool_key)
+            .or_else(|| object.id("tool_name"))
             .unwrap_or_else(|| "unknown".to_string()),
-        tool_use_id: id_of(object, &fields.tool_use_id_key)
-            .or_else(|| id_of(object, "tool_use_id")),
-        reason_type: str_of(object, &fields.reason_type_key)
-            .or_else(|| str_of(object, "decision_reason_type"))
-            .map(str::to_string),
-        reason_text: str_of(object, &fields.reason_key)
-            .or_else(|| str_of(object, "decision_reason"))
-            .or_else(|| str_of(object, "message"))
-            .map(str::to_string),
-        input_summary: input.and_then(summarize_input),
+        tool_use_id: object
+            .id(&fields.tool_use_id_key)
+            .or_else(|| object.id("tool_use_id")),
+        reason_type: text(&[&fields.reason_type_key, "decision_reason_type"]),
+        reason_text: text(&[&fields.reason_key, "decision_reason", "message"]),
+        input_summary: input.as_ref().and_then(summarize_input),
     }
 }
 
-fn record(object: &Map<String, Value>, fields: &Fields) -> Record {
+fn record(object: &Object<'_>, fields: &Fields) -> Record {
     let token = |keys: &[&str]| first_num(object, keys);
     let tokens = match (
         token(&["inputTokens", "input_tokens"]),
@@ -55,7 +60,10 @@ fn record(object: &Map<String, Value>, fields: &Fields) -> Record {
         token(&["cacheReadInputTokens", "cache_read_input_tokens"]),
         token(&["cacheCreationInputTokens", "cache_creation_input_tokens"]),
     ) {
-        (None, None, None, None) => object.get("modelUsage").and_then(model_usage_tokens),
+        (None, None, None, None) => object
+            .value("modelUsage")
+            .as_ref()
+            .and_then(model_usage_tokens),
         (i, o, r, c) => Some(Tokens {
             input: i.unwrap_or(0.0),
             output: o.unwrap_or(0.0),
@@ -68,7 +76,7 @@ fn record(object: &Map<String, Value>, fields: &Fields) -> Record {
         time: time::of_object(object),
         execution_id: first_id(object, &fields.correlation_keys),
         workflow: first_id(object, &fields.workflow_keys),
-        outcome: str_of(object, "subtype").map(str::to_string),
+        outcome: object.str("subtype").map(|s| s.into_owned()),
         cost_usd: first_num(
             object,
             &["costUsd", "cost_usd", "totalCostUsd", "total_cost_usd"],
@@ -81,10 +89,10 @@ fn record(object: &Map<String, Value>, fields: &Fields) -> Record {
 }
 
 /// The denial record of a completed line: the list, else per-tool counts, else the total.
-fn recorded_denials(object: &Map<String, Value>, fields: &Fields) -> RecordedDenials {
+fn recorded_denials(object: &Object<'_>, fields: &Fields) -> RecordedDenials {
     let list = object
-        .get("permissionDenials")
-        .or_else(|| object.get("permission_denials"));
+        .value("permissionDenials")
+        .or_else(|| object.value("permission_denials"));
     if let Some(Value::Array(items)) = list {
         return RecordedDenials::List(
             items
@@ -93,14 +101,14 @@ fn recorded_denials(object: &Map<String, Value>, fields: &Fields) -> RecordedDen
                 .collect(),
         );
     }
-    if let Some(Value::Object(per_tool)) = object.get("permissionDeniedTools") {
+    if let Some(Value::Object(per_tool)) = object.value("permissionDeniedTools") {
         let counts = per_tool
             .iter()
             .filter_map(|(tool, n)| Some((tool.clone(), n.as_f64().filter(|n| *n >= 0.0)? as u64)))
             .collect();
         return RecordedDenials::PerTool(counts);
     }
-    match num_of(object, "permissionDenialCount") {
+    match object.num("permissionDenialCount") {
         Some(n) => RecordedDenials::Total(n as u64),
         None => RecordedDenials::None,
     }
@@ -109,11 +117,11 @@ fn recorded_denials(object: &Map<String, Value>, fields: &Fields) -> RecordedDen
 /// One entry of a denial list, in either spelling (`toolName` or `tool_name`).
 pub(crate) fn list_entry(item: &Value, fields: &Fields) -> Option<RecordedDenial> {
     let entry = item.as_object()?;
-    let tool = id_of(entry, &fields.tool_key).or_else(|| id_of(entry, "tool_name"))?;
+    let tool = id_in(entry, &fields.tool_key).or_else(|| id_in(entry, "tool_name"))?;
     let input = entry.get("toolInput").or_else(|| entry.get("tool_input"));
     Some(RecordedDenial {
         tool,
-        tool_use_id: id_of(entry, &fields.tool_use_id_key).or_else(|| id_of(entry, "tool_use_id")),
+        tool_use_id: id_in(entry, &fields.tool_use_id_key).or_else(|| id_in(entry, "tool_use_id")),
         input_summary: input.and_then(summarize_input),
     })
 }
@@ -123,11 +131,11 @@ pub(crate) fn model_usage_tokens(usage: &Value) -> Option<Tokens> {
     let models = usage.as_object()?;
     let mut tokens = Tokens::default();
     for model in models.values().filter_map(Value::as_object) {
-        tokens.input += first_num(model, &["inputTokens", "input_tokens"]).unwrap_or(0.0);
-        tokens.output += first_num(model, &["outputTokens", "output_tokens"]).unwrap_or(0.0);
+        tokens.input += num_in(model, &["inputTokens", "input_tokens"]).unwrap_or(0.0);
+        tokens.output += num_in(model, &["outputTokens", "output_tokens"]).unwrap_or(0.0);
         tokens.cache_read +=
-            first_num(model, &["cacheReadInputTokens", "cache_read_input_tokens"]).unwrap_or(0.0);
-        tokens.cache_creation += first_num(
+            num_in(model, &["cacheReadInputTokens", "cache_read_input_tokens"]).unwrap_or(0.0);
+        tokens.cache_creation += num_in(
             model,
             &["cacheCreationInputTokens", "cache_creation_input_tokens"],
         )

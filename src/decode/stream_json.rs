@@ -5,47 +5,56 @@
 //! list so far); this module reports them as they are and [`crate::account`] turns totals into
 //! increments. **Not here:** pino or hook shapes, any state.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::object::Object;
 use super::pino::{list_entry, model_usage_tokens};
 use super::{
-    first_id, first_num, id_of, str_of, summarize_input, time, Denial, Event, Format, Record,
+    first_id, first_num, num_in, summarize_input, time, Denial, Event, Format, Record,
     RecordedDenials, Tokens,
 };
 use crate::config::Fields;
 
 /// Decodes a `permission_denied` frame or a `result` message; `None` for anything else.
-pub fn decode(object: &Map<String, Value>, fields: &Fields) -> Option<Event> {
-    match (str_of(object, "type")?, str_of(object, "subtype")) {
+pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
+    let kind = object.str("type")?;
+    match (kind.as_ref(), object.str("subtype").as_deref()) {
         ("system", Some("permission_denied")) => Some(Event::Denial(frame(object, fields))),
         ("result", _) => Some(Event::Record(result(object, fields))),
         _ => None,
     }
 }
 
-fn frame(object: &Map<String, Value>, fields: &Fields) -> Denial {
+fn frame(object: &Object<'_>, fields: &Fields) -> Denial {
     Denial {
         format: Format::StreamJson,
         time: time::of_object(object),
         execution_id: first_id(object, &fields.correlation_keys),
         workflow: first_id(object, &fields.workflow_keys),
-        tool: id_of(object, "tool_name").unwrap_or_else(|| "unknown".to_string()),
-        tool_use_id: id_of(object, "tool_use_id"),
-        reason_type: str_of(object, "decision_reason_type").map(str::to_string),
-        reason_text: str_of(object, "decision_reason")
-            .or_else(|| str_of(object, "message"))
-            .map(str::to_string),
-        input_summary: object.get("tool_input").and_then(summarize_input),
+        tool: object
+            .id("tool_name")
+            .unwrap_or_else(|| "unknown".to_string()),
+        tool_use_id: object.id("tool_use_id"),
+        reason_type: object.str("decision_reason_type").map(|s| s.into_owned()),
+        reason_text: object
+            .str("decision_reason")
+            .or_else(|| object.str("message"))
+            .map(|s| s.into_owned()),
+        input_summary: object
+            .value("tool_input")
+            .as_ref()
+            .and_then(summarize_input),
     }
 }
 
-fn result(object: &Map<String, Value>, fields: &Fields) -> Record {
+fn result(object: &Object<'_>, fields: &Fields) -> Record {
     // modelUsage is a running total per session; `usage` may cover only the last turn.
     let tokens = object
-        .get("modelUsage")
+        .value("modelUsage")
+        .as_ref()
         .and_then(model_usage_tokens)
-        .or_else(|| object.get("usage").and_then(usage_tokens));
-    let denials = match object.get("permission_denials") {
+        .or_else(|| object.value("usage").as_ref().and_then(usage_tokens));
+    let denials = match object.value("permission_denials") {
         Some(Value::Array(items)) => RecordedDenials::List(
             items
                 .iter()
@@ -59,7 +68,7 @@ fn result(object: &Map<String, Value>, fields: &Fields) -> Record {
         time: time::of_object(object),
         execution_id: first_id(object, &fields.correlation_keys),
         workflow: first_id(object, &fields.workflow_keys),
-        outcome: str_of(object, "subtype").map(str::to_string),
+        outcome: object.str("subtype").map(|s| s.into_owned()),
         cost_usd: first_num(object, &["total_cost_usd", "cost_usd"]),
         duration_seconds: first_num(object, &["duration_ms"]).map(|ms| ms / 1000.0),
         turns: first_num(object, &["num_turns"]),
@@ -71,10 +80,10 @@ fn result(object: &Map<String, Value>, fields: &Fields) -> Record {
 fn usage_tokens(usage: &Value) -> Option<Tokens> {
     let usage = usage.as_object()?;
     Some(Tokens {
-        input: first_num(usage, &["input_tokens"]).unwrap_or(0.0),
-        output: first_num(usage, &["output_tokens"]).unwrap_or(0.0),
-        cache_read: first_num(usage, &["cache_read_input_tokens"]).unwrap_or(0.0),
-        cache_creation: first_num(usage, &["cache_creation_input_tokens"]).unwrap_or(0.0),
+        input: num_in(usage, &["input_tokens"]).unwrap_or(0.0),
+        output: num_in(usage, &["output_tokens"]).unwrap_or(0.0),
+        cache_read: num_in(usage, &["cache_read_input_tokens"]).unwrap_or(0.0),
+        cache_creation: num_in(usage, &["cache_creation_input_tokens"]).unwrap_or(0.0),
     })
 }
 

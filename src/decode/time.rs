@@ -4,16 +4,18 @@
 //! Hand-written because the exporter needs exactly two conversions and no time zones beyond
 //! numeric offsets. **Not here:** wall-clock time (callers use `std::time::SystemTime`).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use super::object::Object;
 
 /// Keys that carry a line's time, tried in order.
 const TIME_KEYS: [&str; 3] = ["time", "timestamp", "ts"];
 
 /// The time of a log object in seconds since the epoch, if it says.
-pub fn of_object(object: &Map<String, Value>) -> Option<f64> {
+pub fn of_object(object: &Object<'_>) -> Option<f64> {
     TIME_KEYS
         .iter()
-        .find_map(|k| object.get(*k).and_then(of_value))
+        .find_map(|k| object.value(k).as_ref().and_then(of_value))
 }
 
 /// One time value: a number (epoch ms when above 1e11, else epoch seconds) or an ISO-8601 string.

@@ -13,4 +13,5 @@ pub mod chunk;
 pub mod container;
 pub mod follow;
 pub mod identity;
+pub mod prefetch;
 pub mod prefilter;

@@ -1,0 +1,73 @@
+# syntax=docker/dockerfile:1
+#
+# denials-exporter: a static (musl) Rust binary on a distroless base, running as UID/GID 10403.
+#
+#   docker build -t ghcr.io/acme/denials-exporter:0.1.0 .
+#   docker buildx build --platform linux/amd64,linux/arm64 -t ghcr.io/acme/denials-exporter:0.1.0 --push .
+#
+# Base images are pinned by tag. For reproducible builds pin them by digest as well, e.g.
+#   FROM docker.io/library/rust:1.95-slim-bookworm@sha256:<digest> AS builder
+# with the digest from `docker buildx imagetools inspect <image>`, and let a bot (Renovate,
+# Dependabot) keep it current. See docs/deploy.md.
+
+ARG RUST_VERSION=1.95
+
+# ---- build ---------------------------------------------------------------------------------
+FROM docker.io/library/rust:${RUST_VERSION}-slim-bookworm AS builder
+
+# TARGETARCH is set by BuildKit (amd64, arm64); plain `docker build` on x86_64 leaves it empty.
+ARG TARGETARCH
+ENV CC_x86_64_unknown_linux_musl=musl-gcc \
+    CC_aarch64_unknown_linux_musl=musl-gcc \
+    CARGO_TERM_COLOR=never
+
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+
+# musl-tools is left unpinned on purpose: the tag pins Debian bookworm, whose point releases
+# bring security fixes (hadolint DL3008).
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends musl-tools \
+ && rm -rf /var/lib/apt/lists/*
+
+RUN case "${TARGETARCH:-amd64}" in \
+      amd64) echo x86_64-unknown-linux-musl ;; \
+      arm64) echo aarch64-unknown-linux-musl ;; \
+      *) echo "unsupported TARGETARCH: ${TARGETARCH}" >&2; exit 1 ;; \
+    esac > /rust-target \
+ && rustup target add "$(cat /rust-target)"
+
+WORKDIR /src
+# The whole crate (see .dockerignore for what is left out); dependencies come from Cargo.lock.
+COPY . .
+
+# The binary must be fully static (the final image has no libc): fail the build if it is not.
+RUN --mount=type=cache,target=/usr/local/cargo/registry \
+    --mount=type=cache,target=/src/target \
+    target="$(cat /rust-target)" \
+ && cargo build --release --locked --target "$target" --bin denials-exporter \
+ && install -D -m 0755 "target/$target/release/denials-exporter" /out/denials-exporter \
+ && if readelf -d /out/denials-exporter | grep NEEDED; then \
+      echo "denials-exporter is dynamically linked" >&2; exit 1; fi \
+ && /out/denials-exporter --version \
+ && mkdir -p /out/state
+
+# ---- run -----------------------------------------------------------------------------------
+FROM gcr.io/distroless/static-debian12:nonroot
+
+LABEL org.opencontainers.image.title="denials-exporter" \
+      org.opencontainers.image.description="Counts AI-agent permission denials from executor logs, exactly once, and exports them to Prometheus" \
+      org.opencontainers.image.licenses="Apache-2.0"
+
+COPY --from=builder /out/denials-exporter /usr/local/bin/denials-exporter
+# Default home of the state file, writable by the runtime user (in Kubernetes an emptyDir is mounted here).
+COPY --from=builder --chown=10403:10403 /out/state /var/lib/denials-exporter
+
+# Numeric, so Kubernetes' runAsNonRoot can verify it without a passwd entry.
+USER 10403:10403
+EXPOSE 10403
+
+# No HEALTHCHECK: the image has no shell or HTTP client to run one, and Kubernetes ignores it in
+# favour of the pod's probes on /-/healthy and /-/ready (see deploy/kubernetes/checkov-skips.md).
+ENTRYPOINT ["/usr/local/bin/denials-exporter"]
+CMD ["run", "--path=/var/log/executor/*.log", "--state-file=/var/lib/denials-exporter/state.json"]

@@ -1,0 +1,174 @@
+//! A JSON object's top level, parsed without building it: keys borrowed from the line, values
+//! kept as raw JSON text until a decoder asks for one.
+//!
+//! Decoders only ever look up a handful of top-level keys, so parsing a whole
+//! `serde_json::Value` (an allocation per key and string) is wasted work. Duplicate keys (pino
+//! child bindings) resolve to the last occurrence, as JSON.parse does. **Not here:** what the keys
+//! mean (the decoders).
+//!
+//! Cold: per candidate line, but the dominant cost of one.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// The top level of one JSON object.
+#[derive(Debug)]
+pub struct Object<'a> {
+    entries: Vec<(Cow<'a, str>, &'a RawValue)>,
+}
+
+impl<'a> Object<'a> {
+    /// Parses `line` as one JSON object (surrounding whitespace allowed); `None` if it is not one.
+    pub fn parse(line: &'a [u8]) -> Option<Object<'a>> {
+        let mut de = serde_json::Deserializer::from_slice(line);
+        let object = de.deserialize_map(ObjectVisitor).ok()?;
+        de.end().ok()?;
+        Some(object)
+    }
+
+    /// The raw value of `key` (the last one, if repeated).
+    pub fn raw(&self, key: &str) -> Option<&'a RawValue> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| *v)
+    }
+
+    /// Returns true if and only if the object has `key`.
+    pub fn has(&self, key: &str) -> bool {
+        self.raw(key).is_some()
+    }
+
+    /// `key` as a string, borrowed when it has no escapes.
+    pub fn str(&self, key: &str) -> Option<Cow<'a, str>> {
+        raw_str(self.raw(key)?)
+    }
+
+    /// `key` as an identifier: a non-empty string, or a number as written.
+    pub fn id(&self, key: &str) -> Option<String> {
+        let raw = self.raw(key)?;
+        match raw.get().as_bytes().first()? {
+            b'"' => raw_str(raw).filter(|s| !s.is_empty()).map(Cow::into_owned),
+            b'-' | b'0'..=b'9' => Some(raw.get().to_string()),
+            _ => None,
+        }
+    }
+
+    /// `key` as a non-negative finite number (numbers, or strings holding numbers).
+    pub fn num(&self, key: &str) -> Option<f64> {
+        let raw = self.raw(key)?;
+        let text = raw.get();
+        let n = match text.as_bytes().first()? {
+            b'"' => raw_str(raw)?.trim().parse::<f64>().ok()?,
+            _ => text.parse::<f64>().ok()?,
+        };
+        (n.is_finite() && n >= 0.0).then_some(n)
+    }
+
+    /// `key` parsed into a full value (for nested objects and arrays).
+    pub fn value(&self, key: &str) -> Option<Value> {
+        serde_json::from_str(self.raw(key)?.get()).ok()
+    }
+
+    /// Returns true if and only if `key` holds a string.
+    pub fn is_str(&self, key: &str) -> bool {
+        self.raw(key).is_some_and(|r| r.get().starts_with('"'))
+    }
+}
+
+/// A raw JSON string value, borrowed when it holds no escapes.
+fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    let text = raw.get();
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        return Some(Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<String>(text).ok().map(Cow::Owned)
+}
+
+struct ObjectVisitor;
+
+impl<'de> Visitor<'de> for ObjectVisitor {
+    type Value = Object<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Object<'de>, A::Error> {
+        let mut entries = Vec::with_capacity(24);
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let value: &'de RawValue = map.next_value()?;
+            entries.push((key.0, value));
+        }
+        Ok(Object { entries })
+    }
+}
+
+/// A key, borrowed from the input unless it had escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn looks_up_top_level_keys_last_wins() {
+        let line = br#" {"a":"x","n":12.5,"s":"7","a":"y","e":"q\"uote","o":{"a":"nested"},"k\u0065y":1,"id":42} "#;
+        let o = Object::parse(line).unwrap();
+        assert_eq!(o.str("a").as_deref(), Some("y"));
+        assert_eq!(o.num("n"), Some(12.5));
+        assert_eq!(o.num("s"), Some(7.0));
+        assert_eq!(o.str("e").as_deref(), Some("q\"uote"));
+        assert_eq!(o.id("id").as_deref(), Some("42"));
+        assert!(o.has("key"), "escaped keys are unescaped");
+        assert_eq!(o.value("o").unwrap()["a"], "nested");
+        assert_eq!(o.str("missing"), None);
+        assert!(o.is_str("a") && !o.is_str("n"));
+    }
+
+    #[test]
+    fn rejects_what_is_not_one_object() {
+        for line in [
+            &b"[1]"[..],
+            b"{\"a\":1} x",
+            b"{\"a\":",
+            b"",
+            b"\"s\"",
+            b"{\"a\":\"\xff\"}",
+        ] {
+            assert!(
+                Object::parse(line).is_none(),
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Every test of the project, in order of depth: unit + integration (cargo test), the exposition
+# checked by promtool, rules and dashboards, manifests, then the end-to-end runs against a real
+# Prometheus and the real pino writer. Prints one summary line `N passed, N failed`.
+# Needs: cargo, promtool/prometheus, python3 with kubernetes-validate and checkov, kubectl,
+# node with tests/e2e/node_modules (`.ci/run` installs all of it).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0 failed=0 failures=()
+step() {
+  local name=$1; shift
+  echo
+  echo "==== $name"
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1)); echo "==== $name: ok ($((SECONDS - start)) s)"
+  else
+    failed=$((failed + 1)); failures+=("$name"); echo "==== $name: FAILED ($((SECONDS - start)) s)"
+  fi
+}
+
+check_exposition() {
+  local out
+  out=$(mktemp)
+  target/release/denials-exporter replay examples/executor.log tests/data/*.log >"$out" &&
+    promtool check metrics <"$out" &&
+    grep -q '^permission_denials_total{' "$out"
+}
+
+step "cargo build --release" cargo build --release --locked --bin denials-exporter
+step "cargo test" cargo test --locked --no-fail-fast
+step "promtool check metrics (replay output)" check_exposition
+step "alert and recording rules, dashboards" bash tests/deploy/rules_test.sh
+step "kubernetes manifests and Dockerfile" bash tests/deploy/k8s_check.sh
+step "every dashboard and rule expression against a real Prometheus" \
+  python3 tests/deploy/promql_e2e.py --exporter target/release/denials-exporter --fixture examples/executor.log
+step "pino + pino-roll writer, kill -9, real Prometheus" bash tests/e2e/run.sh target/release/denials-exporter
+
+echo
+((failed)) && printf 'failed: %s\n' "${failures[@]}"
+echo "$passed passed, $failed failed"
+((failed == 0))
