@@ -92,6 +92,21 @@ fn hostile_values_become_invalid_never_raw() {
     assert!(!e.text.contains("script"));
 }
 
+/// The SDK's `decision_reason_type` values (formats.md §2).
+const SDK_REASONS: [&str; 11] = [
+    "rule",
+    "mode",
+    "subcommandResults",
+    "permissionPromptTool",
+    "hook",
+    "asyncAgent",
+    "sandboxOverride",
+    "workingDir",
+    "safetyCheck",
+    "classifier",
+    "other",
+];
+
 #[test]
 fn reasons_are_a_closed_set() {
     let mut log = String::new();

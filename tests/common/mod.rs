@@ -49,18 +49,23 @@ impl Exposition {
         }
     }
 
+    /// The samples of `name` whose labels include `labels`.
+    fn matching<'a>(
+        &'a self,
+        name: &'a str,
+        labels: &'a [(&str, &str)],
+    ) -> impl Iterator<Item = &'a Sample> {
+        self.samples.iter().filter(move |s| {
+            s.name == name
+                && labels
+                    .iter()
+                    .all(|(k, v)| s.labels.get(*k).map(String::as_str) == Some(*v))
+        })
+    }
+
     /// The value of the one sample of `name` whose labels include `labels`; 0 if none.
     pub fn get(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
-        let matching: Vec<&Sample> = self
-            .samples
-            .iter()
-            .filter(|s| {
-                s.name == name
-                    && labels
-                        .iter()
-                        .all(|(k, v)| s.labels.get(*k).map(String::as_str) == Some(*v))
-            })
-            .collect();
+        let matching: Vec<&Sample> = self.matching(name, labels).collect();
         assert!(
             matching.len() <= 1,
             "{name} {labels:?} matches {} samples",
@@ -71,16 +76,7 @@ impl Exposition {
 
     /// The sum over every sample of `name` whose labels include `labels`.
     pub fn sum(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
-        self.samples
-            .iter()
-            .filter(|s| {
-                s.name == name
-                    && labels
-                        .iter()
-                        .all(|(k, v)| s.labels.get(*k).map(String::as_str) == Some(*v))
-            })
-            .map(|s| s.value)
-            .sum()
+        self.matching(name, labels).map(|s| s.value).sum()
     }
 
     /// Every `permission_denials_total` series as (tool, workflow, reason) → value.
