@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// The end-to-end test's eyes (tests/e2e/run.sh): reads the exporter's /metrics and Prometheus'
+// HTTP API, and compares them with what the writer recorded (writer.mjs --expected).
+//
+//   node check.mjs sample METRICS_URL OUT.json
+//       Scrapes METRICS_URL every 100 ms until SIGTERM, then writes OUT.json: every time a
+//       permission_denials_total series went down between two answers (what Prometheus would
+//       take for a counter reset), and the sums seen. Failed scrapes (exporter down) are skipped.
+//   node check.mjs settle METRICS_URL EXPECTED.json SECONDS
+//       Waits until sum(permission_denials_total) equals the expected total and then stays put
+//       for 2 s; exits 1 if that does not happen within SECONDS.
+//   node check.mjs prometheus PROM_URL JOB EXPECTED.json SAMPLES.json SECONDS KILLED_AT
+//       Waits (at most SECONDS) until Prometheus' latest sum equals the expected total, then
+//       checks, in Prometheus: that every permission_denials_total label set has the value the
+//       writer recorded (no missing or extra ones); that the exporter read as many lines as the
+//       writer wrote; that resets() is 0 for every series; that it scraped the exporter before
+//       the kill at KILLED_AT (epoch seconds) and after the restart (so the samples resets() saw
+//       span it). And that the 10 Hz sampler saw no counter go down. Prints one line per check;
+//       exits 1 if any failed.
+
+import { readFileSync, writeFileSync } from 'node:fs'
+
+const METRIC = 'permission_denials_total'
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const key = (tool, workflow, reason) => `{tool="${tool}",workflow="${workflow}",reason="${reason}"}`
+
+// Parses the text exposition: labels string → value, for the denials counter only.
+function parseDenials (text) {
+  const series = new Map()
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(METRIC + '{')) continue
+    const close = line.lastIndexOf('}')
+    const labels = {}
+    for (const m of line.slice(METRIC.length + 1, close).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[m[1]] = m[2]
+    series.set(key(labels.tool, labels.workflow, labels.reason), Number(line.slice(close + 1).trim()))
+  }
+  return series
+}
+
+async function scrape (url) {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2000) })
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`)
+  return parseDenials(await res.text())
+}
+
+const sum = (series) => [...series.values()].reduce((a, b) => a + b, 0)
+
+function loadExpected (path) {
+  const expected = JSON.parse(readFileSync(path, 'utf8'))
+  const series = new Map(expected.series.map((s) => [key(s.tool, s.workflow, s.reason), s.value]))
+  return { ...expected, series }
+}
+
+async function sample (url, out) {
+  const last = new Map()
+  const dips = []
+  const sums = []
+  let scrapes = 0
+  let failures = 0
+  let stop = false
+  process.on('SIGTERM', () => { stop = true })
+  process.on('SIGINT', () => { stop = true })
+  while (!stop) {
+    try {
+      const now = await scrape(url)
+      scrapes++
+      for (const [k, v] of now) {
+        const before = last.get(k)
+        if (before !== undefined && v < before) dips.push({ at: new Date().toISOString(), series: k, from: before, to: v })
+        last.set(k, v)
+      }
+      for (const k of last.keys()) {
+        if (!now.has(k)) dips.push({ at: new Date().toISOString(), series: k, from: last.get(k), to: null })
+      }
+      const total = sum(now)
+      if (sums.length === 0 || sums[sums.length - 1].sum !== total) sums.push({ at: Date.now(), sum: total })
+    } catch {
+      failures++
+    }
+    await sleep(100)
+  }
+  writeFileSync(out, JSON.stringify({ scrapes, failures, dips, sums }) + '\n')
+}
+
+async function settle (url, expectedPath, seconds) {
+  const { total } = loadExpected(expectedPath)
+  const deadline = Date.now() + seconds * 1000
+  let seen = null
+  let since = Date.now()
+  while (Date.now() < deadline) {
+    let now = null
+    try { now = sum(await scrape(url)) } catch {}
+    if (now !== seen) { seen = now; since = Date.now() }
+    if (seen === total && Date.now() - since >= 2000) {
+      console.log(`e2e: exporter settled at sum(${METRIC}) = ${seen}`)
+      return 0
+    }
+    await sleep(200)
+  }
+  console.log(`e2e: exporter did not settle at the expected total within ${seconds} s: sum(${METRIC}) = ${seen}, expected ${total}`)
+  return 1
+}
+
+async function query (prom, q, time) {
+  const at = time ? `&time=${time}` : ''
+  const res = await fetch(`${prom}/api/v1/query?query=${encodeURIComponent(q)}${at}`, { signal: AbortSignal.timeout(5000) })
+  const body = await res.json()
+  if (body.status !== 'success') throw new Error(`query ${q}: ${JSON.stringify(body)}`)
+  return body.data.result
+}
+
+async function prometheus (prom, job, expectedPath, samplesPath, seconds, killedAt) {
+  const expected = loadExpected(expectedPath)
+  const sel = `${METRIC}{job="${job}"}`
+  const deadline = Date.now() + seconds * 1000
+  let latest = null
+  while (Date.now() < deadline) {
+    const r = await query(prom, `sum(${sel})`)
+    latest = r.length ? Number(r[0].value[1]) : null
+    if (latest === expected.total) break
+    await sleep(500)
+  }
+  await sleep(2500) // two more scrapes of the settled value
+
+  const results = []
+  const check = (name, ok, detail) => {
+    results.push(ok)
+    console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ': ' + detail : ''}`)
+  }
+
+  const got = new Map()
+  for (const s of await query(prom, sel)) {
+    got.set(key(s.metric.tool, s.metric.workflow, s.metric.reason), Number(s.value[1]))
+  }
+  const wrong = []
+  for (const k of new Set([...expected.series.keys(), ...got.keys()])) {
+    const want = expected.series.get(k)
+    const have = got.get(k)
+    if (want !== have) wrong.push(`${METRIC}${k}: Prometheus ${have ?? 'missing'}, writer ${want ?? 'none (extra series)'}`)
+  }
+  check(`Prometheus' ${METRIC} equals what the writer wrote, label set by label set`,
+    wrong.length === 0,
+    `${got.size} series in Prometheus, ${expected.series.size} expected, sum ${sum(got)} vs ${expected.total}` +
+      (wrong.length ? `; ${wrong.length} differ:\n      ` + wrong.slice(0, 25).join('\n      ') + (wrong.length > 25 ? '\n      …' : '') : ''))
+
+  const lines = await query(prom, `sum(denials_exporter_lines_total{job="${job}"})`)
+  const linesRead = lines.length ? Number(lines[0].value[1]) : 0
+  check('every line the writer wrote was read exactly once (sum of denials_exporter_lines_total)',
+    linesRead === expected.lines, `${linesRead} read, ${expected.lines} written`)
+
+  const resets = (await query(prom, `resets(${sel}[1h]) > 0`))
+  check('resets() is 0 for every series (no scrape saw a counter go down)', resets.length === 0,
+    resets.length ? resets.slice(0, 10).map((s) => `${key(s.metric.tool, s.metric.workflow, s.metric.reason)} ${s.value[1]}`).join(', ') : `${got.size} series`)
+
+  // The check above means something only if Prometheus scraped the exporter both before the
+  // kill and after the restart, so that the samples resets() looked at span the restart.
+  const ups = await query(prom, `up{job="${job}"}[1h]`)
+  const raw = ups.length ? ups[0].values.map(([t, v]) => [Number(t), Number(v)]) : []
+  const upBefore = raw.filter(([t, v]) => v === 1 && t < killedAt).length
+  const upAfter = raw.filter(([t, v]) => v === 1 && t > killedAt).length
+  const downScrapes = raw.filter(([, v]) => v === 0).length
+  const atKill = killedAt > 0 ? await query(prom, `sum(${sel})`, killedAt) : []
+  check('Prometheus scraped the exporter before the kill -9 and after the restart',
+    killedAt > 0 && upBefore > 0 && upAfter > 0,
+    `kill at ${killedAt > 0 ? new Date(killedAt * 1000).toISOString() : 'never'}: ${upBefore} scrapes before, ` +
+      `${downScrapes} failed, ${upAfter} after; sum at the kill ${atKill.length ? atKill[0].value[1] : 'none'}, final ${expected.total}`)
+
+  const samples = JSON.parse(readFileSync(samplesPath, 'utf8'))
+  check('no counter went down in 10 Hz samples of /metrics (a scrape at that moment would have seen a reset)',
+    samples.dips.length === 0,
+    `${samples.scrapes} samples, ${samples.failures} failed while the exporter was down` +
+      (samples.dips.length ? `; ${samples.dips.length} dips, first: ` + samples.dips.slice(0, 5).map((d) => `${d.series} ${d.from}→${d.to} at ${d.at}`).join(', ') : ''))
+
+  return results.every(Boolean) ? 0 : 1
+}
+
+const [cmd, ...rest] = process.argv.slice(2)
+let code
+if (cmd === 'sample') code = await sample(rest[0], rest[1]) ?? 0
+else if (cmd === 'settle') code = await settle(rest[0], rest[1], Number(rest[2]))
+else if (cmd === 'prometheus') code = await prometheus(rest[0], rest[1], rest[2], rest[3], Number(rest[4]), Number(rest[5] ?? 0))
+else {
+  console.error('usage: node check.mjs sample|settle|prometheus …  (see the head of this file)')
+  code = 2
+}
+process.exit(code)
