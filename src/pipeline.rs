@@ -103,6 +103,11 @@ impl Pipeline {
         self.accountant
     }
 
+    /// The audit file's length after the last write, for the state file.
+    pub fn audit_len(&self) -> Option<u64> {
+        self.audit.as_ref().and_then(|a| a.file_len())
+    }
+
     /// Audit records produced since the last call (only when `keep_audit`).
     pub fn take_kept(&mut self) -> Vec<AuditRecord> {
         std::mem::take(&mut self.kept)

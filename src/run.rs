@@ -5,7 +5,8 @@
 //! same lines; the tokio runtime serves HTTP and waits for signals. The reading thread wakes on
 //! an inotify event (then reads every file to its end), on the periodic stat (then also expands
 //! the globs and checks for truncation: this catches missed or overflowed events, symlink swaps,
-//! NFS and overlayfs), and on shutdown (then writes the state and returns).
+//! NFS and overlayfs), and on shutdown (then writes the state and returns; a read in progress
+//! stops at the next chunk boundary, so a large backlog never delays the final state write).
 //!
 //! With `--poll`, or when inotify cannot be set up (e.g. the watch limit), only the periodic
 //! stat drives reading.
@@ -13,11 +14,13 @@
 //! **Not here:** following files ([`crate::input::follow`]), the HTTP routes
 //! ([`crate::output::http`]), the state format ([`crate::account::snapshot`]).
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -75,6 +78,9 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         );
     }
 
+    if let Some(path) = &args.state_file {
+        snapshot::probe(path)?;
+    }
     let restored = match &args.state_file {
         None => None,
         Some(path) => match snapshot::read(path) {
@@ -104,10 +110,12 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         ),
         None => None,
     };
+    let stop_reading = Arc::new(AtomicBool::new(false));
     let follow_config = FollowConfig {
         patterns: args.paths.clone(),
         read_from: args.read_from,
         max_line_bytes: config.limits.max_line_bytes,
+        stop: stop_reading.clone(),
     };
     let pipeline = Arc::new(Mutex::new(Pipeline::new(
         Accountant::with_state(config, account_state),
@@ -142,6 +150,13 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         anyhow::Ok(listeners)
     })?;
 
+    // Install the SIGTERM/SIGINT handlers now, before the reading thread can report ready: a
+    // signal that arrives once we are ready must stop us cleanly, never kill us by default.
+    let mut shutdown = Box::pin(crate::signal::shutdown());
+    let signalled = runtime.block_on(std::future::poll_fn(|cx| {
+        Poll::Ready(shutdown.as_mut().poll(cx).is_ready())
+    }));
+
     let (wake_tx, wake_rx) = mpsc::channel();
     let reader = {
         let shared = shared.clone();
@@ -165,7 +180,10 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     };
 
     runtime.block_on(http::serve(listeners, shared.clone(), async move {
-        crate::signal::shutdown().await;
+        if !signalled {
+            shutdown.await;
+        }
+        stop_reading.store(true, Ordering::Release); // interrupts a long read
         let _ = wake_tx.send(Wake::Shutdown);
     }));
     let result = reader
@@ -195,7 +213,7 @@ impl ReadLoop {
         let mut watcher = if self.poll {
             None
         } else {
-            self.watch(&follower, &wake_tx)
+            self.watch(&mut follower, &wake_tx, true)
         };
         follower.scan(pipeline);
         follower.read_all(pipeline);
@@ -232,7 +250,8 @@ impl ReadLoop {
                     .accountant_mut()
                     .tick(wall_now());
                 if watcher.is_none() && !self.poll {
-                    watcher = self.watch(&follower, &wake_tx); // a root that did not exist may now
+                    // A root that did not exist may now; a failure was already counted.
+                    watcher = self.watch(&mut follower, &wake_tx, false);
                 }
             }
             follower.read_all(pipeline);
@@ -246,15 +265,38 @@ impl ReadLoop {
         Ok(())
     }
 
-    /// Sets up inotify on every pattern's root; `None` (polling) if that fails.
-    fn watch(&self, follower: &Follower, wake_tx: &Sender<Wake>) -> Option<RecommendedWatcher> {
+    /// Sets up inotify on every pattern's root; `None` (polling) if that fails, which counts as
+    /// a fallback when `first` (later retries of the same fallback are not counted again).
+    fn watch(
+        &self,
+        follower: &mut Follower,
+        wake_tx: &Sender<Wake>,
+        first: bool,
+    ) -> Option<RecommendedWatcher> {
+        let watcher = self.try_watch(follower, wake_tx, first);
+        match (&watcher, first) {
+            (None, true) => follower.stats().watcher_fallbacks += 1,
+            (Some(_), false) => info!("watching with inotify again"),
+            _ => {}
+        }
+        watcher
+    }
+
+    fn try_watch(
+        &self,
+        follower: &Follower,
+        wake_tx: &Sender<Wake>,
+        first: bool,
+    ) -> Option<RecommendedWatcher> {
         let tx = wake_tx.clone();
         let mut watcher = match notify::recommended_watcher(move |event| {
             let _ = tx.send(Wake::Fs(event));
         }) {
             Ok(w) => w,
             Err(error) => {
-                warn!(%error, "cannot set up inotify; polling instead");
+                if first {
+                    warn!(%error, "cannot set up inotify; polling instead");
+                }
                 return None;
             }
         };
@@ -265,11 +307,15 @@ impl ReadLoop {
                 RecursiveMode::NonRecursive
             };
             if !Path::new(&root).exists() {
-                info!(root = %root.display(), "directory does not exist yet; polling until it does");
+                if first {
+                    info!(root = %root.display(), "directory does not exist yet; polling until it does");
+                }
                 return None;
             }
             if let Err(error) = watcher.watch(&root, mode) {
-                warn!(root = %root.display(), %error, "cannot watch directory; polling instead");
+                if first {
+                    warn!(root = %root.display(), %error, "cannot watch directory; polling instead");
+                }
                 return None;
             }
         }
@@ -281,11 +327,15 @@ impl ReadLoop {
         match event {
             Ok(event) => {
                 use notify::EventKind::{Create, Modify, Remove};
-                event.need_rescan()
-                    || matches!(
-                        event.kind,
-                        Create(_) | Remove(_) | Modify(notify::event::ModifyKind::Name(_))
-                    )
+                if event.need_rescan() {
+                    follower.stats().watcher_errors += 1; // the queue overflowed
+                    warn!("inotify queue overflowed; rescanning");
+                    return true;
+                }
+                matches!(
+                    event.kind,
+                    Create(_) | Remove(_) | Modify(notify::event::ModifyKind::Name(_))
+                )
             }
             Err(error) => {
                 follower.stats().watcher_errors += 1;

@@ -3,7 +3,8 @@
 //!
 //! Owns the versioned on-disk format and the write protocol: serialise to `<path>.tmp`, fsync,
 //! rename over `<path>`, fsync the directory. A crash at any point leaves either the old or the
-//! new state whole, never a mix. Because the snapshot is taken between two lines on the reading
+//! new state whole, never a mix. [`probe`] checks at start-up that this can work at all, since
+//! a state that is never saved means counting everything again after a restart. Because the snapshot is taken between two lines on the reading
 //! thread, restoring counters and resuming at the offsets applies every later line exactly once.
 //!
 //! **Not here:** when to write (the follower's tick and shutdown), matching entries to files
@@ -32,6 +33,8 @@ pub enum SnapshotError {
         path: PathBuf,
         error: serde_json::Error,
     },
+    #[error("cannot write state file {path}: {error}")]
+    Unwritable { path: PathBuf, error: io::Error },
 }
 
 /// Where one followed file was.
@@ -83,6 +86,17 @@ pub fn read(path: &Path) -> Result<Option<StateV1>, SnapshotError> {
             error,
         }),
     }
+}
+
+/// Checks that the state can be written beside `path` (creates and removes `<path>.tmp`).
+pub fn probe(path: &Path) -> Result<(), SnapshotError> {
+    let tmp = tmp_path(path);
+    File::create(&tmp)
+        .and_then(|_| fs::remove_file(&tmp))
+        .map_err(|error| SnapshotError::Unwritable {
+            path: path.to_path_buf(),
+            error,
+        })
 }
 
 /// Writes the state atomically: temp file, fsync, rename, fsync the directory.
@@ -143,6 +157,18 @@ mod tests {
         assert_eq!(read(&path).unwrap(), Some(want));
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.starts_with(r#"{"version":"1""#), "{text}");
+    }
+
+    #[test]
+    fn probe_tells_whether_the_state_can_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        probe(&path).unwrap();
+        assert!(!tmp_path(&path).exists());
+        let error = probe(&dir.path().join("missing/state.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("cannot write state file"), "{error}");
     }
 
     #[test]

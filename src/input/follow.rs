@@ -9,22 +9,30 @@
 //!   open). We keep reading the open descriptor; the file is let go only after it was read to its
 //!   end and stayed there for the grace period, so no timer ever abandons unread bytes.
 //! * **truncation**: the size dropped below our offset, or the first bytes changed (copytruncate,
-//!   a rewrite). Reading restarts at 0.
+//!   a rewrite). Reading restarts at 0. Checked before every read of a file whose size changed
+//!   (and on every scan), so bytes written after a truncation are never read from the old offset.
 //!
 //! Every wake-up (an inotify event, or the periodic stat) means "read every file to its end",
 //! never "one line". Offsets advance only past complete lines ([`LineBuffer`]), and the pipeline
 //! is fed on this same thread, so offsets and counters always describe the same lines.
 //!
+//! At start-up, a state-file entry whose file no longer matches the globs (rotated away while
+//! the exporter was down, or during its grace period) is looked for by inode in its directory
+//! (and in its symlink target's); if found and still fitting, it is drained from its saved
+//! offset and let go like any rotated file, so a restart during rotation loses nothing.
+//!
 //! **Not here:** inotify plumbing and the loop (`crate::run`), what lines mean.
 //!
-//! Cold per wake-up (one `fstat` per file); hot inside [`Follower::read_all`].
+//! Cold per wake-up (one `fstat` per file, plus a ≤1 KiB signature read when its size changed);
+//! hot inside [`Follower::read_all`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
-use std::io::{Seek, SeekFrom};
+use std::io::{ErrorKind, Seek, SeekFrom};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tracing::{debug, info, warn};
@@ -46,6 +54,9 @@ pub struct FollowConfig {
     /// Where to start in files never seen before that exist at start-up.
     pub read_from: ReadFrom,
     pub max_line_bytes: usize,
+    /// Set when shutting down: reading stops at the next chunk boundary (between two complete
+    /// lines), so that a large backlog never delays the final state write.
+    pub stop: Arc<AtomicBool>,
 }
 
 /// One followed file.
@@ -102,19 +113,20 @@ impl Follower {
         &mut self.stats
     }
 
-    /// The follower's counters, with each file's lag.
+    /// The follower's counters, with each file's lag. A rotated file still being drained is
+    /// named `<path> (rotated)` (its old name: the new one is unknown), and files sharing a name
+    /// are summed, so every name appears once (a `path` label must not repeat).
     pub fn run_stats(&self) -> RunStats {
         let mut stats = self.stats.clone();
-        stats.files = self
-            .files
-            .iter()
-            .map(|f| {
-                (
-                    f.path.display().to_string(),
-                    f.size.saturating_sub(f.buffer.committed()),
-                )
-            })
-            .collect();
+        let mut lags: BTreeMap<String, u64> = BTreeMap::new();
+        for f in &self.files {
+            let mut name = f.path.display().to_string();
+            if f.rotated {
+                name.push_str(" (rotated)");
+            }
+            *lags.entry(name).or_default() += f.size.saturating_sub(f.buffer.committed());
+        }
+        stats.files = lags.into_iter().collect();
         stats
     }
 
@@ -122,8 +134,16 @@ impl Follower {
     pub fn scan(&mut self, pipeline: &Mutex<Pipeline>) {
         let mut present: BTreeSet<Inode> = BTreeSet::new();
         for path in self.matching_paths() {
-            let Ok(meta) = fs::metadata(&path) else {
-                continue;
+            let meta = match fs::metadata(&path) {
+                Ok(meta) => meta,
+                Err(error) => {
+                    // Listed by the glob, gone at stat (a dangling symlink is not "vanished").
+                    if error.kind() == ErrorKind::NotFound && !is_symlink(&path) {
+                        self.stats.file_errors_vanished += 1;
+                        debug!(path = %path.display(), "file vanished before it could be opened");
+                    }
+                    continue;
+                }
             };
             if !meta.is_file() {
                 continue;
@@ -133,13 +153,18 @@ impl Follower {
             if let Some(f) = self.files.iter_mut().find(|f| f.inode == inode) {
                 if f.rotated {
                     f.rotated = false; // it came back under a matching name
+                    f.drained_since = None;
                 }
                 if !is_symlink(&path) {
                     f.path = path; // a rename keeps the offset; remember the new name
                 }
                 continue;
             }
-            self.open(&path, inode, pipeline);
+            if let Some(opened) = self.open(&path, pipeline, false) {
+                // The path may have been swapped between stat and open: what counts is the
+                // identity of what was opened.
+                present.insert(opened);
+            }
         }
         for f in &mut self.files {
             if !f.rotated && !present.contains(&f.inode) {
@@ -148,13 +173,34 @@ impl Follower {
                 debug!(path = %f.path.display(), "file rotated away; draining it");
             }
         }
-        self.check_truncation();
         if !self.started {
             self.started = true;
-            for entry in self.restored.drain(..) {
-                info!(path = %entry.path, "state entry for a file that is gone; dropped");
+            self.resume_rotated(pipeline);
+        }
+        for f in &mut self.files {
+            if check_truncation(f, &mut self.stats, true) {
+                reset_source(f, pipeline);
             }
         }
+    }
+
+    /// State entries that matched no file of the globs: if the file is still in its directory
+    /// under another name (rotated while we were down, or during its grace period), drain it
+    /// from the saved offset; otherwise drop the entry.
+    fn resume_rotated(&mut self, pipeline: &Mutex<Pipeline>) {
+        let entries = std::mem::take(&mut self.restored);
+        for entry in entries {
+            let Some(path) = find_by_inode(&entry) else {
+                info!(path = %entry.path, "state entry for a file that is gone; dropped");
+                continue;
+            };
+            info!(path = %entry.path, now = %path.display(), "file rotated while stopped; draining it");
+            self.restored.push(entry);
+            if self.open(&path, pipeline, true).is_some() {
+                self.stats.rotations += 1;
+            }
+        }
+        self.restored.clear(); // what open() did not take did not fit, and it said so
     }
 
     /// Reads every followed file to its end, feeding the pipeline; lets go of rotated files that
@@ -163,8 +209,14 @@ impl Follower {
         let now = Instant::now();
         let mut i = 0;
         while i < self.files.len() {
+            if self.config.stop.load(Ordering::Acquire) {
+                return;
+            }
             let f = &mut self.files[i];
-            let grew = read_to_end(f, pipeline, &mut self.stats);
+            if check_truncation(f, &mut self.stats, false) {
+                reset_source(f, pipeline);
+            }
+            let grew = read_to_end(f, pipeline, &mut self.stats, &self.config.stop);
             if let Ok(meta) = f.file.metadata() {
                 f.size = meta.len();
                 if meta.nlink() == 0 && !f.rotated {
@@ -172,6 +224,7 @@ impl Follower {
                     self.stats.rotations += 1;
                 }
             }
+            widen_signature(f);
             if f.rotated && !grew && f.read_pos >= f.size {
                 let since = *f.drained_since.get_or_insert(now);
                 if now.duration_since(since) >= ROTATED_GRACE {
@@ -191,11 +244,7 @@ impl Follower {
         self.files
             .iter_mut()
             .map(|f| {
-                if f.signature.is_short() {
-                    if let Ok(sig) = Signature::of(&f.file) {
-                        f.signature = sig;
-                    }
-                }
+                widen_signature(f);
                 FileState {
                     path: f.path.display().to_string(),
                     inode: f.inode,
@@ -225,22 +274,34 @@ impl Follower {
         paths
     }
 
-    fn open(&mut self, path: &Path, inode: Inode, pipeline: &Mutex<Pipeline>) {
+    /// Opens `path` and follows it, resuming from its state entry if one fits. Returns the
+    /// identity of what was opened, `None` if it is not followed. A `rotated` file (found by
+    /// [`Follower::resume_rotated`]) is followed only from a fitting state entry.
+    fn open(&mut self, path: &Path, pipeline: &Mutex<Pipeline>, rotated: bool) -> Option<Inode> {
         let file = match File::open(path) {
             Ok(file) => file,
+            Err(error) if error.kind() == ErrorKind::NotFound => {
+                self.stats.file_errors_vanished += 1;
+                debug!(path = %path.display(), "file vanished before it could be opened");
+                return None;
+            }
             Err(error) => {
                 if self.unopenable.insert(path.to_path_buf()) {
                     self.stats.file_errors_open += 1;
                     warn!(path = %path.display(), %error, "cannot open log file; will retry");
                 }
-                return;
+                return None;
             }
         };
         self.unopenable.remove(path);
         let (Ok(meta), Ok(signature)) = (file.metadata(), Signature::of(&file)) else {
             self.stats.file_errors_read += 1;
-            return;
+            return None;
         };
+        let inode = Inode::of(&meta);
+        if self.files.iter().any(|f| f.inode == inode) {
+            return Some(inode); // already followed (the path was swapped under us)
+        }
         let size = meta.len();
         let config = pipeline
             .lock()
@@ -261,10 +322,11 @@ impl Follower {
                       "state entry no longer fits its file (rewritten or truncated); dropped");
             }
         }
-        let offset = match (offset, self.started, self.config.read_from) {
-            (Some(offset), _, _) => offset,
-            (None, false, ReadFrom::End) => last_line_end(&file, size),
-            (None, _, _) => 0,
+        let offset = match (offset, rotated, self.started, self.config.read_from) {
+            (Some(offset), _, _, _) => offset,
+            (None, true, _, _) => return None,
+            (None, false, false, ReadFrom::End) => last_line_end(&file, size),
+            (None, false, _, _) => 0,
         };
         let mut buffer = LineBuffer::new(self.config.max_line_bytes);
         buffer.reset(offset);
@@ -272,7 +334,7 @@ impl Follower {
         if let Err(error) = file.seek(SeekFrom::Start(offset)) {
             self.stats.file_errors_read += 1;
             warn!(path = %path.display(), %error, "cannot seek log file");
-            return;
+            return None;
         }
         info!(path = %path.display(), offset, "following");
         self.files.push(Followed {
@@ -284,39 +346,113 @@ impl Follower {
             source,
             read_pos: offset,
             size,
-            rotated: false,
+            rotated,
             drained_since: None,
         });
+        Some(inode)
     }
+}
 
-    /// A size below our position, or changed first bytes, means the file was truncated or
-    /// rewritten: start over at 0.
-    fn check_truncation(&mut self) {
-        for f in &mut self.files {
-            let Ok(meta) = f.file.metadata() else {
-                continue;
-            };
-            let shrunk = meta.len() < f.read_pos;
-            let rewritten =
-                !shrunk && f.read_pos > 0 && !f.signature.matches(&f.file).unwrap_or(true);
-            if !(shrunk || rewritten) {
-                continue;
-            }
-            self.stats.truncations += 1;
-            warn!(path = %f.path.display(), offset = f.read_pos, size = meta.len(), "file truncated; reading from its start");
-            f.buffer.reset(0);
-            f.read_pos = 0;
-            f.size = meta.len();
-            f.signature = Signature::of(&f.file).unwrap_or(Signature { len: 0, hash: 0 });
-            if f.file.seek(SeekFrom::Start(0)).is_err() {
-                self.stats.file_errors_read += 1;
-            }
+/// Notices a truncation or a rewrite of `f` and restarts it at 0; returns true if it did.
+///
+/// A size below our position means truncated. Changed first bytes mean rewritten (copytruncate
+/// followed by more writes than we had read, before we looked): checked when `always`, or when
+/// the size changed since we last looked, so that those bytes are never read from the old offset.
+fn check_truncation(f: &mut Followed, stats: &mut RunStats, always: bool) -> bool {
+    let Ok(meta) = f.file.metadata() else {
+        return false;
+    };
+    let size = meta.len();
+    let shrunk = size < f.read_pos;
+    let rewritten = !shrunk
+        && f.read_pos > 0
+        && (always || size != f.size)
+        && !f.signature.matches(&f.file).unwrap_or(true);
+    if !(shrunk || rewritten) {
+        return false;
+    }
+    stats.truncations += 1;
+    warn!(path = %f.path.display(), offset = f.read_pos, size, "file truncated; reading from its start");
+    f.buffer.reset(0);
+    f.read_pos = 0;
+    f.size = size;
+    f.drained_since = None;
+    f.signature = Signature::of(&f.file).unwrap_or(Signature { len: 0, hash: 0 });
+    if f.file.seek(SeekFrom::Start(0)).is_err() {
+        stats.file_errors_read += 1;
+    }
+    true
+}
+
+/// A file created empty or short: widen its signature as it grows (up to 1 KiB), so that a
+/// later rewrite of its first bytes is still noticed — but only while what it covered is still
+/// there (a rewrite is for [`check_truncation`] to notice, not to be signed).
+fn widen_signature(f: &mut Followed) {
+    if !f.signature.is_short() || f.size <= f.signature.len {
+        return;
+    }
+    if f.signature.matches(&f.file).unwrap_or(false) {
+        if let Ok(signature) = Signature::of(&f.file) {
+            f.signature = signature;
         }
     }
 }
 
-/// Reads one file to its end. Returns true if anything was read.
-fn read_to_end(f: &mut Followed, pipeline: &Mutex<Pipeline>, stats: &mut RunStats) -> bool {
+/// After a truncation, container partials held from the old content must not join the new one.
+fn reset_source(f: &mut Followed, pipeline: &Mutex<Pipeline>) {
+    let pipeline = pipeline.lock().expect("pipeline lock");
+    f.source = Source::new(
+        &f.path.display().to_string(),
+        pipeline.accountant().config(),
+    );
+}
+
+/// The path of the regular file with a state entry's identity that still fits the entry
+/// (signature, size), looked for in the directory of the entry's path and, if that path is a
+/// symlink, in the directory of its current target (where kubelet and pino-roll rotate).
+fn find_by_inode(entry: &FileState) -> Option<PathBuf> {
+    let path = Path::new(&entry.path);
+    let mut dirs: Vec<PathBuf> = path.parent().map(Path::to_path_buf).into_iter().collect();
+    if let Some(target_dir) = fs::canonicalize(path)
+        .ok()
+        .and_then(|t| t.parent().map(Path::to_path_buf))
+    {
+        dirs.push(target_dir);
+    }
+    for dir in &mut dirs {
+        if dir.as_os_str().is_empty() {
+            dir.push(".");
+        }
+    }
+    dirs.dedup();
+    dirs.iter().find_map(|dir| find_in_dir(dir, entry))
+}
+
+fn find_in_dir(dir: &Path, entry: &FileState) -> Option<PathBuf> {
+    // Every entry is stat()ed: on overlayfs the inode readdir reports may differ from stat's.
+    for dirent in fs::read_dir(dir).ok()?.flatten() {
+        let path = dirent.path();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() || Inode::of(&meta) != entry.inode {
+            continue;
+        }
+        let fits = File::open(&path).is_ok_and(|file| {
+            meta.len() >= entry.offset && entry.signature.matches(&file).unwrap_or(false)
+        });
+        return fits.then_some(path);
+    }
+    None
+}
+
+/// Reads one file to its end, or until `stop` is set. Returns true if anything was read.
+fn read_to_end(
+    f: &mut Followed,
+    pipeline: &Mutex<Pipeline>,
+    stats: &mut RunStats,
+    stop: &AtomicBool,
+) -> bool {
     let mut grew = false;
     loop {
         let filled = match f.buffer.fill(&mut f.file) {
@@ -337,7 +473,7 @@ fn read_to_end(f: &mut Followed, pipeline: &Mutex<Pipeline>, stats: &mut RunStat
         pipeline.lines(&mut f.source, f.buffer.lines());
         f.buffer.consume();
         drop(pipeline);
-        if filled.read == 0 {
+        if filled.read == 0 || stop.load(Ordering::Acquire) {
             return grew;
         }
     }

@@ -5,7 +5,8 @@
 //! there before, which device and inode alone cannot. **Not here:** deciding what a changed
 //! identity means (the follower does).
 //!
-//! Cold: once per file opened, and per state write while a file is shorter than 1 KiB.
+//! Cold: once per file opened, per read of a file whose size changed (to notice a rewrite), and
+//! while a file is shorter than 1 KiB, per read that grew it.
 
 use std::fs::File;
 use std::io;

@@ -57,35 +57,77 @@ pub struct AuditRecord {
 /// Where audit lines go.
 pub struct AuditWriter {
     out: BufWriter<Box<dyn Write + Send>>,
+    /// Length of the audit file after the last flush; `None` for stdout.
+    len: Option<u64>,
 }
 
 impl AuditWriter {
     /// Opens `path` for appending (`-` is stdout).
     pub fn open(path: &Path) -> io::Result<AuditWriter> {
-        let sink: Box<dyn Write + Send> = if path == Path::new("-") {
-            Box::new(io::stdout())
-        } else {
-            let file: File = OpenOptions::new().create(true).append(true).open(path)?;
-            Box::new(file)
-        };
+        AuditWriter::open_at(path, None)
+    }
+
+    /// Opens `path` for appending, first cutting it back to `resume_len` bytes when it is longer.
+    ///
+    /// The state file records the audit file's length beside the offsets and counters; after a
+    /// crash, the lines read again after the snapshot write their records again, so cutting the
+    /// records written after the snapshot keeps the audit stream exactly once too.
+    pub fn open_at(path: &Path, resume_len: Option<u64>) -> io::Result<AuditWriter> {
+        if path == Path::new("-") {
+            let sink: Box<dyn Write + Send> = Box::new(io::stdout());
+            return Ok(AuditWriter {
+                out: BufWriter::with_capacity(64 * 1024, sink),
+                len: None,
+            });
+        }
+        let file: File = OpenOptions::new().create(true).append(true).open(path)?;
+        let mut len = file.metadata()?.len();
+        if let Some(resume) = resume_len.filter(|r| *r < len) {
+            file.set_len(resume)?;
+            len = resume;
+        }
         Ok(AuditWriter {
-            out: BufWriter::with_capacity(64 * 1024, sink),
+            out: BufWriter::with_capacity(64 * 1024, Box::new(file)),
+            len: Some(len),
         })
     }
 
     /// Writes records, one JSON object a line, and flushes.
     pub fn write(&mut self, records: &[AuditRecord]) -> io::Result<()> {
+        let mut line = Vec::with_capacity(512);
         for record in records {
-            serde_json::to_writer(&mut self.out, record)?;
-            self.out.write_all(b"\n")?;
+            line.clear();
+            serde_json::to_writer(&mut line, record)?;
+            line.push(b'\n');
+            self.out.write_all(&line)?;
+            if let Some(len) = &mut self.len {
+                *len += line.len() as u64;
+            }
         }
         self.out.flush()
+    }
+
+    /// The audit file's length after the last write (for the state file); `None` for stdout.
+    pub fn file_len(&self) -> Option<u64> {
+        self.len
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resuming_cuts_records_written_after_the_snapshot() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        std::fs::write(&path, b"{\"a\":1}\n{\"a\":2}\n").unwrap();
+        let writer = AuditWriter::open_at(&path, Some(8)).unwrap();
+        assert_eq!(writer.file_len(), Some(8));
+        assert_eq!(std::fs::read(&path).unwrap(), b"{\"a\":1}\n");
+        let writer = AuditWriter::open_at(&path, Some(100)).unwrap();
+        assert_eq!(writer.file_len(), Some(8), "never extends");
+    }
 
     #[test]
     fn schema_is_stable() {

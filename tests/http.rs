@@ -1,0 +1,241 @@
+//! The built binary's HTTP surface: `/metrics`, `/-/healthy`, `/-/ready`, the landing page, the
+//! recent-denials JSON, 404 and 405, `--recent-denials 0`, several listen addresses, a custom
+//! telemetry path, and start-up errors that must be one sentence and a non-zero exit.
+
+#[path = "live/mod.rs"]
+mod live;
+
+use std::net::TcpListener;
+
+use live::*;
+
+#[test]
+fn metrics_health_readiness_and_unknown_paths() {
+    let wf = "http";
+    let dir = tempfile::tempdir().unwrap();
+    Writer::open(&dir.path().join("app.log")).denials(wf, 2);
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .start();
+    exporter.wait_denials(wf, 2);
+
+    let metrics = get(exporter.addr, "/metrics").unwrap();
+    assert_eq!(metrics.status, 200);
+    assert_eq!(
+        metrics.header("content-type"),
+        Some("text/plain; version=0.0.4")
+    );
+    assert!(metrics
+        .body
+        .contains("# TYPE permission_denials_total counter"));
+    assert_eq!(
+        sample(
+            &metrics.body,
+            DENIALS,
+            &[("reason", "rule"), ("tool", "Bash"), ("workflow", wf)]
+        ),
+        Some(2.0)
+    );
+    assert_eq!(sample(&metrics.body, FILES_FOLLOWED, &[]), Some(1.0));
+
+    let healthy = get(exporter.addr, "/-/healthy").unwrap();
+    assert_eq!((healthy.status, healthy.body.as_str()), (200, "Healthy.\n"));
+    let ready = get(exporter.addr, "/-/ready").unwrap();
+    assert_eq!((ready.status, ready.body.as_str()), (200, "Ready.\n"));
+
+    for path in ["/nope", "/metrics/x", "/api/v1/denials/1", "/-/"] {
+        assert_eq!(get(exporter.addr, path).unwrap().status, 404, "{path}");
+    }
+    assert_eq!(
+        request(exporter.addr, "POST", "/metrics").unwrap().status,
+        405
+    );
+    assert_eq!(
+        request(exporter.addr, "HEAD", "/metrics").unwrap().status,
+        200
+    );
+}
+
+#[test]
+fn the_landing_page_lists_files_and_escapes_recent_denials() {
+    let wf = "landing";
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    let evil = dir.path().join("evil<b>&.log");
+    let mut w = Writer::open(&log);
+    w.write(&denial_with_reason(
+        wf,
+        "blocked <script>alert(\"x\")</script> & more",
+    ));
+    w.write(&denial_with_reason(wf, "second"));
+    w.write("{\"level\":30"); // 11 bytes of an unfinished line: the lag
+    Writer::open(&evil).write(&denial_with_reason(wf, "third"));
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .start();
+    exporter.wait_denials(wf, 3);
+
+    let page = get(exporter.addr, "/").unwrap();
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    let body = &page.body;
+    assert!(
+        body.contains(&format!("<td>{}</td><td>11</td>", log.display())),
+        "{body}"
+    );
+    let evil_escaped = format!("{}/evil&lt;b&gt;&amp;.log", dir.path().display());
+    assert!(
+        body.contains(&format!("<td>{evil_escaped}</td><td>0</td>")),
+        "{body}"
+    );
+    assert!(
+        body.contains("blocked &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; more"),
+        "{body}"
+    );
+    assert!(!body.contains("<script"), "{body}");
+    assert!(!body.contains("evil<b>"), "{body}");
+    assert!(body.contains("<td>Bash</td>") && body.contains(&format!("<td>{wf}</td>")));
+
+    // The same denials as JSON, newest first, unescaped (JSON is not HTML).
+    let api = get(exporter.addr, "/api/v1/denials").unwrap();
+    assert_eq!(api.status, 200);
+    assert_eq!(api.header("content-type"), Some("application/json"));
+    let json: serde_json::Value = serde_json::from_str(&api.body).unwrap();
+    let denials = json["denials"].as_array().unwrap();
+    assert_eq!(denials.len(), 3, "{json}");
+    let reasons: Vec<&str> = denials
+        .iter()
+        .map(|d| d["decision_reason"].as_str().unwrap())
+        .collect();
+    // The two files may be read in either order; within app.log, the second is newer.
+    let first = reasons
+        .iter()
+        .position(|r| r.starts_with("blocked"))
+        .unwrap();
+    let second = reasons.iter().position(|r| *r == "second").unwrap();
+    assert!(second < first, "newest first: {reasons:?}");
+    assert_eq!(
+        reasons[first],
+        "blocked <script>alert(\"x\")</script> & more"
+    );
+    for d in denials {
+        assert_eq!(d["tool"], "Bash");
+        assert_eq!(d["workflow"], wf);
+        assert_eq!(d["reason"], "rule");
+        assert_eq!(d["origin"], "mid_stream");
+        assert_eq!(d["format"], "pino");
+    }
+    assert_eq!(denials[second]["source_file"], log.display().to_string());
+}
+
+#[test]
+fn recent_denials_zero_turns_the_ring_off() {
+    let wf = "no_ring";
+    let dir = tempfile::tempdir().unwrap();
+    Writer::open(&dir.path().join("app.log")).denials(wf, 3);
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .args(["--recent-denials", "0"])
+        .start();
+    exporter.wait_denials(wf, 3);
+    let page = get(exporter.addr, "/").unwrap();
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("None yet."), "{}", page.body);
+    let api = get(exporter.addr, "/api/v1/denials").unwrap();
+    let json: serde_json::Value = serde_json::from_str(&api.body).unwrap();
+    assert_eq!(json["denials"], serde_json::json!([]));
+}
+
+#[test]
+fn every_listen_address_serves_and_the_telemetry_path_moves() {
+    let wf = "two_addrs";
+    let dir = tempfile::tempdir().unwrap();
+    Writer::open(&dir.path().join("app.log")).denials(wf, 1);
+    let launch = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .args(["--web.telemetry-path", "/custom/metrics"]);
+    let mut exporter = None;
+    for _ in 0..5 {
+        let listen = [
+            format!("127.0.0.1:{}", free_port()),
+            format!("127.0.0.1:{}", free_port()),
+        ];
+        let mut e = launch.spawn_on(&listen);
+        match e.wait_ready() {
+            Ok(()) => {
+                exporter = Some((e, listen));
+                break;
+            }
+            Err(stderr) if stderr.contains("cannot listen") => continue,
+            Err(stderr) => panic!("{stderr}"),
+        }
+    }
+    let (exporter, listen) = exporter.expect("two free ports");
+    for addr in &listen {
+        let addr = addr.parse().unwrap();
+        let ok = wait_until(TIMEOUT, || {
+            get(addr, "/custom/metrics")
+                .is_ok_and(|r| r.status == 200 && sum(&r.body, DENIALS, &[("workflow", wf)]) == 1.0)
+        });
+        assert!(ok, "{addr} does not serve\n{}", exporter.stderr());
+        assert_eq!(get(addr, "/metrics").unwrap().status, 404);
+        assert_eq!(get(addr, "/-/ready").unwrap().status, 200);
+    }
+}
+
+/// Exits non-zero, with exactly one non-empty line on stderr, which contains `want`.
+fn fails_with_one_sentence(extra: &[&str], want: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let (status, stderr) = Launch::plain(dir.path(), &dir.path().join("*.log"))
+        .args(extra)
+        .run_to_exit(&format!("127.0.0.1:{port}"));
+    assert!(!status.success(), "{extra:?}: {status}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{extra:?}: one sentence, got:\n{stderr}");
+    assert!(lines[0].contains(want), "{extra:?}: {stderr}");
+}
+
+#[test]
+fn bad_flags_and_addresses_stop_it_with_one_sentence() {
+    // Every --web.listen-address value is kept, so an invalid one beside a valid one fails.
+    fails_with_one_sentence(
+        &["--web.listen-address", "not-an-address"],
+        "invalid --web.listen-address \"not-an-address\"",
+    );
+    fails_with_one_sentence(&["--stat-interval", "0"], "must be positive");
+    fails_with_one_sentence(
+        &["--web.telemetry-path", "metrics"],
+        "--web.telemetry-path must start with '/'",
+    );
+    fails_with_one_sentence(&["--path", "[unclosed"], "invalid --path glob");
+
+    // An address already taken.
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let (status, stderr) = Launch::plain(dir.path(), &dir.path().join("*.log")).run_to_exit(&addr);
+    assert!(!status.success());
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one sentence, got:\n{stderr}");
+    assert!(
+        lines[0].contains(&format!("cannot listen on {addr}")),
+        "{stderr}"
+    );
+
+    // An unknown flag: clap's error sentence comes first (followed by its usage hint).
+    let (status, stderr) = Launch::plain(dir.path(), &dir.path().join("*.log"))
+        .arg("--no-such-flag")
+        .run_to_exit("127.0.0.1:1");
+    assert_eq!(status.code(), Some(2));
+    assert!(
+        stderr
+            .lines()
+            .next()
+            .is_some_and(|l| l.starts_with("error:") && l.contains("--no-such-flag")),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,458 @@
+//! The built binary across stops and restarts with `--state-file`: a crash (SIGKILL) mid-stream,
+//! a clean SIGTERM, state entries that no longer fit their file, a corrupt state file, rotation
+//! while stopped, and `--read-from end`.
+//!
+//! Every denial line carries no correlation key, so a line read twice would count twice; the
+//! final value of `permission_denials_total` must equal the number of denial lines written.
+//! Restarts use `--read-from end` where that shows the state was used: without it, a known file
+//! would be skipped instead of resumed.
+
+#[path = "live/mod.rs"]
+mod live;
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use live::*;
+
+fn launch(dir: &Path, state: &Path) -> Launch {
+    Launch::new(dir, &dir.join("*.log"))
+        .fast()
+        .arg("--state-file")
+        .arg(state.display().to_string())
+}
+
+/// The offset the state file holds for `log`, if it holds one.
+fn saved_offset(state: &Path, log: &Path) -> Option<u64> {
+    let text = fs::read_to_string(state).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let want = log.display().to_string();
+    json["files"]
+        .as_array()?
+        .iter()
+        .find(|f| f["path"].as_str() == Some(&want))
+        .and_then(|f| f["offset"].as_u64())
+}
+
+/// The offset the state file holds for the file with inode `ino`, if it holds one.
+fn saved_offset_of_inode(state: &Path, ino: u64) -> Option<u64> {
+    let text = fs::read_to_string(state).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json["files"]
+        .as_array()?
+        .iter()
+        .find(|f| f["inode"]["ino"].as_u64() == Some(ino))
+        .and_then(|f| f["offset"].as_u64())
+}
+
+/// Waits until the state file says `log` was read through `offset`.
+fn wait_saved(exporter: &Exporter, state: &Path, log: &Path, offset: u64) {
+    assert!(
+        wait_until(TIMEOUT, || saved_offset(state, log) == Some(offset)),
+        "state file never reached offset {offset} of {}: {:?}\n{}",
+        log.display(),
+        fs::read_to_string(state),
+        exporter.stderr()
+    );
+}
+
+fn len(path: &Path) -> u64 {
+    fs::metadata(path).unwrap().len()
+}
+
+/// SIGTERM, then the exit status, which must come within a few seconds.
+fn stop(exporter: &mut Exporter) {
+    let started = Instant::now();
+    exporter.signal("TERM");
+    let status = exporter
+        .wait_exit(Duration::from_secs(10))
+        .unwrap_or_else(|| panic!("no exit within 10 s of SIGTERM\n{}", exporter.stderr()));
+    assert!(status.success(), "{status}\n{}", exporter.stderr());
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(5),
+        "SIGTERM took {took:?} to stop"
+    );
+}
+
+#[test]
+fn a_crash_and_restart_mid_stream_count_every_line_once() {
+    let wf = "crash";
+    let dir = tempfile::tempdir().unwrap();
+    let (log, state) = (dir.path().join("app.log"), dir.path().join("state.json"));
+    let launch = launch(dir.path(), &state).args(["--state-interval", "0.2"]);
+    let mut w = Writer::open(&log);
+    w.denials(wf, 20);
+    let mut exporter = launch.start();
+    exporter.wait_denials(wf, 20);
+    wait_saved(&exporter, &state, &log, len(&log));
+
+    // More lines and half a line, then a crash; the rest arrives while it is down.
+    w.denials(wf, 10);
+    let line = denial(wf);
+    let (head, tail) = line.split_at(50);
+    w.write(head);
+    exporter.wait_denials(wf, 30);
+    exporter.crash();
+    w.write(tail);
+    w.denials(wf, 5);
+    let mut written = 36;
+    let restarted = launch.clone().args(["--read-from", "end"]);
+    exporter = restarted.start();
+    // No reset: the restored counters are there from the first scrape on.
+    assert!(exporter.denials(wf) >= 20.0, "{}", exporter.stderr());
+    exporter.wait_denials(wf, written);
+
+    // Crashes while a writer is busy: each restart resumes from the last state written.
+    let stop_writing = Arc::new(AtomicBool::new(false));
+    let lines_written = Arc::new(AtomicUsize::new(0));
+    let writer = {
+        let (stop_writing, lines_written) = (stop_writing.clone(), lines_written.clone());
+        let mut w = Writer::open(&log);
+        std::thread::spawn(move || {
+            while !stop_writing.load(Ordering::Relaxed) {
+                w.denials("crash", 10);
+                lines_written.fetch_add(10, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        })
+    };
+    for _ in 0..3 {
+        let before = exporter.denials(wf);
+        exporter.wait_at_least("progress before the crash", before + 100.0, |m| {
+            sum(m, DENIALS, &[("workflow", wf)])
+        });
+        exporter.crash();
+        std::thread::sleep(Duration::from_millis(100)); // the writer goes on meanwhile
+        exporter = restarted.start();
+    }
+    stop_writing.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    written += lines_written.load(Ordering::Relaxed) as u64;
+    exporter.wait_denials(wf, written);
+    let m = exporter.metrics();
+    assert_eq!(sample(&m, LINES, &[("outcome", "malformed")]), Some(0.0));
+}
+
+#[test]
+fn sigterm_writes_the_state_and_exits_zero() {
+    let wf = "sigterm";
+    let dir = tempfile::tempdir().unwrap();
+    let (log, state) = (dir.path().join("app.log"), dir.path().join("state.json"));
+    let launch = launch(dir.path(), &state).args(["--state-interval", "3600"]);
+    let mut w = Writer::open(&log);
+    w.denials(wf, 7);
+    let mut exporter = launch.start();
+    exporter.wait_denials(wf, 7);
+    assert!(!state.exists(), "no periodic write yet");
+    stop(&mut exporter);
+    assert_eq!(saved_offset(&state, &log), Some(len(&log)));
+    let text = fs::read_to_string(&state).unwrap();
+    assert!(text.starts_with(r#"{"version":"1""#), "{text}");
+    assert!(!dir.path().join("state.json.tmp").exists());
+
+    // The state is used: a file it knows resumes (with --read-from end it would be skipped).
+    w.denials(wf, 3);
+    let mut exporter = launch.clone().args(["--read-from", "end"]).start();
+    exporter.wait_denials(wf, 10);
+    w.denials(wf, 2);
+    exporter.wait_denials(wf, 12);
+    stop(&mut exporter);
+
+    // SIGINT (Ctrl-C) stops it cleanly too.
+    let mut exporter = launch.start();
+    exporter.wait_denials(wf, 12);
+    exporter.signal("INT");
+    let status = exporter.wait_exit(Duration::from_secs(10)).expect("exit");
+    assert!(status.success(), "{status}\n{}", exporter.stderr());
+}
+
+#[test]
+fn a_state_entry_that_no_longer_fits_is_dropped() {
+    let wf = "stale";
+    let dir = tempfile::tempdir().unwrap();
+    let (log, state) = (dir.path().join("app.log"), dir.path().join("state.json"));
+    let launch = launch(dir.path(), &state).args(["--state-interval", "3600"]);
+    let mut w = Writer::open(&log);
+    w.denials(wf, 4);
+    let mut exporter = launch.start();
+    exporter.wait_denials(wf, 4);
+    stop(&mut exporter);
+    let offset = saved_offset(&state, &log).unwrap();
+
+    // Rewritten in place (same inode), with other first bytes and more bytes than the offset:
+    // only the signature tells. Read per --read-from (beginning): all 6 lines count.
+    let inode = fs::metadata(&log).unwrap().ino();
+    let rewritten = noise() + &denials(wf, 6);
+    fs::write(&log, &rewritten).unwrap();
+    assert_eq!(fs::metadata(&log).unwrap().ino(), inode);
+    assert!(len(&log) >= offset);
+    let mut exporter = launch.start();
+    exporter.wait_denials(wf, 4 + 6);
+    assert!(
+        exporter.stderr().contains("no longer fits"),
+        "{}",
+        exporter.stderr()
+    );
+    stop(&mut exporter);
+
+    // Truncated below the saved offset: dropped, and read per --read-from end (skipped).
+    let w2 = fs::OpenOptions::new().write(true).open(&log).unwrap();
+    w2.set_len(0).unwrap();
+    w.denials(wf, 1);
+    assert!(len(&log) < saved_offset(&state, &log).unwrap());
+    let mut exporter = launch.clone().args(["--read-from", "end"]).start();
+    assert!(
+        exporter.stderr().contains("no longer fits"),
+        "{}",
+        exporter.stderr()
+    );
+    exporter.assert_denials(wf, 10);
+    w.denials(wf, 2);
+    exporter.wait_denials(wf, 12);
+    stop(&mut exporter);
+}
+
+#[test]
+fn a_corrupt_state_file_stops_with_one_sentence_unless_told_to_reset() {
+    let wf = "corrupt";
+    let dir = tempfile::tempdir().unwrap();
+    let (log, state) = (dir.path().join("app.log"), dir.path().join("state.json"));
+    Writer::open(&log).denials(wf, 3);
+    fs::write(&state, "{not json").unwrap();
+    let launch = Launch::plain(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .arg("--state-file")
+        .arg(state.display().to_string());
+    let port = free_port();
+    let (status, stderr) = launch.run_to_exit(&format!("127.0.0.1:{port}"));
+    assert!(!status.success(), "{status}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one sentence, got: {stderr}");
+    assert!(lines[0].contains("is corrupt"), "{stderr}");
+    assert!(lines[0].contains("--state-reset-on-error"), "{stderr}");
+    assert_eq!(
+        fs::read_to_string(&state).unwrap(),
+        "{not json",
+        "left alone"
+    );
+
+    // A state path that cannot be read (a directory) is one sentence too.
+    let as_dir = dir.path().join("state-dir");
+    fs::create_dir(&as_dir).unwrap();
+    let (status, stderr) = Launch::plain(dir.path(), &dir.path().join("*.log"))
+        .arg("--state-file")
+        .arg(as_dir.display().to_string())
+        .run_to_exit(&format!("127.0.0.1:{port}"));
+    assert!(!status.success(), "{status}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one sentence, got: {stderr}");
+    assert!(lines[0].contains("cannot read state file"), "{stderr}");
+
+    // A state file that could never be written (its directory is missing): counting would
+    // start over after every restart, so it is refused at start-up.
+    let (status, stderr) = Launch::plain(dir.path(), &dir.path().join("*.log"))
+        .arg("--state-file")
+        .arg(dir.path().join("missing/state.json").display().to_string())
+        .run_to_exit(&format!("127.0.0.1:{port}"));
+    assert!(!status.success(), "{status}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one sentence, got: {stderr}");
+    assert!(lines[0].contains("cannot write state file"), "{stderr}");
+
+    // With --state-reset-on-error: a warning, then a fresh start.
+    let mut exporter = launch.clone().arg("--state-reset-on-error").start();
+    exporter.wait_denials(wf, 3);
+    assert!(
+        exporter.stderr().contains("starting with empty state"),
+        "{}",
+        exporter.stderr()
+    );
+    stop(&mut exporter);
+    assert_eq!(
+        saved_offset(&state, &log),
+        Some(len(&log)),
+        "a valid state replaced it"
+    );
+}
+
+#[test]
+fn read_from_end_skips_what_files_never_seen_already_hold() {
+    let wf = "from_end";
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let (a, b, c) = (
+        dir.path().join("a.log"),
+        dir.path().join("b.log"),
+        dir.path().join("c.log"),
+    );
+    let mut wa = Writer::open(&a);
+    wa.denials(wf, 5);
+    let line = denial(wf);
+    let (head, tail) = line.split_at(30);
+    wa.write(head); // an unfinished line: it ends after start-up, so it counts
+    let launch = launch(dir.path(), &state).args(["--state-interval", "3600"]);
+    let mut exporter = launch.clone().args(["--read-from", "end"]).start();
+    exporter.assert_denials(wf, 0);
+    wa.write(tail);
+    exporter.wait_denials(wf, 1);
+    wa.denials(wf, 2);
+    exporter.wait_denials(wf, 3);
+    // A file appearing while running is read from its start.
+    let mut wb = Writer::open(&b);
+    wb.denials(wf, 4);
+    exporter.wait_denials(wf, 7);
+    stop(&mut exporter);
+
+    // While stopped: known files grow, and a new one appears with content.
+    wa.denials(wf, 1);
+    wb.denials(wf, 1);
+    let mut wc = Writer::open(&c);
+    wc.denials(wf, 3);
+    let mut exporter = launch.clone().args(["--read-from", "end"]).start();
+    exporter.wait_denials(wf, 9);
+    wc.denials(wf, 1);
+    exporter.wait_denials(wf, 10);
+    exporter.assert_denials(wf, 10);
+    stop(&mut exporter);
+}
+
+#[test]
+fn rotation_while_stopped_loses_nothing() {
+    let wf = "rotated_stopped";
+    let dir = tempfile::tempdir().unwrap();
+    let (log, state) = (dir.path().join("app.log"), dir.path().join("state.json"));
+    let launch = launch(dir.path(), &state).args(["--state-interval", "0.2"]);
+    let mut old = Writer::open(&log);
+    old.denials(wf, 5);
+    let mut exporter = launch.start();
+    exporter.wait_denials(wf, 5);
+    stop(&mut exporter);
+
+    // logrotate runs while the exporter is down: the unread end of the old file must count.
+    old.denials(wf, 3);
+    fs::rename(&log, dir.path().join("app.log.1")).unwrap();
+    drop(old);
+    let mut new = Writer::open(&log);
+    new.denials(wf, 4);
+    let mut exporter = launch.start();
+    exporter.wait_denials(wf, 12);
+    exporter.wait_value(ROTATIONS, &[], 1.0);
+    exporter.wait_value(FILES_FOLLOWED, &[], 1.0);
+    exporter.assert_denials(wf, 12);
+
+    // A crash while a renamed file is still being drained: the state holds it under its old
+    // name; after the restart it is found by inode and drained from its offset.
+    fs::rename(&log, dir.path().join("app.log.2")).unwrap();
+    let mut newer = Writer::open(&log);
+    new.denials(wf, 2);
+    exporter.wait_denials(wf, 14);
+    // Wait until the state lists the renamed file read to its end; a noise line now and then
+    // keeps it from being let go meanwhile, however slow this machine is.
+    let renamed = dir.path().join("app.log.2");
+    let inode = fs::metadata(&renamed).unwrap().ino();
+    let mut last_noise = Instant::now();
+    let listed = wait_until(TIMEOUT, || {
+        if last_noise.elapsed() > Duration::from_secs(1) {
+            new.write(&noise());
+            last_noise = Instant::now();
+        }
+        saved_offset_of_inode(&state, inode) == Some(len(&renamed))
+    });
+    assert!(listed, "{:?}", fs::read_to_string(&state));
+    exporter.crash();
+    new.denials(wf, 3); // unread when the exporter comes back
+    newer.denials(wf, 1);
+    let exporter = launch.clone().args(["--read-from", "end"]).start();
+    exporter.wait_denials(wf, 18);
+    exporter.wait_value(FILES_FOLLOWED, &[], 1.0);
+    exporter.assert_denials(wf, 18);
+}
+
+/// The kubelet layout: the glob matches symlinks (`containers/*.log`) to files in another
+/// directory (`pods/…/0.log`), which the kubelet rotates there (`0.log` → `0.log.<time>`). A
+/// rotation while the exporter is down must not lose the end of the old file.
+#[test]
+fn rotation_behind_a_symlink_while_stopped_loses_nothing() {
+    let wf = "kubelet_stopped";
+    let dir = tempfile::tempdir().unwrap();
+    let (containers, pods) = (dir.path().join("containers"), dir.path().join("pods"));
+    fs::create_dir(&containers).unwrap();
+    fs::create_dir(&pods).unwrap();
+    let (target, link) = (pods.join("0.log"), containers.join("app.log"));
+    let state = dir.path().join("state.json");
+    let launch = Launch::new(dir.path(), &containers.join("*.log"))
+        .fast()
+        .args(["--state-file", &state.display().to_string()]);
+    let mut old = Writer::open(&target);
+    old.denials(wf, 5);
+    swap_symlink(&target, &link);
+    let mut exporter = launch.start();
+    exporter.wait_denials(wf, 5);
+    stop(&mut exporter);
+
+    old.denials(wf, 3);
+    fs::rename(&target, pods.join("0.log.20260101-000000")).unwrap();
+    let mut new = Writer::open(&target);
+    new.denials(wf, 4);
+    let exporter = launch.clone().args(["--read-from", "end"]).start();
+    // With --read-from end the new 0.log (never seen) is skipped; the old one is drained.
+    exporter.wait_denials(wf, 8);
+    new.denials(wf, 1);
+    exporter.wait_denials(wf, 9);
+    exporter.wait_value(FILES_FOLLOWED, &[], 1.0);
+    exporter.assert_denials(wf, 9);
+}
+
+/// SIGTERM while a large backlog is being read: reading stops between two lines, the state is
+/// written for exactly what was read, and the exit comes within a few seconds. The restart then
+/// reads the rest, and the total is exact.
+#[test]
+fn sigterm_during_a_long_backlog_stops_promptly() {
+    let wf = "backlog";
+    let dir = tempfile::tempdir().unwrap();
+    let (log, state) = (dir.path().join("app.log"), dir.path().join("state.json"));
+    let mut text = String::with_capacity(41 << 20);
+    let mut total = 0u64;
+    while text.len() < 40 << 20 {
+        for _ in 0..99 {
+            text.push_str(&noise());
+        }
+        text.push_str(&denial(wf));
+        total += 1;
+    }
+    fs::write(&log, &text).unwrap();
+    let launch = launch(dir.path(), &state).args(["--state-interval", "3600"]);
+    let mut exporter = launch.start_serving();
+    let was_reading = get(exporter.addr, "/-/ready").is_ok_and(|r| r.status == 503);
+    stop(&mut exporter);
+
+    let offset = saved_offset(&state, &log).expect("an entry for the file") as usize;
+    assert!(offset <= text.len());
+    assert!(
+        offset == 0 || text.as_bytes()[offset - 1] == b'\n',
+        "offset inside a line"
+    );
+    if was_reading {
+        assert!(offset < text.len(), "stopped before the end of the backlog");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&state).unwrap()).unwrap();
+    let metrics = &json["account"]["metrics"];
+    assert_eq!(metrics["read_bytes"].as_u64(), Some(offset as u64));
+    let saved_denials: u64 = metrics["denials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pair| pair[1].as_u64().unwrap())
+        .sum();
+    let read_denials = text[..offset].matches("agent.permission.denied").count() as u64;
+    assert_eq!(saved_denials, read_denials);
+
+    let exporter = launch.start();
+    exporter.wait_denials(wf, total);
+}
