@@ -11,7 +11,24 @@ use denials_exporter::config::Config;
 use denials_exporter::{replay, run};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => error.exit(), // --help, --version
+        Err(error) => {
+            // One sentence, like every other error: clap's message without its usage block.
+            let rendered = error.render().to_string();
+            let sentence: Vec<&str> = rendered
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            eprintln!(
+                "denials-exporter: {} (see --help)",
+                sentence.join(" ").trim_start_matches("error: ")
+            );
+            return ExitCode::from(2);
+        }
+    };
     let result = match cli.command {
         Command::Replay(args) => init_logging(&args.log).and_then(|()| {
             let config = Config::from_args(&args.pipeline)?;

@@ -92,20 +92,20 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             Err(error) => return Err(error.into()),
         },
     };
-    let (account_state, file_states) = match restored {
+    let (account_state, file_states, audit_len) = match restored {
         Some(state) => {
             info!(
                 files = state.files.len(),
                 denials = state.account.metrics.denials_total(),
                 "state restored"
             );
-            (state.account, state.files)
+            (state.account, state.files, state.audit_len)
         }
-        None => (AccountState::default(), Vec::new()),
+        None => (AccountState::default(), Vec::new(), None),
     };
     let audit = match &config.audit_log {
         Some(path) => Some(
-            AuditWriter::open(path)
+            AuditWriter::open_at(path, audit_len)
                 .with_context(|| format!("cannot open audit log {}", path.display()))?,
         ),
         None => None,
@@ -362,17 +362,15 @@ impl ReadLoop {
     fn save(&self, follower: &mut Follower, shared: &Shared) {
         let Some(path) = &self.state_file else { return };
         let files = follower.save();
-        let account = shared
-            .pipeline
-            .lock()
-            .expect("pipeline lock")
-            .accountant()
-            .state()
-            .clone();
+        let (account, audit_len) = {
+            let pipeline = shared.pipeline.lock().expect("pipeline lock");
+            (pipeline.accountant().state().clone(), pipeline.audit_len())
+        };
         let state = StateFile::V1(StateV1 {
             written_at: wall_now(),
             files,
             account,
+            audit_len,
         });
         let result = snapshot::write(path, &state);
         let mut view = shared.view.lock().expect("view lock");

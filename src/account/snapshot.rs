@@ -57,6 +57,10 @@ pub struct StateV1 {
     pub written_at: f64,
     pub files: Vec<FileState>,
     pub account: AccountState,
+    /// Length of the audit file when the snapshot was taken, so that the audit records of lines
+    /// read again after a crash can be cut from it (`None` without an audit file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_len: Option<u64>,
 }
 
 /// The state file, tagged by version so that later versions can still read this one.
@@ -143,6 +147,7 @@ mod tests {
                 }],
             }],
             account: AccountState::default(),
+            audit_len: Some(6),
         })
     }
 

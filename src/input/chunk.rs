@@ -39,6 +39,8 @@ pub struct LineBuffer {
     /// Skipping the rest of an oversized line until its newline.
     discarding: bool,
     max_line_bytes: usize,
+    /// Bytes asked for per read.
+    chunk_bytes: usize,
     committed: u64,
     /// While discarding: the offset where the oversized line started, which is what a restart
     /// must resume from (so it skips that line again instead of reading its middle as a line).
@@ -48,8 +50,14 @@ pub struct LineBuffer {
 impl LineBuffer {
     /// A buffer for lines of at most `max_line_bytes` (longer ones are skipped and reported).
     pub fn new(max_line_bytes: usize) -> LineBuffer {
+        LineBuffer::with_chunk(max_line_bytes, CHUNK_BYTES)
+    }
+
+    /// A buffer that reads `chunk_bytes` at a time. The memory is taken at the first read.
+    pub fn with_chunk(max_line_bytes: usize, chunk_bytes: usize) -> LineBuffer {
         LineBuffer {
-            buf: vec![0; CHUNK_BYTES],
+            buf: Vec::new(),
+            chunk_bytes,
             start: 0,
             end: 0,
             complete: 0,
@@ -68,10 +76,11 @@ impl LineBuffer {
             self.end -= self.start;
             self.start = 0;
         }
-        if self.buf.len() - self.end < CHUNK_BYTES / 4 {
+        let chunk = self.chunk_bytes;
+        if self.buf.len() - self.end < chunk / 4 {
             let want = (self.buf.len() * 2)
-                .min(self.max_line_bytes + CHUNK_BYTES + 1)
-                .max(self.end + CHUNK_BYTES);
+                .min(self.max_line_bytes + chunk + 1)
+                .max(self.end + chunk);
             self.buf.resize(want, 0);
         }
         let read = loop {
@@ -157,6 +166,17 @@ impl LineBuffer {
         self.discarding = false;
         self.discard_from = None;
         self.committed = offset;
+    }
+
+    /// Gives the memory back when nothing is held (no unfinished line): a follower of many
+    /// quiet files then costs almost nothing per file. The next read takes it again.
+    pub fn release_if_idle(&mut self) {
+        if self.start == self.end && !self.discarding {
+            self.start = 0;
+            self.end = 0;
+            self.complete = 0;
+            self.buf = Vec::new();
+        }
     }
 
     /// Bytes allocated (for memory accounting).

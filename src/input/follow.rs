@@ -33,7 +33,7 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use tracing::{debug, info, warn};
 
@@ -43,6 +43,10 @@ use crate::account::snapshot::FileState;
 use crate::cli::ReadFrom;
 use crate::output::exposition::RunStats;
 use crate::pipeline::{Pipeline, Source};
+
+/// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
+/// was appended since the last wake-up, and many files must stay cheap.
+pub const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 /// How long a rotated or deleted file, read to its end, is kept open for late writes.
 pub const ROTATED_GRACE: Duration = Duration::from_secs(5);
@@ -189,6 +193,7 @@ impl Follower {
     /// from the saved offset; otherwise drop the entry.
     fn resume_rotated(&mut self, pipeline: &Mutex<Pipeline>) {
         let entries = std::mem::take(&mut self.restored);
+        let before = self.files.len();
         for entry in entries {
             let Some(path) = find_by_inode(&entry) else {
                 info!(path = %entry.path, "state entry for a file that is gone; dropped");
@@ -201,6 +206,9 @@ impl Follower {
             }
         }
         self.restored.clear(); // what open() did not take did not fit, and it said so
+                               // Files rotated away while we were down are older than any the globs match: read them first.
+        let resumed = self.files.split_off(before);
+        self.files.splice(0..0, resumed);
     }
 
     /// Reads every followed file to its end, feeding the pipeline; lets go of rotated files that
@@ -225,11 +233,12 @@ impl Follower {
                 }
             }
             widen_signature(f);
+            f.buffer.release_if_idle();
             if f.rotated && !grew && f.read_pos >= f.size {
                 let since = *f.drained_since.get_or_insert(now);
                 if now.duration_since(since) >= ROTATED_GRACE {
                     debug!(path = %f.path.display(), "rotated file drained; letting go");
-                    self.files.swap_remove(i);
+                    self.files.remove(i); // keep the others in the order they were opened
                     continue;
                 }
             } else {
@@ -261,6 +270,10 @@ impl Follower {
         self.files.iter().map(|f| f.path.clone()).collect()
     }
 
+    /// The paths the globs match, oldest first (by modification time), symlinks last, and a
+    /// symlink left out when its target is listed too. New files are opened, and so first read,
+    /// in this order: an execution's denials in an older roll are counted before its record in a
+    /// newer one, which is what makes them reconcile instead of counting as revealed by the record.
     fn matching_paths(&mut self) -> Vec<PathBuf> {
         let mut paths = Vec::new();
         for pattern in &self.config.patterns {
@@ -271,7 +284,22 @@ impl Follower {
         }
         paths.sort();
         paths.dedup();
-        paths
+        let listed: BTreeSet<PathBuf> = paths.iter().filter(|p| !is_symlink(p)).cloned().collect();
+        let mut keyed: Vec<(bool, SystemTime, PathBuf)> = paths
+            .into_iter()
+            .filter_map(|path| {
+                let symlink = is_symlink(&path);
+                if symlink && fs::canonicalize(&path).is_ok_and(|target| listed.contains(&target)) {
+                    return None; // its target is followed under its own name
+                }
+                let mtime = fs::metadata(&path)
+                    .and_then(|m| m.modified())
+                    .unwrap_or(SystemTime::UNIX_EPOCH);
+                Some((symlink, mtime, path))
+            })
+            .collect();
+        keyed.sort();
+        keyed.into_iter().map(|(_, _, path)| path).collect()
     }
 
     /// Opens `path` and follows it, resuming from its state entry if one fits. Returns the
@@ -317,9 +345,13 @@ impl Follower {
             if fits {
                 source.restore_partials(&entry.partials);
                 offset = Some(entry.offset);
-            } else {
+            } else if Path::new(&entry.path) == path {
                 warn!(path = %path.display(), saved_offset = entry.offset, size,
                       "state entry no longer fits its file (rewritten or truncated); dropped");
+            } else {
+                // The saved file is gone and its inode was reused by another one (pino-roll
+                // deletes old rolls): nothing is wrong.
+                debug!(path = %path.display(), saved = %entry.path, "inode reused by a new file");
             }
         }
         let offset = match (offset, rotated, self.started, self.config.read_from) {
@@ -328,7 +360,7 @@ impl Follower {
             (None, false, false, ReadFrom::End) => last_line_end(&file, size),
             (None, false, _, _) => 0,
         };
-        let mut buffer = LineBuffer::new(self.config.max_line_bytes);
+        let mut buffer = LineBuffer::with_chunk(self.config.max_line_bytes, READ_CHUNK_BYTES);
         buffer.reset(offset);
         let mut file = file;
         if let Err(error) = file.seek(SeekFrom::Start(offset)) {

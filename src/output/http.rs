@@ -1,7 +1,8 @@
 //! The HTTP server (hyper 1.x, one task per connection):
 //!
 //! * `GET <telemetry path>` (default `/metrics`): the text exposition, format 0.0.4. Encodes what
-//!   is in memory; never reads a file.
+//!   is in memory; never reads a file. 503 until ready: after a restart the restored counters are
+//!   behind what was served before, until the backlog is read again.
 //! * `GET /-/healthy`: 200 while the reading thread is alive, else 503.
 //! * `GET /-/ready`: 200 once the state is restored and the first scan of the files ran, else 503.
 //! * `GET /`: an HTML landing page: version, followed files with their lag, recent denials.
@@ -131,6 +132,14 @@ fn route(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
     }
     let path = req.uri().path();
     if path == shared.telemetry_path {
+        if !shared.ready.load(Ordering::Acquire) {
+            // Restored counters are behind what was served before a crash until the backlog is
+            // read again: serving them would look like a counter reset to Prometheus.
+            return text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Not ready: catching up after start.\n",
+            );
+        }
         return metrics(shared);
     }
     match path {
