@@ -21,7 +21,7 @@ use crate::account::{Accountant, LineSource};
 use crate::config::Config;
 use crate::decode::{self, Skip};
 use crate::input::container::{self, Joined, Rejoiner, SavedPartial};
-use crate::input::prefilter::Prefilter;
+use crate::input::prefilter::{is_plain_object_line, Pick, Prefilter};
 use crate::output::audit::{AuditRecord, AuditWriter};
 use crate::output::metrics::LineOutcome;
 
@@ -76,6 +76,8 @@ pub struct Pipeline {
     keep_audit: bool,
     kept: Vec<AuditRecord>,
     audit_failed: bool,
+    /// Reused by [`Pipeline::lines`].
+    picks: Vec<Pick>,
 }
 
 impl Pipeline {
@@ -88,7 +90,13 @@ impl Pipeline {
             keep_audit,
             kept: Vec::new(),
             audit_failed: false,
+            picks: Vec::new(),
         }
+    }
+
+    /// The prefilter, for a read-ahead thread that picks lines for [`Pipeline::picked`].
+    pub fn prefilter(&self) -> &Prefilter {
+        &self.prefilter
     }
 
     pub fn accountant(&self) -> &Accountant {
@@ -126,23 +134,22 @@ impl Pipeline {
         if region.is_empty() {
             return;
         }
-        let lines = bytecount::count(region, b'\n') as u64;
-        self.accountant.add_read(region.len() as u64, lines);
         let max = self.accountant.config().limits.max_line_bytes;
-        if region.len() <= max {
-            self.scan(source, region);
-        } else {
-            // Only a region longer than the cap can hold an oversized line: find them exactly.
-            let (mut from, mut start) = (0, 0);
-            for nl in memchr::memchr_iter(b'\n', region) {
-                if nl - start > max {
-                    self.scan(source, &region[from..start]);
-                    self.outcome(source, LineOutcome::Oversized, b"");
-                    from = nl + 1;
-                }
-                start = nl + 1;
+        let mut picks = std::mem::take(&mut self.picks);
+        let lines = self.prefilter.pick(region, max, &mut picks);
+        self.picked(source, region, lines, &picks);
+        self.picks = picks;
+    }
+
+    /// Processes a region whose lines were already picked by [`Prefilter::pick`] (on the
+    /// read-ahead thread, in replay).
+    pub fn picked(&mut self, source: &mut Source, region: &[u8], lines: u64, picks: &[Pick]) {
+        self.accountant.add_read(region.len() as u64, lines);
+        for pick in picks {
+            match pick {
+                Pick::Line(range) => self.line(source, &region[range.clone()]),
+                Pick::Oversized => self.outcome(source, LineOutcome::Oversized, b""),
             }
-            self.scan(source, &region[from..]);
         }
         self.flush_audit();
     }
@@ -158,28 +165,6 @@ impl Pipeline {
         self.flush_audit();
     }
 
-    /// The fast path: one prefilter pass over the whole region finds the lines that may matter;
-    /// every other line only has its first and last byte looked at, so a line that is not even
-    /// shaped like a JSON object (or is container-framed) still gets classified.
-    fn scan(&mut self, source: &mut Source, region: &[u8]) {
-        let mut next_hit = self.prefilter.find(region);
-        let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', region) {
-            let line = &region[start..nl];
-            let is_hit = next_hit.is_some_and(|h| h < nl);
-            if is_hit || source.rejoiner.has_pending() || !is_object_shaped(line) {
-                self.line(source, line);
-            }
-            if is_hit {
-                next_hit = self.prefilter.find(&region[nl + 1..]).map(|h| h + nl + 1);
-            }
-            start = nl + 1;
-        }
-        if start < region.len() {
-            self.line(source, &region[start..]);
-        }
-    }
-
     /// One candidate physical line (without its newline).
     fn line(&mut self, source: &mut Source, line: &[u8]) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -189,7 +174,7 @@ impl Pipeline {
             Joined::Line(app) => app,
         };
         let unwrapped = !matches!(app, Cow::Borrowed(_)) || app.len() != line.len();
-        if unwrapped && !self.prefilter.is_app_candidate(&app) && is_object_shaped(&app) {
+        if unwrapped && !self.prefilter.is_app_candidate(&app) && is_plain_object_line(&app) {
             // Unwrapped from framing, and only now known not to matter.
             return;
         }
@@ -268,14 +253,6 @@ impl Pipeline {
             self.kept.extend(records);
         }
     }
-}
-
-/// Returns true if and only if `line` starts with `{` and ends with `}` (a trailing `\r`
-/// allowed): the cheap test that a line not hit by the prefilter is an ordinary JSON log line.
-#[inline]
-fn is_object_shaped(line: &[u8]) -> bool {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    line.first() == Some(&b'{') && line.last() == Some(&b'}')
 }
 
 #[cfg(test)]

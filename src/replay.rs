@@ -1,21 +1,20 @@
 //! `denials-exporter replay FILE...`: read each file from start to end through the pipeline and
 //! print the Prometheus text exposition, exactly what the live `/metrics` serves.
 //!
-//! A streaming loop over one reused [`LineBuffer`], fed by a read-ahead thread ([`Prefetch`]):
-//! memory does not grow with file size. An
+//! A streaming loop fed by a read-ahead thread that reads and picks candidate lines
+//! ([`ReadAhead`]) while this one decodes and counts: memory does not grow with file size. An
 //! unreadable file stops the command with an error naming it; bad lines never do.
 //! **Not here:** following, offsets, HTTP (`run`).
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
 use crate::account::Accountant;
 use crate::config::Config;
-use crate::input::chunk::LineBuffer;
-use crate::input::prefetch::Prefetch;
+use crate::input::readahead::ReadAhead;
 use crate::output::audit::AuditWriter;
 use crate::output::exposition;
 use crate::pipeline::{Pipeline, Source};
@@ -31,18 +30,18 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
     };
     let max_line_bytes = config.limits.max_line_bytes;
     let mut pipeline = Pipeline::new(Accountant::new(config), audit, false);
-    let mut buffer = LineBuffer::new(max_line_bytes);
     for path in files {
         let path = path.as_ref();
         let name = path.to_string_lossy();
         let mut source = Source::new(&name, pipeline.accountant().config());
-        buffer.reset(0);
-        let mut reader = if path == Path::new("-") {
-            Prefetch::new(io::stdin())
+        let prefilter = pipeline.prefilter().clone();
+        let mut ahead = if path == Path::new("-") {
+            ReadAhead::new(io::stdin(), prefilter, max_line_bytes)
         } else {
-            Prefetch::new(File::open(path).with_context(|| format!("cannot open log file {name}"))?)
+            let file = File::open(path).with_context(|| format!("cannot open log file {name}"))?;
+            ReadAhead::new(file, prefilter, max_line_bytes)
         };
-        replay_one(&mut pipeline, &mut source, &mut buffer, &mut reader)
+        replay_one(&mut pipeline, &mut source, &mut ahead)
             .with_context(|| format!("cannot read log file {name}"))?;
     }
     let accountant = pipeline.accountant();
@@ -58,19 +57,17 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
 fn replay_one(
     pipeline: &mut Pipeline,
     source: &mut Source,
-    buffer: &mut LineBuffer,
-    reader: &mut dyn Read,
+    ahead: &mut ReadAhead,
 ) -> io::Result<()> {
-    loop {
-        let filled = buffer.fill(reader)?;
-        pipeline.oversized(source, filled.oversized);
-        pipeline.lines(source, buffer.lines());
-        if filled.read == 0 {
-            break;
+    while let Some(batch) = ahead.next_batch() {
+        let batch = batch?;
+        pipeline.oversized(source, batch.oversized);
+        if batch.is_tail {
+            pipeline.last_line(source, &batch.region);
+        } else {
+            pipeline.picked(source, &batch.region, batch.lines, &batch.picks);
         }
-    }
-    if let Some(tail) = buffer.take_tail() {
-        pipeline.last_line(source, &tail);
+        ahead.recycle(batch);
     }
     Ok(())
 }

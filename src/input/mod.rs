@@ -2,7 +2,8 @@
 //!
 //! * [`chunk`]: a reused read buffer that hands out regions of complete lines and holds the
 //!   unfinished tail; it knows the committed offset (the byte after the last whole line).
-//! * [`prefilter`]: the multi-literal search that finds the few lines worth decoding.
+//! * [`prefilter`]: the multi-literal search that picks the few lines worth decoding.
+//! * [`readahead`]: reading and picking on a second thread (replay).
 //! * [`container`]: CRI and Docker json-file framing, undone and rejoined.
 //! * [`identity`] and [`follow`]: file identity and the live follower (rotation, truncation).
 //!
@@ -13,5 +14,5 @@ pub mod chunk;
 pub mod container;
 pub mod follow;
 pub mod identity;
-pub mod prefetch;
 pub mod prefilter;
+pub mod readahead;
