@@ -82,6 +82,8 @@ pub struct Pipeline {
 
 impl Pipeline {
     pub fn new(accountant: Accountant, audit: Option<AuditWriter>, keep_audit: bool) -> Pipeline {
+        let mut accountant = accountant;
+        accountant.set_auditing(audit.is_some() || keep_audit);
         let prefilter = Prefilter::new(&accountant.config().fields);
         Pipeline {
             accountant,

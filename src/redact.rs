@@ -87,10 +87,7 @@ impl Redactor {
 
     /// Every kind name this redactor can emit (closed set, stable, snake_case).
     pub fn kinds(&self) -> Vec<&'static str> {
-        let mut kinds: Vec<&'static str> = self.rules.iter().map(|c| c.rule.kind).collect();
-        kinds.sort_unstable();
-        kinds.dedup();
-        kinds
+        kind_names().to_vec()
     }
 
     /// Returns `text` with every secret replaced by `[REDACTED:<kind>]`, borrowing when nothing matched.
@@ -231,6 +228,22 @@ impl Compiled {
             }
         })
     }
+}
+
+/// Every kind name the default rules can emit, sorted, without compiling anything: the
+/// exposition lists them all at 0 even in a process that never redacts.
+pub fn kind_names() -> &'static [&'static str] {
+    static KINDS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    KINDS.get_or_init(|| {
+        let mut kinds: Vec<&'static str> = rules::default_shards()
+            .into_iter()
+            .flatten()
+            .map(|r| r.kind)
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        kinds
+    })
 }
 
 fn build_regex(pattern: &str) -> Regex {

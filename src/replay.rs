@@ -45,11 +45,11 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
             .with_context(|| format!("cannot read log file {name}"))?;
     }
     let accountant = pipeline.accountant();
-    let kinds = accountant.redactor().kinds();
+    let kinds = crate::redact::kind_names();
     Ok(exposition::render(
         accountant.metrics(),
         accountant.gauges(),
-        &kinds,
+        kinds,
         None,
     ))
 }

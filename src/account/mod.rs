@@ -20,6 +20,7 @@ pub mod labels;
 pub mod reconcile;
 pub mod snapshot;
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -60,10 +61,13 @@ pub struct LineSource<'a> {
 /// Applies events to the counting state.
 pub struct Accountant {
     config: Config,
-    redactor: &'static Redactor,
+    /// Taken on first use: a process that never redacts never compiles the rules.
+    redactor: OnceCell<&'static Redactor>,
     state: AccountState,
     /// Audit records produced since the last [`Accountant::take_audit`].
     audit: Vec<AuditRecord>,
+    /// Whether audit records are built at all (an audit log or the recent-denials ring wants them).
+    auditing: bool,
 }
 
 impl Accountant {
@@ -75,9 +79,10 @@ impl Accountant {
     pub fn with_state(config: Config, state: AccountState) -> Accountant {
         Accountant {
             config,
-            redactor: shared_redactor(),
+            redactor: OnceCell::new(),
             state,
             audit: Vec::new(),
+            auditing: true,
         }
     }
 
@@ -94,13 +99,14 @@ impl Accountant {
     }
 
     pub fn redactor(&self) -> &Redactor {
-        self.redactor
+        self.redactor.get_or_init(shared_redactor)
     }
 
     /// Redacts `text`, tallying what was replaced into the redaction self-metric. Everything that
     /// carries log content out of the process (audit, HTTP, the exporter's own log) goes through here.
     pub fn redact(&mut self, text: &str) -> String {
-        self.redactor
+        let redactor = *self.redactor.get_or_init(shared_redactor);
+        redactor
             .redact(text, &mut self.state.metrics.redactions)
             .into_owned()
     }
@@ -126,6 +132,12 @@ impl Accountant {
         };
         self.sweep();
         outcome
+    }
+
+    /// Turns building audit records on or off (on by default). Off when nothing consumes them,
+    /// which also spares redacting every denial's texts.
+    pub fn set_auditing(&mut self, on: bool) {
+        self.auditing = on;
     }
 
     /// Drains the audit records produced so far.
@@ -340,6 +352,9 @@ impl Accountant {
     }
 
     fn audit_denial(&mut self, input: AuditInput<'_>) {
+        if !self.auditing {
+            return; // nobody reads audit records: skip building (and redacting) them
+        }
         let mut text =
             |s: Option<&str>| s.map(|s| decode::truncate_chars(&self.redact(s), AUDIT_TEXT_CHARS));
         let record = AuditRecord {

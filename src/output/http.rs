@@ -58,11 +58,11 @@ impl Shared {
         let stats = self.view.lock().expect("view lock").stats.clone();
         let pipeline = self.pipeline.lock().expect("pipeline lock");
         let accountant = pipeline.accountant();
-        let kinds = accountant.redactor().kinds();
+        let kinds = crate::redact::kind_names();
         exposition::render(
             accountant.metrics(),
             accountant.gauges(),
-            &kinds,
+            kinds,
             Some(&stats),
         )
     }
