@@ -224,7 +224,12 @@ impl Follower {
             if check_truncation(f, &mut self.stats, false) {
                 reset_source(f, pipeline);
             }
-            let grew = read_to_end(f, pipeline, &mut self.stats, &self.config.stop);
+            let mut read = read_to_end(f, pipeline, &mut self.stats, &self.config.stop);
+            if read.rewritten && check_truncation(f, &mut self.stats, true) {
+                reset_source(f, pipeline);
+                read = read_to_end(f, pipeline, &mut self.stats, &self.config.stop);
+            }
+            let grew = read.grew;
             if let Ok(meta) = f.file.metadata() {
                 f.size = meta.len();
                 if meta.nlink() == 0 && !f.rotated {
@@ -484,7 +489,7 @@ fn read_to_end(
     pipeline: &Mutex<Pipeline>,
     stats: &mut RunStats,
     stop: &AtomicBool,
-) -> bool {
+) -> Drain {
     let mut grew = false;
     loop {
         let filled = match f.buffer.fill(&mut f.file) {
@@ -492,12 +497,27 @@ fn read_to_end(
             Err(error) => {
                 stats.file_errors_read += 1;
                 warn!(path = %f.path.display(), %error, "cannot read log file");
-                return grew;
+                return Drain {
+                    grew,
+                    rewritten: false,
+                };
             }
         };
         f.read_pos += filled.read as u64;
         if filled.read == 0 && filled.oversized == 0 && f.buffer.lines().is_empty() {
-            return grew;
+            return Drain {
+                grew,
+                rewritten: false,
+            };
+        }
+        // The bytes just read count only if the file still starts as it did: a copytruncate
+        // and rewrite between our last check and this read would otherwise hand us the middle
+        // of new content as if it followed the old.
+        if filled.read > 0 && !f.signature.matches(&f.file).unwrap_or(true) {
+            return Drain {
+                grew,
+                rewritten: true,
+            };
         }
         grew = true;
         let mut pipeline = pipeline.lock().expect("pipeline lock");
@@ -506,9 +526,20 @@ fn read_to_end(
         f.buffer.consume();
         drop(pipeline);
         if filled.read == 0 || stop.load(Ordering::Acquire) {
-            return grew;
+            return Drain {
+                grew,
+                rewritten: false,
+            };
         }
     }
+}
+
+/// What reading a file to its end found.
+struct Drain {
+    /// Something was read.
+    grew: bool,
+    /// The file's first bytes changed under the read: what was read was not fed.
+    rewritten: bool,
 }
 
 /// The offset after the last newline of a file (where `--read-from end` starts), looking back at
