@@ -1,7 +1,7 @@
 //! Wiring only: parse flags, build the configuration, dispatch `replay` or `run`, and turn an
 //! error into one line on stderr and exit code 2.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -22,7 +22,8 @@ fn main() -> ExitCode {
                 .take_while(|l| !l.trim().is_empty())
                 .map(str::trim)
                 .collect();
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "denials-exporter: {} (see --help)",
                 sentence.join(" ").trim_start_matches("error: ")
             );
@@ -40,7 +41,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("denials-exporter: {error:#}");
+            let _ = writeln!(std::io::stderr(), "denials-exporter: {error:#}");
             ExitCode::from(2)
         }
     }
@@ -52,6 +53,9 @@ fn init_logging(log: &LogArgs) -> anyhow::Result<()> {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
+        // A closed stderr must not take the exporter down: tracing's own fallback report of a
+        // failed write is an eprintln!, which panics on a closed stderr.
+        .log_internal_errors(false)
         .with_writer(std::io::stderr);
     match log.format {
         LogFormat::Text => builder.init(),
