@@ -51,11 +51,6 @@ impl Source {
         }
     }
 
-    /// Bytes held in unfinished container partials.
-    pub fn pending_partial_bytes(&self) -> usize {
-        self.rejoiner.pending_bytes()
-    }
-
     /// Unfinished container partials, for the state file.
     pub fn save_partials(&self) -> Vec<SavedPartial> {
         self.rejoiner.save()

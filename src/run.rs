@@ -255,11 +255,11 @@ impl ReadLoop {
                 }
             }
             follower.read_all(pipeline);
-            self.publish(&mut follower, shared);
             if last_state.elapsed() >= self.state_interval {
                 self.save(&mut follower, shared);
                 last_state = Instant::now();
             }
+            self.publish(&mut follower, shared);
         }
         self.finish(&mut follower, shared);
         Ok(())
@@ -349,12 +349,7 @@ impl ReadLoop {
     fn publish(&self, follower: &mut Follower, shared: &Shared) {
         let kept = shared.pipeline.lock().expect("pipeline lock").take_kept();
         let mut view = shared.view.lock().expect("view lock");
-        let last_write = view.stats.state_last_write;
-        let (ok, err) = (view.stats.state_writes_ok, view.stats.state_writes_error);
         view.stats = follower.run_stats();
-        view.stats.state_last_write = last_write;
-        view.stats.state_writes_ok = ok;
-        view.stats.state_writes_error = err;
         view.recent.extend(&kept);
     }
 
@@ -373,14 +368,14 @@ impl ReadLoop {
             audit_len,
         });
         let result = snapshot::write(path, &state);
-        let mut view = shared.view.lock().expect("view lock");
+        let stats = follower.stats();
         match result {
             Ok(()) => {
-                view.stats.state_writes_ok += 1;
-                view.stats.state_last_write = wall_now();
+                stats.state_writes_ok += 1;
+                stats.state_last_write = wall_now();
             }
             Err(e) => {
-                view.stats.state_writes_error += 1;
+                stats.state_writes_error += 1;
                 error!(path = %path.display(), error = %e, "cannot write the state file");
             }
         }

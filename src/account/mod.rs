@@ -98,10 +98,6 @@ impl Accountant {
         &self.state.metrics
     }
 
-    pub fn redactor(&self) -> &Redactor {
-        self.redactor.get_or_init(shared_redactor)
-    }
-
     /// Redacts `text`, tallying what was replaced into the redaction self-metric. Everything that
     /// carries log content out of the process (audit, HTTP, the exporter's own log) goes through here.
     pub fn redact(&mut self, text: &str) -> String {

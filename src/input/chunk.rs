@@ -178,11 +178,6 @@ impl LineBuffer {
             self.buf = Vec::new();
         }
     }
-
-    /// Bytes allocated (for memory accounting).
-    pub fn capacity(&self) -> usize {
-        self.buf.len()
-    }
 }
 
 #[cfg(test)]

@@ -270,11 +270,6 @@ impl Follower {
             .collect()
     }
 
-    /// Paths currently followed.
-    pub fn paths(&self) -> Vec<PathBuf> {
-        self.files.iter().map(|f| f.path.clone()).collect()
-    }
-
     /// The paths the globs match, oldest first (by modification time), symlinks last, and a
     /// symlink left out when its target is listed too. New files are opened, and so first read,
     /// in this order: an execution's denials in an older roll are counted before its record in a
@@ -393,18 +388,16 @@ impl Follower {
 /// Notices a truncation or a rewrite of `f` and restarts it at 0; returns true if it did.
 ///
 /// A size below our position means truncated. Changed first bytes mean rewritten (copytruncate
-/// followed by more writes than we had read, before we looked): checked when `always`, or when
-/// the size changed since we last looked, so that those bytes are never read from the old offset.
-fn check_truncation(f: &mut Followed, stats: &mut RunStats, always: bool) -> bool {
+/// followed by as many writes as we had read, before we looked): checked when `check_prefix`
+/// (the periodic scan, and after [`read_to_end`] found the prefix changed under a read).
+fn check_truncation(f: &mut Followed, stats: &mut RunStats, check_prefix: bool) -> bool {
     let Ok(meta) = f.file.metadata() else {
         return false;
     };
     let size = meta.len();
     let shrunk = size < f.read_pos;
-    let rewritten = !shrunk
-        && f.read_pos > 0
-        && (always || size != f.size)
-        && !f.signature.matches(&f.file).unwrap_or(true);
+    let rewritten =
+        !shrunk && f.read_pos > 0 && check_prefix && !f.signature.matches(&f.file).unwrap_or(true);
     if !(shrunk || rewritten) {
         return false;
     }
