@@ -69,8 +69,9 @@ pub struct RunArgs {
     #[arg(long, env = "DENIALS_EXPORTER_STATE_RESET_ON_ERROR")]
     pub state_reset_on_error: bool,
 
-    /// Where to start in a file never seen before (files known from the state file resume at
-    /// their offset). Files that appear while running are always read from the beginning.
+    /// Where to start in the files found at the first start, when there is no state file yet.
+    /// With a state file, files it knows resume at their offset and every other file is new and
+    /// read from its beginning; files that appear while running are always read from the beginning.
     #[arg(long, value_enum, default_value_t = ReadFrom::Beginning, env = "DENIALS_EXPORTER_READ_FROM")]
     pub read_from: ReadFrom,
 

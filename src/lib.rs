@@ -13,14 +13,16 @@
 //! [`pipeline`] glues one chunk of bytes through those stages on one thread; [`replay`] and
 //! [`run`] are the two commands built on it. [`redact`] is applied to every string that leaves.
 
-pub mod account;
+pub(crate) mod account;
 pub mod cli;
 pub mod config;
-pub mod decode;
-pub mod input;
-pub mod output;
-pub mod pipeline;
-pub mod redact;
+pub(crate) mod decode;
+pub(crate) mod input;
+pub(crate) mod output;
+pub(crate) mod pipeline;
+pub(crate) mod redact;
 pub mod replay;
 pub mod run;
-pub mod signal;
+pub(crate) mod signal;
+pub(crate) mod state;
+pub(crate) mod vocab;

@@ -2,9 +2,10 @@
 //! account → audit.
 //!
 //! Owns the [`Accountant`] (the only writer of counting state) and the per-source reading state
-//! ([`Source`]: pending container partials, which outcomes were already logged). Both commands
-//! drive it: `replay` from a reader, `run` from the follower, always on one thread, so the
-//! counting state and the offsets the caller commits describe the same lines.
+//! ([`Source`]: pending container partials, which outcomes were already logged), one per file the
+//! follower reports (it is the follower's [`Sink`]). Both commands drive it: `replay` from a
+//! reader, `run` from the follower, always on one thread, so the counting state and the offsets
+//! the caller commits describe the same lines.
 //!
 //! **Not here:** reading files and offsets ([`crate::input`]), what a line means
 //! ([`crate::decode`]), counting rules ([`crate::account`]).
@@ -12,18 +13,21 @@
 //! Hot: per chunk, a newline count and one prefilter pass; per candidate line, the rest.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use tracing::warn;
 
 use crate::account::{Accountant, LineSource};
 use crate::config::Config;
 use crate::decode::{self, Skip};
 use crate::input::container::{self, Joined, Rejoiner, SavedPartial};
+use crate::input::follow::{FileId, Opened, Sink};
+use crate::input::identity::Inode;
 use crate::input::prefilter::{is_plain_object_line, Pick, Prefilter};
 use crate::output::audit::{AuditRecord, AuditWriter};
-use crate::output::metrics::LineOutcome;
+use crate::vocab::LineOutcome;
 
 /// The reading state of one source (a file, or stdin), kept across chunks.
 #[derive(Debug)]
@@ -51,15 +55,24 @@ impl Source {
         }
     }
 
-    /// Unfinished container partials, for the state file.
-    pub fn save_partials(&self) -> Vec<SavedPartial> {
-        self.rejoiner.save()
+    /// What the state file keeps of this source.
+    pub fn save(&self) -> SourceState {
+        SourceState {
+            partials: self.rejoiner.save(),
+        }
     }
 
-    /// Restores unfinished container partials from the state file.
-    pub fn restore_partials(&mut self, saved: &[SavedPartial]) {
-        self.rejoiner.restore(saved);
+    /// Restores what [`Source::save`] returned.
+    pub fn restore(&mut self, saved: &SourceState) {
+        self.rejoiner.restore(&saved.partials);
     }
+}
+
+/// A source's state-file entry: unfinished container partials held at the file's offset.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SourceState {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partials: Vec<SavedPartial>,
 }
 
 /// The stages after input, on one thread.
@@ -67,18 +80,23 @@ pub struct Pipeline {
     accountant: Accountant,
     prefilter: Prefilter,
     audit: Option<AuditWriter>,
-    /// Audit records kept for the caller (the recent-denials ring), when asked for.
-    keep_audit: bool,
+    /// How many of the latest audit records to keep for the caller (the recent-denials ring).
+    keep_audit: usize,
     kept: Vec<AuditRecord>,
     audit_failed: bool,
     /// Reused by [`Pipeline::lines`].
     picks: Vec<Pick>,
+    /// One source per followed file ([`Sink`]).
+    sources: HashMap<FileId, Source>,
+    /// Sources restored from the state file, until their file is opened again.
+    restored: HashMap<Inode, SourceState>,
 }
 
 impl Pipeline {
-    pub fn new(accountant: Accountant, audit: Option<AuditWriter>, keep_audit: bool) -> Pipeline {
+    /// `keep_audit`: how many of the latest audit records [`Pipeline::take_kept`] returns.
+    pub fn new(accountant: Accountant, audit: Option<AuditWriter>, keep_audit: usize) -> Pipeline {
         let mut accountant = accountant;
-        accountant.set_auditing(audit.is_some() || keep_audit);
+        accountant.set_auditing(audit.is_some() || keep_audit > 0);
         let prefilter = Prefilter::new(&accountant.config().fields);
         Pipeline {
             accountant,
@@ -88,6 +106,30 @@ impl Pipeline {
             kept: Vec::new(),
             audit_failed: false,
             picks: Vec::new(),
+            sources: HashMap::new(),
+            restored: HashMap::new(),
+        }
+    }
+
+    /// Sources saved in the state file, by the identity of their file.
+    pub fn restore_sources(&mut self, saved: impl IntoIterator<Item = (Inode, SourceState)>) {
+        self.restored.extend(saved);
+    }
+
+    /// The state-file entry of a followed file's source.
+    pub fn save_source(&self, id: FileId) -> SourceState {
+        self.sources.get(&id).map(Source::save).unwrap_or_default()
+    }
+
+    /// Runs `f` on the source of `id` (a fresh one for [`crate::input::follow::NO_FILE`]).
+    fn with_source(&mut self, id: FileId, f: impl FnOnce(&mut Pipeline, &mut Source)) {
+        let mut source = self
+            .sources
+            .remove(&id)
+            .unwrap_or_else(|| Source::new("(rotated away)", self.accountant.config()));
+        f(self, &mut source);
+        if id != crate::input::follow::NO_FILE {
+            self.sources.insert(id, source);
         }
     }
 
@@ -104,6 +146,7 @@ impl Pipeline {
         &mut self.accountant
     }
 
+    #[cfg(test)]
     pub fn into_accountant(self) -> Accountant {
         self.accountant
     }
@@ -113,7 +156,7 @@ impl Pipeline {
         self.audit.as_ref().and_then(|a| a.file_len())
     }
 
-    /// Audit records produced since the last call (only when `keep_audit`).
+    /// The latest audit records produced since the last call (at most `keep_audit`).
     pub fn take_kept(&mut self) -> Vec<AuditRecord> {
         std::mem::take(&mut self.kept)
     }
@@ -246,10 +289,58 @@ impl Pipeline {
                 }
             }
         }
-        if self.keep_audit {
+        if self.keep_audit > 0 {
+            // Only the latest records are ever shown: never hold a whole backlog's.
             self.kept.extend(records);
+            let excess = self.kept.len().saturating_sub(self.keep_audit);
+            self.kept.drain(..excess);
         }
     }
+}
+
+impl Sink for Pipeline {
+    fn opened(&mut self, file: &Opened<'_>) {
+        let mut source = Source::new(&file.path.display().to_string(), self.accountant.config());
+        if let Some(saved) = self.restored.remove(&file.inode) {
+            if file.resumed {
+                source.restore(&saved);
+            }
+        }
+        self.sources.insert(file.id, source);
+    }
+
+    fn lines(&mut self, id: FileId, region: &[u8]) {
+        self.with_source(id, |p, source| p.lines(source, region));
+    }
+
+    fn oversized(&mut self, id: FileId, count: u64) {
+        self.with_source(id, |p, source| p.oversized(source, count));
+    }
+
+    fn unterminated(&mut self, id: FileId, fragment: &[u8]) {
+        self.with_source(id, |p, source| p.last_line(source, fragment));
+    }
+
+    fn reset(&mut self, id: FileId) {
+        // Container partials held from the old content must not join the new one.
+        self.with_source(id, |p, source| {
+            *source = Source::new(&source.path, p.accountant.config());
+        });
+    }
+
+    fn closed(&mut self, id: FileId) {
+        self.sources.remove(&id);
+    }
+
+    fn is_whole_line(&self, line: &[u8]) -> bool {
+        is_json_object(line)
+    }
+}
+
+/// Whether `line` is exactly one JSON object (surrounding white space allowed).
+fn is_json_object(line: &[u8]) -> bool {
+    line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+        && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
 }
 
 #[cfg(test)]
@@ -275,11 +366,11 @@ mod tests {
     ];
 
     fn pipeline() -> Pipeline {
-        Pipeline::new(Accountant::new(Config::default()), None, false)
+        Pipeline::new(Accountant::new(Config::default()), None, 0)
     }
 
     /// Every line through the slow path: no prefilter, no shape shortcut.
-    fn exhaustive(input: &[u8]) -> crate::output::metrics::Metrics {
+    fn exhaustive(input: &[u8]) -> crate::vocab::counters::Metrics {
         let mut p = pipeline();
         let mut source = Source::new("t", p.accountant().config());
         for line in input.split_inclusive(|b| *b == b'\n') {
@@ -290,7 +381,7 @@ mod tests {
     }
 
     /// The fast path, over the given chunk boundaries (each cut at a line end, as LineBuffer does).
-    fn fast(input: &[u8], cuts: &[usize]) -> crate::output::metrics::Metrics {
+    fn fast(input: &[u8], cuts: &[usize]) -> crate::vocab::counters::Metrics {
         let mut p = pipeline();
         let mut source = Source::new("t", p.accountant().config());
         let mut from = 0;

@@ -29,7 +29,7 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
         None => None,
     };
     let max_line_bytes = config.limits.max_line_bytes;
-    let mut pipeline = Pipeline::new(Accountant::new(config), audit, false);
+    let mut pipeline = Pipeline::new(Accountant::new(config), audit, 0);
     for path in files {
         let path = path.as_ref();
         let name = path.to_string_lossy();

@@ -1,8 +1,10 @@
 //! `denials-exporter run`: the sidecar. Follows the log files, keeps the state file, serves HTTP.
 //!
-//! Two threads of work: the *reading thread* owns the [`Follower`] and is the only one that
-//! feeds the pipeline and writes the state file, so offsets and counters always describe the
-//! same lines; the tokio runtime serves HTTP and waits for signals. The reading thread wakes on
+//! Two threads of work: the *reading thread* owns the [`Follower`] and the [`Pipeline`] (no lock)
+//! and is the only one that feeds the pipeline and writes the state file, so offsets and counters
+//! always describe the same lines; after each batch it publishes an immutable snapshot of the
+//! counters for HTTP, so a scrape never waits for reading, nor reading for a scrape. The tokio
+//! runtime serves HTTP and waits for signals. The reading thread wakes on
 //! an inotify event (then reads every file to its end), on the periodic stat (then also expands
 //! the globs and checks for truncation: this catches missed or overflowed events, symlink swaps,
 //! NFS and overlayfs), and on shutdown (then writes the state and returns; a read in progress
@@ -12,7 +14,7 @@
 //! stat drives reading.
 //!
 //! **Not here:** following files ([`crate::input::follow`]), the HTTP routes
-//! ([`crate::output::http`]), the state format ([`crate::account::snapshot`]).
+//! ([`crate::output::http`]), the state format ([`crate::state`]).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -29,15 +31,16 @@ use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::net::TcpListener;
 use tracing::{error, info, warn};
 
-use crate::account::snapshot::{self, StateFile, StateV1};
 use crate::account::{wall_now, AccountState, Accountant};
-use crate::cli::RunArgs;
+use crate::cli::{ReadFrom, RunArgs};
 use crate::config::Config;
-use crate::input::follow::{FollowConfig, Follower};
+use crate::input::follow::{FollowConfig, Follower, StartAt};
 use crate::output::audit::AuditWriter;
-use crate::output::http::{self, Shared, View};
+use crate::output::exposition::RunStats;
+use crate::output::http::{self, Published, Shared, View};
 use crate::output::recent::RecentDenials;
 use crate::pipeline::Pipeline;
+use crate::state::{self, FileEntry, StateFile, StateV1};
 
 /// What wakes the reading thread.
 enum Wake {
@@ -79,11 +82,11 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     }
 
     if let Some(path) = &args.state_file {
-        snapshot::probe(path)?;
+        state::probe(path)?;
     }
     let restored = match &args.state_file {
         None => None,
-        Some(path) => match snapshot::read(path) {
+        Some(path) => match state::read(path) {
             Ok(state) => state,
             Err(error) if args.state_reset_on_error => {
                 warn!(%error, "starting with empty state");
@@ -92,16 +95,17 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             Err(error) => return Err(error.into()),
         },
     };
-    let (account_state, file_states, audit_len) = match restored {
+    let fresh = restored.is_none();
+    let (account_state, entries, orphans, audit_len) = match restored {
         Some(state) => {
             info!(
                 files = state.files.len(),
                 denials = state.account.metrics.denials_total(),
                 "state restored"
             );
-            (state.account, state.files, state.audit_len)
+            (state.account, state.files, state.orphans, state.audit_len)
         }
-        None => (AccountState::default(), Vec::new(), None),
+        None => (AccountState::default(), Vec::new(), Vec::new(), None),
     };
     let audit = match &config.audit_log {
         Some(path) => Some(
@@ -113,19 +117,28 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     let stop_reading = Arc::new(AtomicBool::new(false));
     let follow_config = FollowConfig {
         patterns: args.paths.clone(),
-        read_from: args.read_from,
+        start_at: match args.read_from {
+            ReadFrom::Beginning => StartAt::Beginning,
+            ReadFrom::End => StartAt::End,
+        },
         max_line_bytes: config.limits.max_line_bytes,
         stop: stop_reading.clone(),
     };
-    let pipeline = Arc::new(Mutex::new(Pipeline::new(
+    let mut pipeline = Pipeline::new(
         Accountant::with_state(config, account_state),
         audit,
-        args.recent_denials > 0,
-    )));
+        args.recent_denials,
+    );
+    let mut file_states = Vec::with_capacity(entries.len());
+    pipeline.restore_sources(entries.into_iter().map(|entry| {
+        let inode = entry.file.inode;
+        file_states.push(entry.file);
+        (inode, entry.source)
+    }));
     let shared = Arc::new(Shared {
-        pipeline: pipeline.clone(),
+        published: Mutex::new(Arc::new(Published::default())),
         view: Mutex::new(View {
-            stats: Default::default(),
+            files: Vec::new(),
             recent: RecentDenials::new(args.recent_denials),
         }),
         ready: Default::default(),
@@ -171,8 +184,14 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             .name("reader".into())
             .spawn(move || {
                 shared.healthy.store(true, Ordering::Release);
-                let follower = Follower::new(follow_config, file_states);
-                let result = loop_config.run(follower, &shared, wake_tx, wake_rx);
+                let follower = Follower::new(follow_config, file_states, orphans, fresh);
+                let reader = Reader {
+                    follower,
+                    pipeline,
+                    stats: RunStats::default(),
+                    published_at: None,
+                };
+                let result = loop_config.run(reader, &shared, wake_tx, wake_rx);
                 shared.healthy.store(false, Ordering::Release);
                 result
             })
@@ -201,81 +220,89 @@ struct ReadLoop {
     poll: bool,
 }
 
+/// What the reading thread owns.
+struct Reader {
+    follower: Follower,
+    pipeline: Pipeline,
+    /// The sidecar's own counters (the follower keeps its own).
+    stats: RunStats,
+    /// When the counters were last published, if ever.
+    published_at: Option<Instant>,
+}
+
+/// Counters unchanged since the last publication are published again at least this often (the
+/// file lag gauges move without reading).
+const REPUBLISH: Duration = Duration::from_secs(1);
+
 impl ReadLoop {
     fn run(
         self,
-        mut follower: Follower,
+        mut r: Reader,
         shared: &Shared,
         wake_tx: Sender<Wake>,
         wake_rx: Receiver<Wake>,
     ) -> Result<()> {
-        let pipeline = &shared.pipeline;
         let mut watcher = if self.poll {
             None
         } else {
-            self.watch(&mut follower, &wake_tx, true)
+            self.watch(&mut r, &wake_tx, true)
         };
-        follower.scan(pipeline);
-        follower.read_all(pipeline);
-        self.publish(&mut follower, shared);
+        r.follower.scan(&mut r.pipeline);
+        r.follower.read_all(&mut r.pipeline);
+        r.publish(shared, true);
         shared.ready.store(true, Ordering::Release);
         let (mut last_scan, mut last_state) = (Instant::now(), Instant::now());
         loop {
             let next_scan = last_scan + self.stat_interval;
             let timeout = next_scan.saturating_duration_since(Instant::now());
             let mut rescan = false;
+            let read_before = r.pipeline.accountant().metrics().read_bytes;
             match wake_rx.recv_timeout(timeout) {
                 Ok(Wake::Shutdown) | Err(RecvTimeoutError::Disconnected) => break,
                 Ok(Wake::Fs(event)) => {
-                    rescan |= self.on_event(event, &mut follower);
+                    rescan |= self.on_event(event, &mut r);
                     // Drain what else is queued: one read to the end serves them all.
                     while let Ok(wake) = wake_rx.try_recv() {
                         match wake {
-                            Wake::Shutdown => {
-                                self.finish(&mut follower, shared);
-                                return Ok(());
-                            }
-                            Wake::Fs(event) => rescan |= self.on_event(event, &mut follower),
+                            Wake::Shutdown => return self.finish(&mut r, shared),
+                            Wake::Fs(event) => rescan |= self.on_event(event, &mut r),
                         }
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {}
             }
             if rescan || Instant::now() >= next_scan {
-                follower.scan(pipeline);
+                r.follower.scan(&mut r.pipeline);
                 last_scan = Instant::now();
-                pipeline
-                    .lock()
-                    .expect("pipeline lock")
-                    .accountant_mut()
-                    .tick(wall_now());
+                r.pipeline.accountant_mut().tick(wall_now());
                 if watcher.is_none() && !self.poll {
                     // A root that did not exist may now; a failure was already counted.
-                    watcher = self.watch(&mut follower, &wake_tx, false);
+                    watcher = self.watch(&mut r, &wake_tx, false);
                 }
             }
-            follower.read_all(pipeline);
+            r.follower.read_all(&mut r.pipeline);
             if last_state.elapsed() >= self.state_interval {
-                self.save(&mut follower, shared);
+                // A failure is counted and logged; the next interval tries again.
+                let _ = self.save(&mut r);
                 last_state = Instant::now();
             }
-            self.publish(&mut follower, shared);
+            let changed = r.pipeline.accountant().metrics().read_bytes != read_before;
+            r.publish(shared, changed);
         }
-        self.finish(&mut follower, shared);
-        Ok(())
+        self.finish(&mut r, shared)
     }
 
     /// Sets up inotify on every pattern's root; `None` (polling) if that fails, which counts as
     /// a fallback when `first` (later retries of the same fallback are not counted again).
     fn watch(
         &self,
-        follower: &mut Follower,
+        r: &mut Reader,
         wake_tx: &Sender<Wake>,
         first: bool,
     ) -> Option<RecommendedWatcher> {
-        let watcher = self.try_watch(follower, wake_tx, first);
+        let watcher = self.try_watch(&r.follower, wake_tx, first);
         match (&watcher, first) {
-            (None, true) => follower.stats().watcher_fallbacks += 1,
+            (None, true) => r.stats.watcher_fallbacks += 1,
             (Some(_), false) => info!("watching with inotify again"),
             _ => {}
         }
@@ -323,12 +350,12 @@ impl ReadLoop {
     }
 
     /// Notes a filesystem event; returns true if the globs should be expanded again.
-    fn on_event(&self, event: notify::Result<notify::Event>, follower: &mut Follower) -> bool {
+    fn on_event(&self, event: notify::Result<notify::Event>, r: &mut Reader) -> bool {
         match event {
             Ok(event) => {
                 use notify::EventKind::{Create, Modify, Remove};
                 if event.need_rescan() {
-                    follower.stats().watcher_errors += 1; // the queue overflowed
+                    r.stats.watcher_errors += 1; // the queue overflowed
                     warn!("inotify queue overflowed; rescanning");
                     return true;
                 }
@@ -338,52 +365,89 @@ impl ReadLoop {
                 )
             }
             Err(error) => {
-                follower.stats().watcher_errors += 1;
+                r.stats.watcher_errors += 1;
                 warn!(%error, "inotify error; rescanning");
                 true
             }
         }
     }
 
-    /// Publishes follower stats and recent denials for HTTP.
-    fn publish(&self, follower: &mut Follower, shared: &Shared) {
-        let kept = shared.pipeline.lock().expect("pipeline lock").take_kept();
-        let mut view = shared.view.lock().expect("view lock");
-        view.stats = follower.run_stats();
-        view.recent.extend(&kept);
-    }
-
-    /// Writes the state file (offsets and counters, taken together between two reads).
-    fn save(&self, follower: &mut Follower, shared: &Shared) {
-        let Some(path) = &self.state_file else { return };
-        let files = follower.save();
-        let (account, audit_len) = {
-            let pipeline = shared.pipeline.lock().expect("pipeline lock");
-            (pipeline.accountant().state().clone(), pipeline.audit_len())
+    /// Writes the state file: offsets, what the pipeline held at them, and the counters they
+    /// produced, taken together between two reads. Returns whether it was written.
+    fn save(&self, r: &mut Reader) -> bool {
+        let Some(path) = &self.state_file else {
+            return true;
         };
+        let saved = r.follower.save();
+        let files = saved
+            .files
+            .into_iter()
+            .map(|(id, file)| FileEntry {
+                file,
+                source: r.pipeline.save_source(id),
+            })
+            .collect();
         let state = StateFile::V1(StateV1 {
             written_at: wall_now(),
             files,
-            account,
-            audit_len,
+            orphans: saved.orphans,
+            account: r.pipeline.accountant().state().clone(),
+            audit_len: r.pipeline.audit_len(),
         });
-        let result = snapshot::write(path, &state);
-        let stats = follower.stats();
-        match result {
+        match state::write(path, &state) {
             Ok(()) => {
-                stats.state_writes_ok += 1;
-                stats.state_last_write = wall_now();
+                r.stats.state_writes_ok += 1;
+                r.stats.state_last_write = wall_now();
+                true
             }
             Err(e) => {
-                stats.state_writes_error += 1;
+                r.stats.state_writes_error += 1;
                 error!(path = %path.display(), error = %e, "cannot write the state file");
+                false
             }
         }
     }
 
-    fn finish(&self, follower: &mut Follower, shared: &Shared) {
-        self.save(follower, shared);
-        info!("state written; reading stopped");
+    /// The final state write: a failure is an error exit, since the next start would count
+    /// again what was read since the last good write.
+    fn finish(&self, r: &mut Reader, shared: &Shared) -> Result<()> {
+        let written = self.save(r);
+        r.publish(shared, true);
+        if !written {
+            bail!("cannot write the final state; the next start re-reads from the last good state");
+        }
+        if self.state_file.is_some() {
+            info!("state written; reading stopped");
+        } else {
+            info!("reading stopped");
+        }
+        Ok(())
+    }
+}
+
+impl Reader {
+    /// Publishes the counters for HTTP (when they `changed`, or their lag gauges may have) and
+    /// the latest audit records for the recent-denials ring.
+    fn publish(&mut self, shared: &Shared, changed: bool) {
+        let kept = self.pipeline.take_kept();
+        let due = !self.published_at.is_some_and(|at| at.elapsed() < REPUBLISH);
+        if !(changed || due || !kept.is_empty()) {
+            return;
+        }
+        let accountant = self.pipeline.accountant();
+        let mut run = self.stats.clone();
+        run.follow = self.follower.stats();
+        let files = run.follow.files.clone();
+        let published = Arc::new(Published {
+            metrics: accountant.metrics().clone(),
+            gauges: accountant.gauges(),
+            run,
+        });
+        *shared.published.lock().expect("published lock") = published;
+        self.published_at = Some(Instant::now());
+        let mut view = shared.view.lock().expect("view lock");
+        view.files = files;
+        view.recent.extend(&kept);
     }
 }
 

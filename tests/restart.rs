@@ -200,7 +200,8 @@ fn a_state_entry_that_no_longer_fits_is_dropped() {
     );
     stop(&mut exporter);
 
-    // Truncated below the saved offset: dropped, and read per --read-from end (skipped).
+    // Truncated below the saved offset: dropped. With a state, --read-from end does not apply:
+    // what was written after the truncation, while stopped, counts.
     let w2 = fs::OpenOptions::new().write(true).open(&log).unwrap();
     w2.set_len(0).unwrap();
     w.denials(wf, 1);
@@ -211,9 +212,9 @@ fn a_state_entry_that_no_longer_fits_is_dropped() {
         "{}",
         exporter.stderr()
     );
-    exporter.assert_denials(wf, 10);
+    exporter.wait_denials(wf, 11);
     w.denials(wf, 2);
-    exporter.wait_denials(wf, 12);
+    exporter.wait_denials(wf, 13);
     stop(&mut exporter);
 }
 
@@ -308,16 +309,18 @@ fn read_from_end_skips_what_files_never_seen_already_hold() {
     exporter.wait_denials(wf, 7);
     stop(&mut exporter);
 
-    // While stopped: known files grow, and a new one appears with content.
+    // While stopped: known files grow, and a new one appears with content. --read-from end
+    // applies only to the first start: with a state, a file it does not know was written while
+    // the exporter was down, and every line of it counts.
     wa.denials(wf, 1);
     wb.denials(wf, 1);
     let mut wc = Writer::open(&c);
     wc.denials(wf, 3);
     let mut exporter = launch.clone().args(["--read-from", "end"]).start();
-    exporter.wait_denials(wf, 9);
+    exporter.wait_denials(wf, 12);
     wc.denials(wf, 1);
-    exporter.wait_denials(wf, 10);
-    exporter.assert_denials(wf, 10);
+    exporter.wait_denials(wf, 13);
+    exporter.assert_denials(wf, 13);
     stop(&mut exporter);
 }
 
@@ -400,12 +403,13 @@ fn rotation_behind_a_symlink_while_stopped_loses_nothing() {
     let mut new = Writer::open(&target);
     new.denials(wf, 4);
     let exporter = launch.clone().args(["--read-from", "end"]).start();
-    // With --read-from end the new 0.log (never seen) is skipped; the old one is drained.
-    exporter.wait_denials(wf, 8);
+    // The old file is drained; the new 0.log, written while stopped, is read from its start
+    // (--read-from end applies only when there is no state).
+    exporter.wait_denials(wf, 12);
     new.denials(wf, 1);
-    exporter.wait_denials(wf, 9);
+    exporter.wait_denials(wf, 13);
     exporter.wait_value(FILES_FOLLOWED, &[], 1.0);
-    exporter.assert_denials(wf, 9);
+    exporter.assert_denials(wf, 13);
 }
 
 /// SIGTERM while a large backlog is being read: reading stops between two lines, the state is

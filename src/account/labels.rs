@@ -15,84 +15,7 @@ use std::collections::BTreeSet;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-/// Why a tool call was denied: the SDK's `decision_reason_type` values, plus `user` and `unknown`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Reason {
-    #[serde(rename = "rule")]
-    Rule,
-    #[serde(rename = "mode")]
-    Mode,
-    #[serde(rename = "subcommandResults")]
-    SubcommandResults,
-    #[serde(rename = "permissionPromptTool")]
-    PermissionPromptTool,
-    #[serde(rename = "hook")]
-    Hook,
-    #[serde(rename = "asyncAgent")]
-    AsyncAgent,
-    #[serde(rename = "sandboxOverride")]
-    SandboxOverride,
-    #[serde(rename = "workingDir")]
-    WorkingDir,
-    #[serde(rename = "safetyCheck")]
-    SafetyCheck,
-    #[serde(rename = "classifier")]
-    Classifier,
-    #[serde(rename = "other")]
-    Other,
-    /// A person said no.
-    #[serde(rename = "user")]
-    User,
-    /// Only the execution's record revealed the denial; no mid-stream event said why.
-    #[serde(rename = "unknown")]
-    Unknown,
-}
-
-impl Reason {
-    pub const ALL: [Reason; 13] = [
-        Reason::Rule,
-        Reason::Mode,
-        Reason::SubcommandResults,
-        Reason::PermissionPromptTool,
-        Reason::Hook,
-        Reason::AsyncAgent,
-        Reason::SandboxOverride,
-        Reason::WorkingDir,
-        Reason::SafetyCheck,
-        Reason::Classifier,
-        Reason::Other,
-        Reason::User,
-        Reason::Unknown,
-    ];
-
-    /// The label value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::Rule => "rule",
-            Reason::Mode => "mode",
-            Reason::SubcommandResults => "subcommandResults",
-            Reason::PermissionPromptTool => "permissionPromptTool",
-            Reason::Hook => "hook",
-            Reason::AsyncAgent => "asyncAgent",
-            Reason::SandboxOverride => "sandboxOverride",
-            Reason::WorkingDir => "workingDir",
-            Reason::SafetyCheck => "safetyCheck",
-            Reason::Classifier => "classifier",
-            Reason::Other => "other",
-            Reason::User => "user",
-            Reason::Unknown => "unknown",
-        }
-    }
-
-    /// The reason a `decision_reason_type` names, if it names one (exact label value, or the
-    /// snake_case spelling some loggers use).
-    pub fn from_type(value: &str) -> Option<Reason> {
-        let folded: String = value.chars().filter(|c| *c != '_' && *c != '-').collect();
-        Reason::ALL
-            .into_iter()
-            .find(|r| r.as_str().eq_ignore_ascii_case(&folded))
-    }
-}
+pub use crate::vocab::{LabelName, Reason};
 
 /// Rules that classify a free-text reason (hook inputs, the agent CLI) into a [`Reason`].
 /// Custom rules come first; the first match wins; no match is [`Reason::Other`].
@@ -155,26 +78,6 @@ impl ReasonRules {
     }
 }
 
-/// Which capped label a value is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum LabelName {
-    #[serde(rename = "tool")]
-    Tool,
-    #[serde(rename = "workflow")]
-    Workflow,
-}
-
-impl LabelName {
-    pub const ALL: [LabelName; 2] = [LabelName::Tool, LabelName::Workflow];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LabelName::Tool => "tool",
-            LabelName::Workflow => "workflow",
-        }
-    }
-}
-
 /// Label value for anything past a cap.
 pub const OTHER: &str = "other";
 /// Label value for anything that fails validation.
@@ -215,10 +118,6 @@ impl AdmittedSet {
 
     pub fn len(&self) -> usize {
         self.values.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
     }
 }
 

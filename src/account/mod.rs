@@ -18,10 +18,8 @@
 
 pub mod labels;
 pub mod reconcile;
-pub mod snapshot;
 
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -29,8 +27,8 @@ use serde::{Deserialize, Serialize};
 use crate::config::Config;
 use crate::decode::{self, Denial, Event, Format, Record, RecordedDenials};
 use crate::output::audit::{AuditRecord, Origin};
-use crate::output::metrics::{self, DenialKey, LineOutcome, Metrics};
 use crate::redact::Redactor;
+use crate::vocab::counters::{self as metrics, DenialKey, LineOutcome, Metrics};
 use labels::{Admission, AdmittedSet, LabelName, Reason};
 use reconcile::{
     increase, tokens_array, Eviction, Executions, Revealed, Totals, MAX_REVEALED_PER_RECORD,
@@ -148,6 +146,7 @@ impl Accountant {
     }
 
     /// Consumes the accountant, returning the state to save.
+    #[cfg(test)]
     pub fn into_state(self) -> AccountState {
         self.state
     }
@@ -379,7 +378,8 @@ impl Accountant {
     }
 
     /// Totals of `permission_denials_total` by label set, for tests and checks.
-    pub fn denial_counts(&self) -> BTreeMap<(String, String, &'static str), u64> {
+    #[cfg(test)]
+    pub fn denial_counts(&self) -> std::collections::BTreeMap<(String, String, &'static str), u64> {
         self.state
             .metrics
             .denials

@@ -220,10 +220,6 @@ impl Executions {
     pub fn len(&self) -> usize {
         self.map.len()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
 }
 
 /// Tokens as the array order of [`Totals::tokens`].

@@ -147,9 +147,11 @@ impl LineBuffer {
         Some(tail)
     }
 
-    /// Bytes held that are not part of a complete line (the unfinished tail).
-    pub fn pending(&self) -> usize {
-        self.end - self.complete
+    /// The unfinished tail, if there is one and it is not being skipped as oversized. Only
+    /// meaningful once the complete lines were consumed.
+    pub fn tail(&self) -> Option<&[u8]> {
+        (!self.discarding && self.end > self.complete && self.start == self.complete)
+            .then(|| &self.buf[self.complete..self.end])
     }
 
     /// Bytes from where reading started through the last consumed complete line.

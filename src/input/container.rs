@@ -14,8 +14,7 @@
 //! Cost per candidate line: plain lines are rejected after a few bytes (first byte not a digit,
 //! no `{"log":"` prefix); a CRI line costs a timestamp check plus two short scans and never
 //! allocates unless it has to be joined; a Docker line costs one substring search plus one
-//! `serde_json` pass and one allocation for the unescaped text ([`is_docker_complete`] costs the
-//! search only, except for partial chunks, which are confirmed by a parse that keeps no text).
+//! `serde_json` pass and one allocation for the unescaped text.
 //! A joined line costs one allocation of its exact size.
 //!
 //! Limits: CRI timestamps must be RFC 3339 (`T` separator, `Z` or `±hh:mm` zone, optional
@@ -81,24 +80,6 @@ pub fn parse(line: &[u8]) -> Frame<'_> {
         }
     }
     Frame::Plain(line)
-}
-
-/// Cheap check used on the hot path, without unescaping: true if and only if `line` is a Docker json-file
-/// object whose `log` ends with an escaped newline, i.e. a complete, unsplit application line
-/// (check the bytes before `","stream":"`), or is not a Docker line at all. False only for a Docker partial chunk.
-///
-/// Exactly `!matches!(parse(line), Frame::Docker { partial: true, .. })`. Only when the bytes say
-/// "partial" is the line validated as a whole (without keeping the unescaped text), so that a
-/// malformed look-alike still counts as "not Docker", hence `true`.
-#[must_use]
-pub fn is_docker_complete(line: &[u8]) -> bool {
-    let Some(end) = docker_log_end(line) else {
-        return true;
-    };
-    if raw_ends_with_newline(&line[DOCKER_PREFIX.len()..end]) {
-        return true;
-    }
-    parse_docker(line, false).is_none()
 }
 
 /// What pushing one frame produced.
@@ -180,6 +161,7 @@ impl Rejoiner {
     ///
     /// Also true while the rest of an oversized line is being discarded: its end must be seen.
     #[must_use]
+    #[cfg(test)]
     pub fn has_pending(&self) -> bool {
         self.slots.iter().any(|slot| slot.state != SlotState::Idle)
     }
@@ -189,6 +171,7 @@ impl Rejoiner {
     /// Counts the content of unfinished lines; the retained capacity behind it is at most
     /// `max_line_bytes` per stream.
     #[must_use]
+    #[cfg(test)]
     pub fn pending_bytes(&self) -> usize {
         self.slots.iter().map(|slot| slot.buf.len()).sum()
     }
@@ -400,28 +383,6 @@ fn docker_log_end(line: &[u8]) -> Option<usize> {
     let body = line.strip_prefix(DOCKER_PREFIX)?;
     let at = stream_key_finder().find(body)?;
     Some(DOCKER_PREFIX.len() + at)
-}
-
-/// Whether the raw (still escaped) text of a JSON string decodes to something ending in `\n`:
-/// it ends with `\n` or `\u000a` whose backslash is not itself escaped, or with a raw newline.
-fn raw_ends_with_newline(raw: &[u8]) -> bool {
-    let escape_start = if raw.last() == Some(&b'\n') {
-        return true;
-    } else if raw.ends_with(b"\\n") {
-        raw.len() - 2
-    } else if raw.len() >= 6 && raw[raw.len() - 6..].eq_ignore_ascii_case(b"\\u000a") {
-        raw.len() - 6
-    } else {
-        return false;
-    };
-    // The escape's backslash counts as escaping only if the run of backslashes ending with it
-    // has odd length (pairs are escaped backslashes).
-    let run = raw[..=escape_start]
-        .iter()
-        .rev()
-        .take_while(|&&b| b == b'\\')
-        .count();
-    run % 2 == 1
 }
 
 fn docker_frame(stream: Stream, mut content: Vec<u8>) -> Frame<'static> {
@@ -832,8 +793,6 @@ mod tests {
     fn parse_valid_cases() {
         for (name, input, expected) in valid_cases() {
             assert_eq!(parse(input), expected, "case {name}");
-            let partial_docker = matches!(expected, Frame::Docker { partial: true, .. });
-            assert_eq!(is_docker_complete(input), !partial_docker, "case {name}");
         }
     }
 
@@ -841,49 +800,6 @@ mod tests {
     fn parse_invalid_cases_are_plain() {
         for (name, input) in invalid_cases() {
             assert_eq!(parse(input), Frame::Plain(input), "case {name}");
-            assert!(is_docker_complete(input), "case {name}");
-        }
-    }
-
-    #[test]
-    fn is_docker_complete_cheap_cases() {
-        let complete = docker_line("x\n", "stdout");
-        let partial = docker_line("x", "stdout");
-        assert!(is_docker_complete(&complete));
-        assert!(!is_docker_complete(&partial));
-        assert!(is_docker_complete(b"2026-06-12T10:00:00Z stdout P x"));
-        assert!(is_docker_complete(b"plain"));
-        // Looks partial by its bytes, but is not valid JSON: not a Docker line.
-        assert!(is_docker_complete(b"{\"log\":\"x\",\"stream\":\"stdout\""));
-        // Odd run of backslashes before n: escaped newline; even run: literal backslash + n.
-        assert!(is_docker_complete(&docker_line("a\\\n", "stdout")));
-        assert!(!is_docker_complete(&docker_line("a\\n", "stdout")));
-    }
-
-    #[test]
-    fn is_docker_complete_agrees_with_parse_exhaustively() {
-        let alphabet = ['a', '\\', 'n', '\n', '"', 'u'];
-        let mut logs = vec![String::new()];
-        for _ in 0..4 {
-            let longer: Vec<String> = logs
-                .iter()
-                .flat_map(|log| alphabet.iter().map(move |&c| format!("{log}{c}")))
-                .collect();
-            logs.extend(longer);
-        }
-        logs.sort();
-        logs.dedup();
-        for log in &logs {
-            for physical in [
-                docker_line(log, "stdout"),
-                String::from_utf8(docker_line(log, "stderr"))
-                    .expect("serde_json writes UTF-8")
-                    .replace("\\n", "\\u000A")
-                    .into_bytes(),
-            ] {
-                let partial = matches!(parse(&physical), Frame::Docker { partial: true, .. });
-                assert_eq!(is_docker_complete(&physical), !partial, "log {log:?}");
-            }
         }
     }
 
@@ -1229,8 +1145,6 @@ mod tests {
             let (out_line, err_line) = (strip_cr(&out_text), strip_cr(&err_text));
             let mut rejoiner = Rejoiner::new(10_000);
             for (physical, expected) in merge(&out, &err, &plain, &order, &out_line, &err_line) {
-                let partial = matches!(parse(&physical), Frame::Docker { partial: true, .. });
-                prop_assert_eq!(is_docker_complete(&physical), !partial);
                 prop_assert_eq!(rejoiner.push(parse(&physical)), expected);
             }
             prop_assert!(!rejoiner.has_pending());
@@ -1266,7 +1180,7 @@ mod tests {
         }
 
         #[test]
-        fn is_docker_complete_agrees_with_parse(
+        fn damaged_docker_lines_never_panic(
             log in proptest::collection::vec(
                 prop_oneof![
                     any::<char>(),
@@ -1293,12 +1207,11 @@ mod tests {
                 let at = at % (physical.len() + 1);
                 physical.insert(at, byte);
             }
-            let partial = matches!(parse(&physical), Frame::Docker { partial: true, .. });
-            prop_assert_eq!(is_docker_complete(&physical), !partial);
+            let _ = parse(&physical); // never panics, whatever the damage
         }
 
         #[test]
-        fn arbitrary_bytes_never_panic_and_agree(
+        fn arbitrary_bytes_never_panic(
             body in proptest::collection::vec(
                 prop_oneof![
                     any::<u8>(),
@@ -1315,8 +1228,7 @@ mod tests {
             let mut physical = DOCKER_PREFIX.to_vec();
             physical.extend_from_slice(&body);
             physical.extend_from_slice(tail);
-            let partial = matches!(parse(&physical), Frame::Docker { partial: true, .. });
-            prop_assert_eq!(is_docker_complete(&physical), !partial);
+            let _ = parse(&physical);
             let _ = parse(&body);
         }
     }

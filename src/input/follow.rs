@@ -11,17 +11,23 @@
 //! * **truncation**: the size dropped below our offset, or the first bytes changed (copytruncate,
 //!   a rewrite). Reading restarts at 0. Checked before every read of a file whose size changed
 //!   (and on every scan), so bytes written after a truncation are never read from the old offset.
+//! * **order**: new files are opened, and read, oldest first: by modification time, and within a
+//!   roll sequence by roll number ([`super::roll`]), so an execution's denials in an older roll
+//!   are counted before its record in a newer one.
+//! * **rejoin**: a line a writer cut across two rolls is joined again ([`super::rejoin`]).
 //!
 //! Every wake-up (an inotify event, or the periodic stat) means "read every file to its end",
-//! never "one line". Offsets advance only past complete lines ([`LineBuffer`]), and the pipeline
-//! is fed on this same thread, so offsets and counters always describe the same lines.
+//! never "one line". Offsets advance only past complete lines ([`LineBuffer`]), and everything
+//! read is handed to a [`Sink`] on this same thread before the offset moves, so the stage above
+//! can keep its counters and these offsets describing the same lines.
 //!
 //! At start-up, a state-file entry whose file no longer matches the globs (rotated away while
 //! the exporter was down, or during its grace period) is looked for by inode in its directory
 //! (and in its symlink target's); if found and still fitting, it is drained from its saved
 //! offset and let go like any rotated file, so a restart during rotation loses nothing.
 //!
-//! **Not here:** inotify plumbing and the loop (`crate::run`), what lines mean.
+//! A leaf: it knows files and bytes, never JSON, counters or HTTP. **Not here:** inotify
+//! plumbing and the loop (`crate::run`), what lines mean (the [`Sink`]).
 //!
 //! Cold per wake-up (one `fstat` per file, plus a ≤1 KiB signature read when its size changed);
 //! hot inside [`Follower::read_all`].
@@ -32,17 +38,16 @@ use std::io::{ErrorKind, Seek, SeekFrom};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use serde::{Deserialize, Serialize};
 use tracing::{debug, info, warn};
 
 use super::chunk::LineBuffer;
 use super::identity::{Inode, Signature};
-use crate::account::snapshot::FileState;
-use crate::cli::ReadFrom;
-use crate::output::exposition::RunStats;
-use crate::pipeline::{Pipeline, Source};
+use super::rejoin::{self, Orphan, Verdict, MAX_ORPHANS};
+use super::roll::{self, Sequence};
 
 /// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
 /// was appended since the last wake-up, and many files must stay cheap.
@@ -51,27 +56,109 @@ pub const READ_CHUNK_BYTES: usize = 64 * 1024;
 /// How long a rotated or deleted file, read to its end, is kept open for late writes.
 pub const ROTATED_GRACE: Duration = Duration::from_secs(5);
 
+/// Names one followed file for the [`Sink`], for as long as it is followed. Never 0.
+pub type FileId = u64;
+
+/// The id of an orphan fragment handed up with no file left to name.
+pub const NO_FILE: FileId = 0;
+
+/// Where to start in a file never seen before that exists at the first start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartAt {
+    Beginning,
+    End,
+}
+
+/// What the follower hands up, in the order it read it.
+pub trait Sink {
+    /// `file` is followed from now on.
+    fn opened(&mut self, file: &Opened<'_>);
+    /// Complete lines of `id`, each ending in `\n`.
+    fn lines(&mut self, id: FileId, region: &[u8]);
+    /// Lines of `id` skipped whole for being longer than the cap.
+    fn oversized(&mut self, id: FileId, count: u64);
+    /// A last line that never got its newline (see [`super::rejoin`]); `id` may be [`NO_FILE`].
+    fn unterminated(&mut self, id: FileId, fragment: &[u8]);
+    /// `id` was truncated or rewritten: reading restarts at its beginning.
+    fn reset(&mut self, id: FileId);
+    /// `id` is no longer followed.
+    fn closed(&mut self, id: FileId);
+    /// Whether `line` (without its newline) is one whole line: decides rejoins.
+    fn is_whole_line(&self, line: &[u8]) -> bool;
+}
+
+/// A file the follower started to follow.
+#[derive(Debug)]
+pub struct Opened<'a> {
+    pub id: FileId,
+    pub path: &'a Path,
+    pub inode: Inode,
+    /// Resumed from a state-file entry (whatever the stage above saved for it applies).
+    pub resumed: bool,
+}
+
 /// Settings of the follower.
 #[derive(Debug, Clone)]
 pub struct FollowConfig {
     pub patterns: Vec<String>,
-    /// Where to start in files never seen before that exist at start-up.
-    pub read_from: ReadFrom,
+    /// Where to start in files never seen before that exist at start-up, when there is no
+    /// state (with a state, every file it does not know is new and read from its beginning).
+    pub start_at: StartAt,
     pub max_line_bytes: usize,
     /// Set when shutting down: reading stops at the next chunk boundary (between two complete
     /// lines), so that a large backlog never delays the final state write.
     pub stop: Arc<AtomicBool>,
 }
 
+/// Where one followed file was: its state-file entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileState {
+    pub path: String,
+    pub inode: Inode,
+    pub signature: Signature,
+    /// Byte offset after the last line accounted for.
+    pub offset: u64,
+    /// The unterminated bytes after `offset`, kept in case the file is gone at the restart and
+    /// a successor's head still needs them ([`super::rejoin`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fragment: Option<Vec<u8>>,
+}
+
+/// What the follower saves: its files and the orphan fragments.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Saved {
+    pub files: Vec<(FileId, FileState)>,
+    pub orphans: Vec<Orphan>,
+}
+
+/// The follower's own counters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FollowStats {
+    /// Followed files and their lag in bytes.
+    pub files: Vec<(String, u64)>,
+    pub rotations: u64,
+    pub truncations: u64,
+    pub file_errors_open: u64,
+    pub file_errors_read: u64,
+    pub file_errors_vanished: u64,
+    /// Lines joined across two files ([`super::rejoin`]).
+    pub rejoined: u64,
+}
+
 /// One followed file.
 #[derive(Debug)]
 struct Followed {
+    id: FileId,
     path: PathBuf,
+    /// The path it was first followed under (what a rename + create reuses).
+    first_path: PathBuf,
+    /// The name that places it in a roll sequence (a symlink's target).
+    sequence_path: PathBuf,
+    sequence: Option<Sequence>,
     file: File,
     inode: Inode,
     signature: Signature,
     buffer: LineBuffer,
-    source: Source,
     /// Position of the descriptor: bytes read from the file so far.
     read_pos: u64,
     /// Last size seen by fstat.
@@ -80,6 +167,10 @@ struct Followed {
     rotated: bool,
     /// When a rotated file was first seen at its end without growth.
     drained_since: Option<Instant>,
+    /// Read from 0 and its first line not yet judged against a predecessor's fragment.
+    head_unjudged: bool,
+    /// A successor's head was judged against this file's fragment.
+    superseded: bool,
 }
 
 /// Follows the files matching the patterns.
@@ -89,21 +180,34 @@ pub struct Follower {
     files: Vec<Followed>,
     /// State-file entries not yet matched to a file.
     restored: Vec<FileState>,
+    /// No state was restored: `start_at` applies to the files found by the first scan.
+    fresh: bool,
     /// Set once the first scan ran: later files are new and read from their beginning.
     started: bool,
-    stats: RunStats,
+    orphans: Vec<Orphan>,
+    next_id: FileId,
+    stats: FollowStats,
     /// Paths that matched and could not be opened (logged once each).
     unopenable: BTreeSet<PathBuf>,
 }
 
 impl Follower {
-    pub fn new(config: FollowConfig, restored: Vec<FileState>) -> Follower {
+    /// A follower resuming from `restored` (a state file's entries; `fresh` if there was none).
+    pub fn new(
+        config: FollowConfig,
+        restored: Vec<FileState>,
+        orphans: Vec<Orphan>,
+        fresh: bool,
+    ) -> Follower {
         Follower {
             config,
             files: Vec::new(),
             restored,
+            fresh,
             started: false,
-            stats: RunStats::default(),
+            orphans,
+            next_id: 1,
+            stats: FollowStats::default(),
             unopenable: BTreeSet::new(),
         }
     }
@@ -113,14 +217,10 @@ impl Follower {
         self.config.patterns.iter().map(|p| watch_root(p)).collect()
     }
 
-    pub fn stats(&mut self) -> &mut RunStats {
-        &mut self.stats
-    }
-
     /// The follower's counters, with each file's lag. A rotated file still being drained is
     /// named `<path> (rotated)` (its old name: the new one is unknown), and files sharing a name
     /// are summed, so every name appears once (a `path` label must not repeat).
-    pub fn run_stats(&self) -> RunStats {
+    pub fn stats(&self) -> FollowStats {
         let mut stats = self.stats.clone();
         let mut lags: BTreeMap<String, u64> = BTreeMap::new();
         for f in &self.files {
@@ -135,8 +235,9 @@ impl Follower {
     }
 
     /// Expands the patterns: opens new files, notices rotated ones, checks for truncation.
-    pub fn scan(&mut self, pipeline: &Mutex<Pipeline>) {
+    pub fn scan(&mut self, sink: &mut impl Sink) {
         let mut present: BTreeSet<Inode> = BTreeSet::new();
+        let opened_before = self.files.len();
         for path in self.matching_paths() {
             let meta = match fs::metadata(&path) {
                 Ok(meta) => meta,
@@ -159,12 +260,14 @@ impl Follower {
                     f.rotated = false; // it came back under a matching name
                     f.drained_since = None;
                 }
-                if !is_symlink(&path) {
+                if !is_symlink(&path) && f.path != path {
+                    f.sequence = Sequence::of(&path);
+                    f.sequence_path.clone_from(&path);
                     f.path = path; // a rename keeps the offset; remember the new name
                 }
                 continue;
             }
-            if let Some(opened) = self.open(&path, pipeline, false) {
+            if let Some(opened) = self.open(&path, sink, false) {
                 // The path may have been swapped between stat and open: what counts is the
                 // identity of what was opened.
                 present.insert(opened);
@@ -179,29 +282,41 @@ impl Follower {
         }
         if !self.started {
             self.started = true;
-            self.resume_rotated(pipeline);
+            self.resume_rotated(sink);
         }
+        // Files opened now are read after those already followed, each sequence in roll order.
+        roll::order(&mut self.files[opened_before..], |f| f.sequence.as_ref());
         for f in &mut self.files {
             if check_truncation(f, &mut self.stats, true) {
-                reset_source(f, pipeline);
+                sink.reset(f.id);
             }
         }
     }
 
     /// State entries that matched no file of the globs: if the file is still in its directory
     /// under another name (rotated while we were down, or during its grace period), drain it
-    /// from the saved offset; otherwise drop the entry.
-    fn resume_rotated(&mut self, pipeline: &Mutex<Pipeline>) {
+    /// from the saved offset; otherwise drop the entry, keeping its fragment as an orphan.
+    fn resume_rotated(&mut self, sink: &mut impl Sink) {
         let entries = std::mem::take(&mut self.restored);
         let before = self.files.len();
         for entry in entries {
             let Some(path) = find_by_inode(&entry) else {
                 info!(path = %entry.path, "state entry for a file that is gone; dropped");
+                if let Some(fragment) = entry.fragment {
+                    self.keep_orphan(
+                        Orphan {
+                            path: PathBuf::from(&entry.path),
+                            sequence_path: PathBuf::from(&entry.path),
+                            fragment,
+                        },
+                        sink,
+                    );
+                }
                 continue;
             };
             info!(path = %entry.path, now = %path.display(), "file rotated while stopped; draining it");
             self.restored.push(entry);
-            if self.open(&path, pipeline, true).is_some() {
+            if self.open(&path, sink, true).is_some() {
                 self.stats.rotations += 1;
             }
         }
@@ -211,23 +326,30 @@ impl Follower {
         self.files.splice(0..0, resumed);
     }
 
-    /// Reads every followed file to its end, feeding the pipeline; lets go of rotated files that
-    /// stayed drained for the grace period.
-    pub fn read_all(&mut self, pipeline: &Mutex<Pipeline>) {
+    /// Reads every followed file to its end, handing what it read to `sink`; lets go of rotated
+    /// files that stayed drained for the grace period.
+    pub fn read_all(&mut self, sink: &mut impl Sink) {
         let now = Instant::now();
         let mut i = 0;
         while i < self.files.len() {
             if self.config.stop.load(Ordering::Acquire) {
                 return;
             }
-            let f = &mut self.files[i];
-            if check_truncation(f, &mut self.stats, false) {
-                reset_source(f, pipeline);
+            let (before, rest) = self.files.split_at_mut(i);
+            let f = &mut rest[0];
+            let mut reading = Reading {
+                before,
+                orphans: &mut self.orphans,
+                stats: &mut self.stats,
+                stop: &self.config.stop,
+            };
+            if check_truncation(f, reading.stats, false) {
+                sink.reset(f.id);
             }
-            let mut read = read_to_end(f, pipeline, &mut self.stats, &self.config.stop);
-            if read.rewritten && check_truncation(f, &mut self.stats, true) {
-                reset_source(f, pipeline);
-                read = read_to_end(f, pipeline, &mut self.stats, &self.config.stop);
+            let mut read = reading.drain(f, sink);
+            if read.rewritten && check_truncation(f, reading.stats, true) {
+                sink.reset(f.id);
+                read = reading.drain(f, sink);
             }
             let grew = read.grew;
             if let Ok(meta) = f.file.metadata() {
@@ -243,7 +365,8 @@ impl Follower {
                 let since = *f.drained_since.get_or_insert(now);
                 if now.duration_since(since) >= ROTATED_GRACE {
                     debug!(path = %f.path.display(), "rotated file drained; letting go");
-                    self.files.remove(i); // keep the others in the order they were opened
+                    let f = self.files.remove(i); // keep the others in the order they were opened
+                    self.let_go(f, sink);
                     continue;
                 }
             } else {
@@ -253,27 +376,59 @@ impl Follower {
         }
     }
 
-    /// Entries for the state file; call between reads (all complete lines were fed).
-    pub fn save(&mut self) -> Vec<FileState> {
-        self.files
+    /// A drained rotated file leaves: its fragment is handed up if a successor was judged
+    /// against it, else kept as an orphan for one.
+    fn let_go(&mut self, mut f: Followed, sink: &mut impl Sink) {
+        f.buffer.consume();
+        if let Some(fragment) = f.buffer.tail().map(<[u8]>::to_vec) {
+            if f.superseded {
+                sink.unterminated(f.id, &fragment);
+            } else {
+                let orphan = Orphan {
+                    path: f.first_path.clone(),
+                    sequence_path: f.sequence_path.clone(),
+                    fragment,
+                };
+                self.keep_orphan(orphan, sink);
+            }
+        }
+        sink.closed(f.id);
+    }
+
+    fn keep_orphan(&mut self, orphan: Orphan, sink: &mut impl Sink) {
+        self.orphans.push(orphan);
+        if self.orphans.len() > MAX_ORPHANS {
+            let oldest = self.orphans.remove(0);
+            sink.unterminated(NO_FILE, &oldest.fragment);
+        }
+    }
+
+    /// Entries for the state file; call between reads (all complete lines were handed up).
+    pub fn save(&mut self) -> Saved {
+        let files = self
+            .files
             .iter_mut()
             .map(|f| {
                 widen_signature(f);
-                FileState {
+                f.buffer.consume();
+                let state = FileState {
                     path: f.path.display().to_string(),
                     inode: f.inode,
                     signature: f.signature,
                     offset: f.buffer.committed(),
-                    partials: f.source.save_partials(),
-                }
+                    fragment: f.buffer.tail().map(<[u8]>::to_vec),
+                };
+                (f.id, state)
             })
-            .collect()
+            .collect();
+        Saved {
+            files,
+            orphans: self.orphans.clone(),
+        }
     }
 
-    /// The paths the globs match, oldest first (by modification time), symlinks last, and a
-    /// symlink left out when its target is listed too. New files are opened, and so first read,
-    /// in this order: an execution's denials in an older roll are counted before its record in a
-    /// newer one, which is what makes them reconcile instead of counting as revealed by the record.
+    /// The paths the globs match, oldest first (by modification time, and by roll number within
+    /// a roll sequence), symlinks last, and a symlink left out when its target is listed too.
     fn matching_paths(&mut self) -> Vec<PathBuf> {
         let mut paths = Vec::new();
         for pattern in &self.config.patterns {
@@ -285,7 +440,7 @@ impl Follower {
         paths.sort();
         paths.dedup();
         let listed: BTreeSet<PathBuf> = paths.iter().filter(|p| !is_symlink(p)).cloned().collect();
-        let mut keyed: Vec<(bool, SystemTime, PathBuf)> = paths
+        let mut keyed: Vec<(bool, SystemTime, PathBuf, Option<Sequence>)> = paths
             .into_iter()
             .filter_map(|path| {
                 let symlink = is_symlink(&path);
@@ -295,17 +450,19 @@ impl Follower {
                 let mtime = fs::metadata(&path)
                     .and_then(|m| m.modified())
                     .unwrap_or(SystemTime::UNIX_EPOCH);
-                Some((symlink, mtime, path))
+                let sequence = (!symlink).then(|| Sequence::of(&path)).flatten();
+                Some((symlink, mtime, path, sequence))
             })
             .collect();
-        keyed.sort();
-        keyed.into_iter().map(|(_, _, path)| path).collect()
+        keyed.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
+        roll::order(&mut keyed, |k| k.3.as_ref());
+        keyed.into_iter().map(|k| k.2).collect()
     }
 
     /// Opens `path` and follows it, resuming from its state entry if one fits. Returns the
     /// identity of what was opened, `None` if it is not followed. A `rotated` file (found by
     /// [`Follower::resume_rotated`]) is followed only from a fitting state entry.
-    fn open(&mut self, path: &Path, pipeline: &Mutex<Pipeline>, rotated: bool) -> Option<Inode> {
+    fn open(&mut self, path: &Path, sink: &mut impl Sink, rotated: bool) -> Option<Inode> {
         let file = match File::open(path) {
             Ok(file) => file,
             Err(error) if error.kind() == ErrorKind::NotFound => {
@@ -331,19 +488,11 @@ impl Follower {
             return Some(inode); // already followed (the path was swapped under us)
         }
         let size = meta.len();
-        let config = pipeline
-            .lock()
-            .expect("pipeline lock")
-            .accountant()
-            .config()
-            .clone();
-        let mut source = Source::new(&path.display().to_string(), &config);
         let mut offset = None;
         if let Some(i) = self.restored.iter().position(|e| e.inode == inode) {
             let entry = self.restored.swap_remove(i);
             let fits = entry.offset <= size && entry.signature.matches(&file).unwrap_or(false);
             if fits {
-                source.restore_partials(&entry.partials);
                 offset = Some(entry.offset);
             } else if Path::new(&entry.path) == path {
                 warn!(path = %path.display(), saved_offset = entry.offset, size,
@@ -354,11 +503,13 @@ impl Follower {
                 debug!(path = %path.display(), saved = %entry.path, "inode reused by a new file");
             }
         }
-        let offset = match (offset, rotated, self.started, self.config.read_from) {
-            (Some(offset), _, _, _) => offset,
-            (None, true, _, _) => return None,
-            (None, false, false, ReadFrom::End) => last_line_end(&file, size),
-            (None, false, _, _) => 0,
+        let resumed = offset.is_some();
+        let skip_existing = self.fresh && !self.started && self.config.start_at == StartAt::End;
+        let offset = match (offset, rotated, skip_existing) {
+            (Some(offset), _, _) => offset,
+            (None, true, _) => return None,
+            (None, false, true) => last_line_end(&file, size),
+            (None, false, false) => 0,
         };
         let mut buffer = LineBuffer::with_chunk(self.config.max_line_bytes, READ_CHUNK_BYTES);
         buffer.reset(offset);
@@ -369,28 +520,186 @@ impl Follower {
             return None;
         }
         info!(path = %path.display(), offset, "following");
+        let sequence_path = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let id = self.next_id;
+        self.next_id += 1;
+        sink.opened(&Opened {
+            id,
+            path,
+            inode,
+            resumed,
+        });
         self.files.push(Followed {
+            id,
             path: path.to_path_buf(),
+            first_path: path.to_path_buf(),
+            sequence: Sequence::of(&sequence_path),
+            sequence_path,
             file,
             inode,
             signature,
             buffer,
-            source,
             read_pos: offset,
             size,
             rotated,
             drained_since: None,
+            head_unjudged: offset == 0,
+            superseded: false,
         });
         Some(inode)
     }
+}
+
+/// What reading one file may touch besides the file: the files read before it (its possible
+/// predecessors), the orphan fragments, the counters, the stop flag.
+struct Reading<'a> {
+    before: &'a mut [Followed],
+    orphans: &'a mut Vec<Orphan>,
+    stats: &'a mut FollowStats,
+    stop: &'a AtomicBool,
+}
+
+impl Reading<'_> {
+    /// Reads `f` to its end, or until `stop` is set, handing every complete line to `sink`.
+    fn drain(&mut self, f: &mut Followed, sink: &mut impl Sink) -> Drain {
+        let mut grew = false;
+        loop {
+            let filled = match f.buffer.fill(&mut f.file) {
+                Ok(filled) => filled,
+                Err(error) => {
+                    self.stats.file_errors_read += 1;
+                    warn!(path = %f.path.display(), %error, "cannot read log file");
+                    return Drain {
+                        grew,
+                        rewritten: false,
+                    };
+                }
+            };
+            f.read_pos += filled.read as u64;
+            if filled.read == 0 && filled.oversized == 0 && f.buffer.lines().is_empty() {
+                return Drain {
+                    grew,
+                    rewritten: false,
+                };
+            }
+            // The bytes just read count only if the file still starts as it did: a copytruncate
+            // and rewrite between our last check and this read would otherwise hand us the middle
+            // of new content as if it followed the old.
+            if filled.read > 0 && !f.signature.matches(&f.file).unwrap_or(true) {
+                return Drain {
+                    grew,
+                    rewritten: true,
+                };
+            }
+            grew = true;
+            let mut region = f.buffer.lines();
+            if f.head_unjudged && (filled.oversized > 0 || !region.is_empty()) {
+                f.head_unjudged = false;
+                let head = (filled.oversized == 0)
+                    .then(|| memchr::memchr(b'\n', region).map(|end| &region[..end]))
+                    .flatten();
+                let joined = self.judge_head(f, head, sink);
+                region = &region[joined..];
+            }
+            if filled.oversized > 0 {
+                sink.oversized(f.id, filled.oversized);
+            }
+            sink.lines(f.id, region);
+            f.buffer.consume();
+            if filled.read == 0 || self.stop.load(Ordering::Acquire) {
+                return Drain {
+                    grew,
+                    rewritten: false,
+                };
+            }
+        }
+    }
+
+    /// Judges `f`'s first line against its predecessor's fragment ([`super::rejoin`]); returns
+    /// how many bytes of `f`'s region the join took (0 if none).
+    fn judge_head(&mut self, f: &Followed, head: Option<&[u8]>, sink: &mut impl Sink) -> usize {
+        let judge = |tail: &[u8]| match head {
+            Some(head) => rejoin::judge(tail, head, |b| sink.is_whole_line(b)),
+            None => Verdict::Apart,
+        };
+        // A newer roll supersedes the latest older roll; a file at a renamed path, the file
+        // renamed away from it.
+        let older_roll = self.before.iter_mut().rposition(|g| {
+            g.sequence
+                .as_ref()
+                .zip(f.sequence.as_ref())
+                .is_some_and(|(g, f)| g.precedes(f))
+        });
+        let renamed = || {
+            self.before
+                .iter()
+                .rposition(|g| g.rotated && g.first_path == f.path)
+        };
+        if let Some(p) = older_roll.or_else(renamed) {
+            let p = &mut self.before[p];
+            p.superseded = true;
+            let Some(tail) = p.buffer.tail() else {
+                return 0;
+            };
+            let verdict = judge(tail);
+            let numbered = older_roll.is_some();
+            return match verdict {
+                Verdict::Join(line) => {
+                    p.buffer.take_tail();
+                    self.stats.rejoined += 1;
+                    sink.lines(f.id, &line);
+                    line.len() - tail_len(&line, head)
+                }
+                Verdict::Apart if numbered => {
+                    if let Some(tail) = p.buffer.take_tail() {
+                        sink.unterminated(p.id, &tail);
+                    }
+                    0
+                }
+                Verdict::Apart => 0, // a renamed file may still be written; its tail waits
+            };
+        }
+        let orphan = self
+            .orphans
+            .iter()
+            .rposition(|o| o.superseded_by(&f.path, f.sequence.as_ref()))
+            .map(|i| self.orphans.remove(i));
+        let Some(orphan) = orphan else {
+            return 0;
+        };
+        match judge(&orphan.fragment) {
+            Verdict::Join(line) => {
+                self.stats.rejoined += 1;
+                sink.lines(f.id, &line);
+                line.len() - orphan.fragment.len()
+            }
+            Verdict::Apart => {
+                sink.unterminated(f.id, &orphan.fragment);
+                0
+            }
+        }
+    }
+}
+
+/// The bytes of a joined `line` that came from the fragment: all but the head and newline.
+fn tail_len(line: &[u8], head: Option<&[u8]>) -> usize {
+    line.len() - head.map_or(0, <[u8]>::len) - 1
+}
+
+/// What reading a file to its end found.
+struct Drain {
+    /// Something was read.
+    grew: bool,
+    /// The file's first bytes changed under the read: what was read was not handed up.
+    rewritten: bool,
 }
 
 /// Notices a truncation or a rewrite of `f` and restarts it at 0; returns true if it did.
 ///
 /// A size below our position means truncated. Changed first bytes mean rewritten (copytruncate
 /// followed by as many writes as we had read, before we looked): checked when `check_prefix`
-/// (the periodic scan, and after [`read_to_end`] found the prefix changed under a read).
-fn check_truncation(f: &mut Followed, stats: &mut RunStats, check_prefix: bool) -> bool {
+/// (the periodic scan, and after a read found the prefix changed under it).
+fn check_truncation(f: &mut Followed, stats: &mut FollowStats, check_prefix: bool) -> bool {
     let Ok(meta) = f.file.metadata() else {
         return false;
     };
@@ -407,6 +716,7 @@ fn check_truncation(f: &mut Followed, stats: &mut RunStats, check_prefix: bool) 
     f.read_pos = 0;
     f.size = size;
     f.drained_since = None;
+    f.head_unjudged = false; // new content, not the rest of anything
     f.signature = Signature::of(&f.file).unwrap_or(Signature { len: 0, hash: 0 });
     if f.file.seek(SeekFrom::Start(0)).is_err() {
         stats.file_errors_read += 1;
@@ -426,15 +736,6 @@ fn widen_signature(f: &mut Followed) {
             f.signature = signature;
         }
     }
-}
-
-/// After a truncation, container partials held from the old content must not join the new one.
-fn reset_source(f: &mut Followed, pipeline: &Mutex<Pipeline>) {
-    let pipeline = pipeline.lock().expect("pipeline lock");
-    f.source = Source::new(
-        &f.path.display().to_string(),
-        pipeline.accountant().config(),
-    );
 }
 
 /// The path of the regular file with a state entry's identity that still fits the entry
@@ -474,65 +775,6 @@ fn find_in_dir(dir: &Path, entry: &FileState) -> Option<PathBuf> {
         return fits.then_some(path);
     }
     None
-}
-
-/// Reads one file to its end, or until `stop` is set. Returns true if anything was read.
-fn read_to_end(
-    f: &mut Followed,
-    pipeline: &Mutex<Pipeline>,
-    stats: &mut RunStats,
-    stop: &AtomicBool,
-) -> Drain {
-    let mut grew = false;
-    loop {
-        let filled = match f.buffer.fill(&mut f.file) {
-            Ok(filled) => filled,
-            Err(error) => {
-                stats.file_errors_read += 1;
-                warn!(path = %f.path.display(), %error, "cannot read log file");
-                return Drain {
-                    grew,
-                    rewritten: false,
-                };
-            }
-        };
-        f.read_pos += filled.read as u64;
-        if filled.read == 0 && filled.oversized == 0 && f.buffer.lines().is_empty() {
-            return Drain {
-                grew,
-                rewritten: false,
-            };
-        }
-        // The bytes just read count only if the file still starts as it did: a copytruncate
-        // and rewrite between our last check and this read would otherwise hand us the middle
-        // of new content as if it followed the old.
-        if filled.read > 0 && !f.signature.matches(&f.file).unwrap_or(true) {
-            return Drain {
-                grew,
-                rewritten: true,
-            };
-        }
-        grew = true;
-        let mut pipeline = pipeline.lock().expect("pipeline lock");
-        pipeline.oversized(&mut f.source, filled.oversized);
-        pipeline.lines(&mut f.source, f.buffer.lines());
-        f.buffer.consume();
-        drop(pipeline);
-        if filled.read == 0 || stop.load(Ordering::Acquire) {
-            return Drain {
-                grew,
-                rewritten: false,
-            };
-        }
-    }
-}
-
-/// What reading a file to its end found.
-struct Drain {
-    /// Something was read.
-    grew: bool,
-    /// The file's first bytes changed under the read: what was read was not fed.
-    rewritten: bool,
 }
 
 /// The offset after the last newline of a file (where `--read-from end` starts), looking back at

@@ -5,9 +5,11 @@
 //! * [`prefilter`]: the multi-literal search that picks the few lines worth decoding.
 //! * [`readahead`]: reading and picking on a second thread (replay).
 //! * [`container`]: CRI and Docker json-file framing, undone and rejoined.
-//! * [`identity`] and [`follow`]: file identity and the live follower (rotation, truncation).
+//! * [`identity`] and [`follow`]: file identity and the live follower (rotation, truncation),
+//!   which hands what it read to a [`follow::Sink`].
+//! * [`roll`] and [`rejoin`]: the order of numbered rolls, and lines a writer cut across two.
 //!
-//! **Not here:** JSON (decode), counting (account). Nothing in this module parses an application
+//! **Not here:** JSON (decode), counting (account). A leaf: nothing here uses another stage. Nothing in this module parses an application
 //! line or knows what a denial is beyond the literals it was given.
 
 pub mod chunk;
@@ -16,3 +18,5 @@ pub mod follow;
 pub mod identity;
 pub mod prefilter;
 pub mod readahead;
+pub mod rejoin;
+pub mod roll;

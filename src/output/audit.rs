@@ -28,7 +28,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::account::labels::Reason;
+use crate::vocab::Reason;
 
 /// How a denial came to be counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

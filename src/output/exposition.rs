@@ -16,20 +16,15 @@ use prometheus::proto::{
 };
 use prometheus::{Encoder, TextEncoder};
 
-use super::metrics::{self, Histogram, Metrics, TOKEN_KINDS};
-use crate::account::labels::LabelName;
 use crate::account::Gauges;
+use crate::input::follow::FollowStats;
+use crate::vocab::counters::{self as metrics, Histogram, Metrics, TOKEN_KINDS};
+use crate::vocab::LabelName;
 
-/// What only the live follower knows.
+/// What only the live sidecar knows: the follower's counters and its own.
 #[derive(Debug, Clone, Default)]
 pub struct RunStats {
-    /// Followed files and their lag in bytes.
-    pub files: Vec<(String, u64)>,
-    pub rotations: u64,
-    pub truncations: u64,
-    pub file_errors_open: u64,
-    pub file_errors_read: u64,
-    pub file_errors_vanished: u64,
+    pub follow: FollowStats,
     pub watcher_errors: u64,
     pub watcher_fallbacks: u64,
     pub state_writes_ok: u64,
@@ -242,13 +237,14 @@ pub fn render(
             "denials_exporter_files_followed",
             "Files currently followed.",
             MetricType::GAUGE,
-            r.files.len() as f64,
+            r.follow.files.len() as f64,
         ));
         push(family(
             "denials_exporter_file_lag_bytes",
             "Bytes written to a followed file but not yet read.",
             MetricType::GAUGE,
-            r.files
+            r.follow
+                .files
                 .iter()
                 .map(|(p, lag)| gauge(&[("path", p)], *lag as f64))
                 .collect(),
@@ -257,22 +253,31 @@ pub fn render(
             "denials_exporter_rotations_total",
             "Rotations seen (rename, numbered roll, deletion).",
             MetricType::COUNTER,
-            r.rotations as f64,
+            r.follow.rotations as f64,
         ));
         push(single(
             "denials_exporter_truncations_total",
             "Truncations seen (copytruncate).",
             MetricType::COUNTER,
-            r.truncations as f64,
+            r.follow.truncations as f64,
+        ));
+        push(single(
+            "denials_exporter_lines_rejoined_total",
+            "Lines a writer cut across two rolled files, joined again.",
+            MetricType::COUNTER,
+            r.follow.rejoined as f64,
         ));
         push(family(
             "denials_exporter_file_errors_total",
             "Errors on followed files, by kind.",
             MetricType::COUNTER,
             vec![
-                counter(&[("error", "open")], r.file_errors_open as f64),
-                counter(&[("error", "read")], r.file_errors_read as f64),
-                counter(&[("error", "vanished")], r.file_errors_vanished as f64),
+                counter(&[("error", "open")], r.follow.file_errors_open as f64),
+                counter(&[("error", "read")], r.follow.file_errors_read as f64),
+                counter(
+                    &[("error", "vanished")],
+                    r.follow.file_errors_vanished as f64,
+                ),
             ],
         ));
         push(single(
@@ -382,8 +387,8 @@ fn histogram(pairs: &[(&str, &str)], h: &Histogram, bounds: &[f64]) -> Metric {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::account::labels::Reason;
-    use crate::output::metrics::DenialKey;
+    use crate::vocab::counters::DenialKey;
+    use crate::vocab::Reason;
 
     #[test]
     fn renders_denials_and_zeroed_self_metrics() {

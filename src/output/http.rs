@@ -34,18 +34,29 @@ use tracing::{debug, error};
 
 use super::exposition::{self, RunStats};
 use super::recent::RecentDenials;
-use crate::pipeline::Pipeline;
+use crate::account::Gauges;
+use crate::vocab::Metrics;
 
-/// What the live follower publishes for HTTP, besides the pipeline itself.
+/// The counters as the reading thread last published them: immutable, swapped whole.
+#[derive(Debug, Default)]
+pub struct Published {
+    pub metrics: Metrics,
+    pub gauges: Gauges,
+    pub run: RunStats,
+}
+
+/// What the landing page and the denials API show, updated by the reading thread.
 #[derive(Debug, Default)]
 pub struct View {
-    pub stats: RunStats,
+    /// Followed files and their lag in bytes.
+    pub files: Vec<(String, u64)>,
     pub recent: RecentDenials,
 }
 
-/// Everything the handlers read.
+/// Everything the handlers read. No lock here is held by the reading thread for longer than
+/// it takes to swap a pointer or append a few records.
 pub struct Shared {
-    pub pipeline: Arc<Mutex<Pipeline>>,
+    pub published: Mutex<Arc<Published>>,
     pub view: Mutex<View>,
     pub ready: AtomicBool,
     pub healthy: AtomicBool,
@@ -53,17 +64,15 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// The exposition, exactly as `/metrics` serves it.
+    /// The exposition, exactly as `/metrics` serves it: rendered from the latest snapshot.
     pub fn metrics_text(&self) -> String {
-        let stats = self.view.lock().expect("view lock").stats.clone();
-        let pipeline = self.pipeline.lock().expect("pipeline lock");
-        let accountant = pipeline.accountant();
+        let published = self.published.lock().expect("published lock").clone();
         let kinds = crate::redact::kind_names();
         exposition::render(
-            accountant.metrics(),
-            accountant.gauges(),
+            &published.metrics,
+            published.gauges,
             kinds,
-            Some(&stats),
+            Some(&published.run),
         )
     }
 }
@@ -205,7 +214,7 @@ fn landing(shared: &Shared) -> Response<Body> {
         escape(&shared.telemetry_path)
     );
     html.push_str("<h2>Files followed</h2><table><tr><th>path</th><th>lag (bytes)</th></tr>");
-    for (path, lag) in &view.stats.files {
+    for (path, lag) in &view.files {
         let _ = write!(html, "<tr><td>{}</td><td>{lag}</td></tr>", escape(path));
     }
     html.push_str("</table><h2>Recent denials</h2>");

@@ -7,5 +7,4 @@
 pub mod audit;
 pub mod exposition;
 pub mod http;
-pub mod metrics;
 pub mod recent;

@@ -39,10 +39,6 @@ impl RecentDenials {
         self.records.iter().rev()
     }
 
-    pub fn len(&self) -> usize {
-        self.records.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }

@@ -2,10 +2,10 @@
 //!
 //! [`Metrics`] is plain, serialisable data: [`crate::account::Accountant`] is its only writer, the
 //! state file stores it whole (so counters continue across restarts instead of resetting), and
-//! [`super::exposition`] renders it. Names follow Prometheus conventions; `docs/metrics.md` is the
+//! `crate::output::exposition` renders it. Names follow Prometheus conventions; `docs/metrics.md` is the
 //! reference for operators and must list every family here.
 //!
-//! **Not here:** deciding what to count ([`crate::account`]), the text format ([`super::exposition`]),
+//! **Not here:** deciding what to count ([`crate::account`]), the text format (`crate::output::exposition`),
 //! per-file follower gauges ([`crate::input::follow`]).
 //!
 //! Cold: written per counted event; the per-line counts arrive in batches, once per chunk.
@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::account::labels::{LabelName, Reason};
+use crate::vocab::{LabelName, Reason};
 
 pub const DENIALS: &str = "permission_denials_total";
 pub const EXECUTIONS: &str = "agent_executions_total";

@@ -7,21 +7,31 @@
 //! a state that is never saved means counting everything again after a restart. Because the snapshot is taken between two lines on the reading
 //! thread, restoring counters and resuming at the offsets applies every later line exactly once.
 //!
-//! **Not here:** when to write (the follower's tick and shutdown), matching entries to files
+//! Each stage owns the type of its part of an entry: the follower its [`FileState`] (identity,
+//! offset, fragment) and its orphan fragments, the pipeline its [`SourceState`] (container
+//! partials), the accountant its [`AccountState`]. This module only composes them; the JSON
+//! layout of an entry is the union of its parts' fields.
+//!
+//! The file holds counters and log excerpts: it is created with mode 0600, and its temp file is
+//! created anew (`O_CREAT|O_EXCL`, which never follows a symlink planted at that name).
+//!
+//! **Not here:** when to write (`crate::run`), matching entries to files
 //! ([`crate::input::follow`]).
 //!
 //! Cold: every few seconds.
 
-use std::fs::{self, File};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::AccountState;
-use crate::input::container::SavedPartial;
-use crate::input::identity::{Inode, Signature};
+use crate::account::AccountState;
+use crate::input::follow::FileState;
+use crate::input::rejoin::Orphan;
+use crate::pipeline::SourceState;
 
 /// A state file that cannot be used.
 #[derive(Debug, Error)]
@@ -37,17 +47,13 @@ pub enum SnapshotError {
     Unwritable { path: PathBuf, error: io::Error },
 }
 
-/// Where one followed file was.
+/// One followed file: where the follower was, and what the pipeline held there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FileState {
-    pub path: String,
-    pub inode: Inode,
-    pub signature: Signature,
-    /// Byte offset after the last line accounted for.
-    pub offset: u64,
-    /// Unfinished container partials held at that offset.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub partials: Vec<SavedPartial>,
+pub struct FileEntry {
+    #[serde(flatten)]
+    pub file: FileState,
+    #[serde(flatten)]
+    pub source: SourceState,
 }
 
 /// Version 1 of the state.
@@ -55,7 +61,10 @@ pub struct FileState {
 pub struct StateV1 {
     /// Seconds since the epoch.
     pub written_at: f64,
-    pub files: Vec<FileState>,
+    pub files: Vec<FileEntry>,
+    /// Fragments of files that are gone, waiting for the file that continues them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub orphans: Vec<Orphan>,
     pub account: AccountState,
     /// Length of the audit file when the snapshot was taken, so that the audit records of lines
     /// read again after a crash can be cut from it (`None` without an audit file).
@@ -95,7 +104,7 @@ pub fn read(path: &Path) -> Result<Option<StateV1>, SnapshotError> {
 /// Checks that the state can be written beside `path` (creates and removes `<path>.tmp`).
 pub fn probe(path: &Path) -> Result<(), SnapshotError> {
     let tmp = tmp_path(path);
-    File::create(&tmp)
+    create_tmp(&tmp)
         .and_then(|_| fs::remove_file(&tmp))
         .map_err(|error| SnapshotError::Unwritable {
             path: path.to_path_buf(),
@@ -107,7 +116,7 @@ pub fn probe(path: &Path) -> Result<(), SnapshotError> {
 pub fn write(path: &Path, state: &StateFile) -> io::Result<()> {
     let tmp = tmp_path(path);
     {
-        let mut file = File::create(&tmp)?;
+        let mut file = create_tmp(&tmp)?;
         let mut out = io::BufWriter::new(&mut file);
         serde_json::to_writer(&mut out, state)?;
         out.flush()?;
@@ -122,6 +131,20 @@ pub fn write(path: &Path, state: &StateFile) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
+/// Creates the temp file anew, readable by the owner only. Whatever is at its name (a leftover
+/// of a crash, or a planted symlink) is removed first, never followed.
+fn create_tmp(tmp: &Path) -> io::Result<File> {
+    match fs::remove_file(tmp) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(tmp)
+}
+
 fn tmp_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".tmp");
@@ -130,25 +153,53 @@ fn tmp_path(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
+    use crate::input::container::SavedPartial;
+    use crate::input::identity::{Inode, Signature};
 
     fn sample() -> StateFile {
         StateFile::V1(StateV1 {
             written_at: 1.5,
-            files: vec![FileState {
-                path: "/var/log/a.log".into(),
-                inode: Inode { dev: 1, ino: 2 },
-                signature: Signature { len: 3, hash: 4 },
-                offset: 5,
-                partials: vec![SavedPartial {
-                    stderr: false,
-                    discarding: false,
-                    content: b"{\"a\"".to_vec(),
-                }],
+            files: vec![FileEntry {
+                file: FileState {
+                    path: "/var/log/a.log".into(),
+                    inode: Inode { dev: 1, ino: 2 },
+                    signature: Signature { len: 3, hash: 4 },
+                    offset: 5,
+                    fragment: Some(b"{\"lev".to_vec()),
+                },
+                source: SourceState {
+                    partials: vec![SavedPartial {
+                        stderr: false,
+                        discarding: false,
+                        content: b"{\"a\"".to_vec(),
+                    }],
+                },
+            }],
+            orphans: vec![Orphan {
+                path: "/var/log/current.log".into(),
+                sequence_path: "/var/log/app.3.log".into(),
+                fragment: b"{\"x".to_vec(),
             }],
             account: AccountState::default(),
             audit_len: Some(6),
         })
+    }
+
+    #[test]
+    fn is_private_and_never_follows_a_planted_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        let victim = dir.path().join("victim");
+        fs::write(&victim, b"precious").unwrap();
+        std::os::unix::fs::symlink(&victim, tmp_path(&path)).unwrap();
+        probe(&path).unwrap();
+        write(&path, &sample()).unwrap();
+        assert_eq!(fs::read(&victim).unwrap(), b"precious");
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
     }
 
     #[test]

@@ -1,0 +1,119 @@
+//! Lines that a writer cut across two files, joined again.
+//!
+//! Under load pino-roll cuts lines at roll boundaries: a roll ends inside a line and the next
+//! roll begins with the rest of it. Read file by file, the two pieces are two bad lines, and a
+//! denial or an execution record is lost. The exact rule:
+//!
+//! * A file *P* is **superseded** by a file *S* when *S* is a newer roll of *P*'s
+//!   [sequence](super::roll::Sequence), or when *S* is a new file at the path *P* was followed
+//!   under while *P* was renamed away or deleted (rename + create).
+//! * *P*'s **fragment** *T* is what follows its last newline once it was read to its end: not
+//!   empty, not an oversized line being skipped. *S*'s **head** *H* is its first line, read
+//!   from offset 0, without its newline.
+//! * *T* and *H* are joined into the one line *T+H* if and only if *H* is not a whole line by
+//!   itself, *T* is not either, and *T+H* is (the stage above decides what "whole" means: for
+//!   the pipeline, one JSON object). The joined line counts as *S*'s; *P*'s offset moves past
+//!   *T* and *S*'s past *H*, in the same step, so the state file never holds half a join.
+//! * Otherwise nothing is joined. *H* is read as *S*'s first line, whatever it is. *T* is
+//!   handed up as an unterminated last line (counted if whole, else `malformed`) when *P* is a
+//!   numbered roll (its writer has moved on for good), or when *P* is let go; a renamed *P* may
+//!   still be written through an open descriptor until then.
+//! * When *P* is let go, or is gone at a restart, before any successor appeared, *T* is kept as
+//!   an **orphan** (in memory and in the state file, at most [`MAX_ORPHANS`], the oldest handed
+//!   up first) for a successor to join.
+//!
+//! **Not here:** following files ([`super::follow`]), what a whole line is (the stage above).
+//!
+//! Cold: once per new file.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::roll::Sequence;
+
+/// At most this many orphan fragments are kept.
+pub const MAX_ORPHANS: usize = 64;
+
+/// A fragment whose file is gone, waiting for its successor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Orphan {
+    /// The path its file was followed under first.
+    pub path: PathBuf,
+    /// The path whose name places it in a roll sequence (its target, for a symlink).
+    pub sequence_path: PathBuf,
+    pub fragment: Vec<u8>,
+}
+
+impl Orphan {
+    /// Whether a new file at `path` (in `sequence`) supersedes this orphan's file.
+    pub fn superseded_by(&self, path: &std::path::Path, sequence: Option<&Sequence>) -> bool {
+        self.path == path
+            || Sequence::of(&self.sequence_path)
+                .zip(sequence)
+                .is_some_and(|(mine, theirs)| mine.precedes(theirs))
+    }
+}
+
+/// What to do with a fragment and a head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Join them: this is the whole line, with its newline.
+    Join(Vec<u8>),
+    /// Leave them apart.
+    Apart,
+}
+
+/// Applies the rule to fragment `tail` and head `head` (without its newline).
+pub fn judge(tail: &[u8], head: &[u8], is_whole_line: impl Fn(&[u8]) -> bool) -> Verdict {
+    if tail.is_empty() || is_whole_line(head) || is_whole_line(tail) {
+        return Verdict::Apart;
+    }
+    let mut joined = Vec::with_capacity(tail.len() + head.len() + 1);
+    joined.extend_from_slice(tail);
+    joined.extend_from_slice(head);
+    if is_whole_line(&joined) {
+        joined.push(b'\n');
+        Verdict::Join(joined)
+    } else {
+        Verdict::Apart
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn braces(b: &[u8]) -> bool {
+        b.first() == Some(&b'{') && b.last() == Some(&b'}')
+    }
+
+    #[test]
+    fn joins_only_two_fragments_that_make_one_line() {
+        assert_eq!(
+            judge(b"{\"a\":", b"1}", braces),
+            Verdict::Join(b"{\"a\":1}\n".to_vec())
+        );
+        // A head that is a whole line starts a line: the tail stays a bad line of its own.
+        assert_eq!(judge(b"{\"a\":", b"{\"b\":1}", braces), Verdict::Apart);
+        // A tail that is whole missed only its newline.
+        assert_eq!(judge(b"{\"a\":1}", b"x}", braces), Verdict::Apart);
+        // Two pieces that do not fit.
+        assert_eq!(judge(b"{\"a\":", b"1", braces), Verdict::Apart);
+        assert_eq!(judge(b"", b"1}", braces), Verdict::Apart);
+    }
+
+    #[test]
+    fn an_orphan_is_superseded_by_its_next_roll_or_its_path() {
+        let orphan = Orphan {
+            path: "d/current.log".into(),
+            sequence_path: "d/app.9.log".into(),
+            fragment: b"{".to_vec(),
+        };
+        let seq = |p: &str| Sequence::of(std::path::Path::new(p));
+        assert!(orphan.superseded_by("d/app.10.log".as_ref(), seq("d/app.10.log").as_ref()));
+        assert!(!orphan.superseded_by("d/app.8.log".as_ref(), seq("d/app.8.log").as_ref()));
+        assert!(orphan.superseded_by("d/current.log".as_ref(), None));
+        assert!(!orphan.superseded_by("d/other.log".as_ref(), None));
+    }
+}

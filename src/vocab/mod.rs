@@ -1,0 +1,13 @@
+//! The vocabulary several stages share, at the bottom of the dependency graph: the closed
+//! `reason` set, the capped label names, what a line's outcome was, and the counter set itself.
+//!
+//! Every stage may use these types; this module uses no other module of the crate. It holds data
+//! and names only: no counting rules (`crate::account`), no rendering (`crate::output`).
+
+pub mod counters;
+mod label;
+mod reason;
+
+pub use counters::{LineOutcome, Metrics};
+pub use label::LabelName;
+pub use reason::Reason;
