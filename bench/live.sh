@@ -4,7 +4,8 @@
 #   * latency from a line's append to its count in /metrics, with inotify and with --poll;
 #   * sustained ingest of the real pino + pino-roll writer (tests/e2e/writer.mjs) with size-based
 #     rolling and old files deleted, and whether the final count equals what was written;
-#   * idle: CPU time and memory while following 100 files that nobody writes to.
+#   * idle: CPU time and memory while following 100 files that nobody writes to;
+#   * scrape: /metrics latency while the writer writes 100k lines/s (a scrape every 10 ms).
 #
 # Usage: bench/live.sh                 (builds the release binary first)
 #
@@ -17,7 +18,8 @@
 #   IDLE_SECONDS=10         idle window
 #   IDLE_FILES=100          files followed while idle
 #   BENCH_SKIP_BUILD=1      do not run cargo (use target/release/denials-exporter as it is)
-#   BENCH_ONLY="latency ingest idle"   run a subset
+#   SCRAPE_RATE=100000      writer lines/s during the scrape benchmark
+#   BENCH_ONLY="latency ingest idle scrape"   run a subset
 #
 # Needs python3, and for the ingest figure node >= 20 with `(cd tests/e2e && npm ci)` done.
 # Prints a Markdown table; the raw JSON of every measurement is kept in bench/out/live.jsonl.
@@ -34,7 +36,8 @@ INGEST_SECONDS=${INGEST_SECONDS:-15}
 INGEST_RATE=${INGEST_RATE:-0}
 IDLE_SECONDS=${IDLE_SECONDS:-10}
 IDLE_FILES=${IDLE_FILES:-100}
-BENCH_ONLY=${BENCH_ONLY:-latency ingest idle}
+SCRAPE_RATE=${SCRAPE_RATE:-100000}
+BENCH_ONLY=${BENCH_ONLY:-latency ingest idle scrape}
 OUT=$ROOT/bench/out
 PY=$ROOT/bench/live_bench.py
 
@@ -65,6 +68,10 @@ if wants ingest; then
     else
         echo "live.sh: skipping ingest: run (cd tests/e2e && npm ci) first" >&2
     fi
+fi
+if wants scrape; then
+    [[ -d $ROOT/tests/e2e/node_modules/pino-roll ]] || die "scrape needs (cd tests/e2e && npm ci) first"
+    run ingest "$BIN" --writer "$ROOT/tests/e2e/writer.mjs" --seconds "$INGEST_SECONDS" --rate "$SCRAPE_RATE" --scrape-ms 10
 fi
 if wants idle; then
     run idle "$BIN" --files "$IDLE_FILES" --seconds "$IDLE_SECONDS" --file-kib 8
@@ -97,6 +104,10 @@ for r in rows:
               f"{r['exporter_lines']:,} of {r['writer_lines']:,} lines | same |")
         print(f"| ingest: exporter CPU, peak RSS | {r['exporter_cpu_s']} s CPU ({r['exporter_cpu_pct_of_core']}% of one core), "
               f"VmHWM {r['exporter_vmhwm_mib']} MiB | same |")
+        if "scrape" in r:
+            sc = r["scrape"]
+            print(f"| GET /metrics during that ingest ({sc['samples']} scrapes, one every {sc['interval_ms']} ms) | "
+                  f"p50 {sc['p50_ms']} ms, p99 {sc['p99_ms']} ms, max {sc['max_ms']} ms | `BENCH_ONLY=scrape bench/live.sh` |")
     elif r["bench"] == "idle":
         print(f"| idle, {r['files_followed']} files of {r['file_kib']} KiB followed, {r['mode']}: CPU in {r['window_s']} s without writes | "
               f"{r['cpu_ms']} ms (resolution {r['cpu_resolution_ms']} ms); VmRSS {r['vmrss_mib']} MiB, VmHWM {r['vmhwm_mib']} MiB | "

@@ -19,6 +19,7 @@ Each prints one JSON object on stdout (and progress on stderr); live.sh makes th
 """
 
 import argparse
+import threading
 import http.client
 import json
 import os
@@ -66,6 +67,13 @@ class Exporter:
                 self.conn = None
             time.sleep(0.05)
         raise SystemExit("exporter not ready within 30 s")
+
+    @classmethod
+    def attach(cls, port):
+        """A second client of a running exporter (its own connection), for another thread."""
+        other = cls.__new__(cls)
+        other.port, other.conn = port, None
+        return other
 
     def get(self, path, retry=True):
         if self.conn is None:
@@ -205,12 +213,28 @@ def cmd_ingest(args):
                         ["--state-file", os.path.join(work, "state.json")])
     try:
         cpu0 = exporter.cpu_seconds()
+        scrapes, stop_scraping = [], threading.Event()
+        if args.scrape_ms:
+            # A scraper of its own (its own connection), timing every /metrics while the writer writes.
+            scraper = Exporter.attach(exporter.port)
+
+            def scrape():
+                while not stop_scraping.is_set():
+                    t = time.perf_counter()
+                    status, _ = scraper.get("/metrics")
+                    if status == 200:
+                        scrapes.append((time.perf_counter() - t) * 1000)
+                    stop_scraping.wait(args.scrape_ms / 1000)
+
+            scrape_thread = threading.Thread(target=scrape, daemon=True)
+            scrape_thread.start()
         writer_cmd = ["node", args.writer, "--dir", logs, "--expected", expected_path, "--rate", str(args.rate),
                       "--duration", str(args.seconds), "--size", args.size, "--count", str(args.count)]
         log("writer:", " ".join(writer_cmd))
         t0 = time.monotonic()
         writer = subprocess.run(writer_cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         t_written = time.monotonic()
+        stop_scraping.set()
         if writer.returncode != 0:
             raise SystemExit(f"writer failed: {writer.stdout}")
         expected = json.load(open(expected_path))
@@ -265,6 +289,11 @@ def cmd_ingest(args):
             "exporter": exporter.command,
             "writer": " ".join(writer_cmd[:2] + ["--dir", "DIR", "--expected", "FILE"] + writer_cmd[6:]),
         }
+        if scrapes:
+            scrapes.sort()
+            result["scrape"] = {"samples": len(scrapes), "interval_ms": args.scrape_ms,
+                                "p50_ms": round(percentile(scrapes, 50), 2), "p99_ms": round(percentile(scrapes, 99), 2),
+                                "max_ms": round(scrapes[-1], 2)}
         result["ok"] = not wrong and result["exporter_lines"] == result["writer_lines"]
         print(json.dumps(result), flush=True)
     finally:
@@ -350,6 +379,8 @@ def main():
     p.add_argument("--rate", type=int, default=0)
     p.add_argument("--size", default="1m")
     p.add_argument("--count", type=int, default=100)
+    p.add_argument("--scrape-ms", type=float, default=0,
+                   help="also time GET /metrics every N ms while the writer writes (0: no scraping)")
     p = sub.add_parser("idle")
     p.add_argument("binary")
     p.add_argument("--files", type=int, default=100)

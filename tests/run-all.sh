@@ -35,7 +35,9 @@ step "alert and recording rules, dashboards" bash tests/deploy/rules_test.sh
 step "kubernetes manifests and Dockerfile" bash tests/deploy/k8s_check.sh
 step "every dashboard and rule expression against a real Prometheus" \
   python3 tests/deploy/promql_e2e.py --exporter target/release/denials-exporter --fixture examples/executor.log
-step "pino + pino-roll writer, kill -9, real Prometheus" bash tests/e2e/run.sh target/release/denials-exporter
+step "pino + pino-roll writer (plain transport), kill -9, real Prometheus" bash tests/e2e/run.sh target/release/denials-exporter
+step "the exporter started over a growing backlog of pino-roll rolls" \
+  env E2E_START_DELAY=4 E2E_RATE=40000 E2E_SIZE=2m E2E_DURATION=12 bash tests/e2e/run.sh target/release/denials-exporter
 
 echo
 ((failed)) && printf 'failed: %s\n' "${failures[@]}"

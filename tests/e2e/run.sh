@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# End-to-end acceptance test (issue #3): a real pino + pino-roll writer, the exporter killed with
-# SIGKILL halfway and restarted on its state file, and a real Prometheus scraping it every second.
+# End-to-end acceptance test: a real pino + pino-roll writer, used as its README shows (the plain
+# `target: 'pino-roll'` transport, which cuts lines at roll boundaries under load), the exporter
+# killed with SIGKILL halfway and restarted on its state file, and a real Prometheus scraping it
+# every second.
 #
 #   tests/e2e/run.sh [BINARY]        (default target/release/denials-exporter; builds nothing)
 #
@@ -11,7 +13,9 @@
 #
 # Knobs (environment):
 #   E2E_RATE=100000   writer lines/s          E2E_DURATION=16   writer seconds
-#   E2E_SIZE=1m       pino-roll `size`        E2E_ROLL=lines    lines|plain (see roll-transport.mjs)
+#   E2E_SIZE=1m       pino-roll `size`
+#   E2E_START_DELAY=0 seconds between the writer's start and the exporter's: with 4 the exporter
+#                     starts over a backlog of rolls that keep appearing while it reads them
 #   E2E_COUNT=250     pino-roll `limit.count`: at ~25 rolls/s that keeps ~10 s of log, more than
 #                     the state file's age (5 s) plus the downtime; lines of a file deleted while
 #                     the exporter is down are lost to any reader
@@ -32,7 +36,7 @@ rate=${E2E_RATE:-100000}
 duration=${E2E_DURATION:-16}
 size=${E2E_SIZE:-1m}
 count=${E2E_COUNT:-250}
-roll=${E2E_ROLL:-lines}
+delay=${E2E_START_DELAY:-0}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/denials-e2e.XXXXXX")
 logs=$work/logs
@@ -101,23 +105,31 @@ start_exporter() { # N: which start, for the log name
     pids+=("$exporter_pid")
     wait_http "http://127.0.0.1:$exporter_port/-/ready" 20 || fail "exporter (start $1) not ready within 20 s"
 }
-start_exporter 1
+first_scrape() { # Prometheus applies its targets a few seconds after it is ready
+    for _ in $(seq 200); do
+        curl -fsS "$prom/api/v1/query" --data-urlencode 'query=up{job="denials"} == 1' 2>/dev/null | grep -q '"value"' && break
+        sleep 0.1
+    done
+}
+((delay > 0)) || start_exporter 1
 wait_http "$prom/-/ready" 30 || fail "Prometheus not ready within 30 s (see $work/prometheus.log)"
-# Prometheus applies its targets a few seconds after it is ready: wait for its first scrape.
-for _ in $(seq 200); do
-    curl -fsS "$prom/api/v1/query" --data-urlencode 'query=up{job="denials"} == 1' 2>/dev/null | grep -q '"value"' && break
-    sleep 0.1
-done
+((delay > 0)) || first_scrape
 
 node "$here/check.mjs" sample "$metrics" "$work/samples.json" &
 sampler_pid=$!
 pids+=("$sampler_pid")
 
-note "writing ${duration} s at ${rate} lines/s (pino-roll size $size, keeps $count files, --roll $roll) into $logs"
+note "writing ${duration} s at ${rate} lines/s (pino-roll size $size, keeps $count files) into $logs"
 node "$here/writer.mjs" --dir "$logs" --expected "$work/expected.json" --rate "$rate" --duration "$duration" \
-    --size "$size" --count "$count" --half "$work/half" --roll "$roll" >"$work/writer.out" 2>"$work/writer.log" &
+    --size "$size" --count "$count" --half "$work/half" >"$work/writer.out" 2>"$work/writer.log" &
 writer_pid=$!
 pids+=("$writer_pid")
+if ((delay > 0)); then
+    sleep "$delay"
+    note "starting the exporter ${delay} s after the writer, over $(ls "$logs" | wc -l) files"
+    start_exporter 1
+    first_scrape
+fi
 
 for _ in $(seq $((duration * 20 + 200))); do [[ -f $work/half ]] && break; sleep 0.05; done
 [[ -f $work/half ]] || fail "the writer never got halfway"
