@@ -151,6 +151,19 @@ impl Pipeline {
         self.accountant
     }
 
+    /// Opens the audit log again at its path (after logrotate moved it away: SIGHUP).
+    pub fn reopen_audit(&mut self) -> std::io::Result<()> {
+        let Some(path) = self.accountant.config().audit_log.clone() else {
+            return Ok(());
+        };
+        if path.as_os_str() == "-" {
+            return Ok(());
+        }
+        self.audit = Some(AuditWriter::open_at(&path, None)?);
+        self.audit_failed = false;
+        Ok(())
+    }
+
     /// The audit file's length after the last write, for the state file.
     pub fn audit_len(&self) -> Option<u64> {
         self.audit.as_ref().and_then(|a| a.file_len())
@@ -208,6 +221,10 @@ impl Pipeline {
     /// One candidate physical line (without its newline).
     fn line(&mut self, source: &mut Source, line: &[u8]) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
+        // A UTF-8 byte order mark before a file's first line, and the run of NULs copytruncate
+        // leaves where a writer with a stale offset resumes, are not part of the line.
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        let line = &line[line.iter().take_while(|b| **b == 0).count()..];
         let app = match source.rejoiner.push(container::parse(line)) {
             Joined::Pending => return,
             Joined::Oversized => return self.outcome(source, LineOutcome::Oversized, b""),
@@ -348,6 +365,25 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_or_a_run_of_nuls_before_a_line_does_not_hide_it() {
+        let denial = LINES[0];
+        for prefix in [&b"\xEF\xBB\xBF"[..], b"\0\0\0\0", b"\xEF\xBB\xBF\0"] {
+            let mut input = prefix.to_vec();
+            input.extend_from_slice(denial.as_bytes());
+            input.push(b'\n');
+            let got = fast(&input, &[]);
+            assert_eq!(got.denials_total(), 1, "prefix {prefix:?}");
+            assert_eq!(
+                got.lines_by_outcome()
+                    .iter()
+                    .find(|(o, _)| *o == LineOutcome::Malformed)
+                    .map(|x| x.1),
+                Some(0)
+            );
+        }
+    }
 
     const LINES: &[&str] = &[
         r#"{"level":40,"executionId":"e1","workflow":"review","event":"agent.permission.denied","toolName":"Bash","toolUseId":"t1","decisionReasonType":"hook","msg":"agent permission denied"}"#,

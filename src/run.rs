@@ -45,6 +45,9 @@ use crate::state::{self, FileEntry, StateFile, StateV1};
 /// What wakes the reading thread.
 enum Wake {
     Fs(notify::Result<notify::Event>),
+    /// SIGHUP: reopen the audit log, expand the globs and set up the watches again, write the
+    /// state.
+    Hangup,
     Shutdown,
 }
 
@@ -169,6 +172,9 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     let signalled = runtime.block_on(std::future::poll_fn(|cx| {
         Poll::Ready(shutdown.as_mut().poll(cx).is_ready())
     }));
+    let mut hangups = runtime
+        .block_on(async { crate::signal::hangups() })
+        .context("cannot install the SIGHUP handler")?;
 
     let (wake_tx, wake_rx) = mpsc::channel();
     let reader = {
@@ -199,8 +205,17 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     };
 
     runtime.block_on(http::serve(listeners, shared.clone(), async move {
+        let forward_hangups = async {
+            while hangups.recv().await.is_some() {
+                info!("SIGHUP received: reopening the audit log, rescanning, writing the state");
+                let _ = wake_tx.send(Wake::Hangup);
+            }
+        };
         if !signalled {
-            shutdown.await;
+            tokio::select! {
+                () = shutdown => {}
+                () = forward_hangups => {}
+            }
         }
         stop_reading.store(true, Ordering::Release); // interrupts a long read
         let _ = wake_tx.send(Wake::Shutdown);
@@ -255,21 +270,31 @@ impl ReadLoop {
         loop {
             let next_scan = last_scan + self.stat_interval;
             let timeout = next_scan.saturating_duration_since(Instant::now());
-            let mut rescan = false;
+            let (mut rescan, mut hangup) = (false, false);
             let read_before = r.pipeline.accountant().metrics().read_bytes;
             match wake_rx.recv_timeout(timeout) {
                 Ok(Wake::Shutdown) | Err(RecvTimeoutError::Disconnected) => break,
-                Ok(Wake::Fs(event)) => {
-                    rescan |= self.on_event(event, &mut r);
+                Ok(wake) => {
+                    let mut wake = Some(wake);
                     // Drain what else is queued: one read to the end serves them all.
-                    while let Ok(wake) = wake_rx.try_recv() {
-                        match wake {
+                    while let Some(w) = wake.take().or_else(|| wake_rx.try_recv().ok()) {
+                        match w {
                             Wake::Shutdown => return self.finish(&mut r, shared),
                             Wake::Fs(event) => rescan |= self.on_event(event, &mut r),
+                            Wake::Hangup => hangup = true,
                         }
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {}
+            }
+            if hangup {
+                if let Err(error) = r.pipeline.reopen_audit() {
+                    error!(%error, "cannot reopen the audit log; denials are still counted");
+                }
+                if !self.poll {
+                    watcher = self.watch(&mut r, &wake_tx, false);
+                }
+                rescan = true;
             }
             if rescan || Instant::now() >= next_scan {
                 r.follower.scan(&mut r.pipeline);
@@ -281,7 +306,7 @@ impl ReadLoop {
                 }
             }
             r.follower.read_all(&mut r.pipeline);
-            if last_state.elapsed() >= self.state_interval {
+            if hangup || last_state.elapsed() >= self.state_interval {
                 // A failure is counted and logged; the next interval tries again.
                 let _ = self.save(&mut r);
                 last_state = Instant::now();

@@ -1,8 +1,9 @@
-//! Waits for SIGTERM (what Kubernetes sends to start a graceful shutdown) or SIGINT (Ctrl-C).
+//! The signals the sidecar answers: SIGTERM (what Kubernetes sends to start a graceful
+//! shutdown) and SIGINT (Ctrl-C) stop it; SIGHUP asks it to reopen and rescan.
 //!
-//! **Not here:** what shutting down does (`crate::run`).
+//! **Not here:** what shutting down or a hang-up does (`crate::run`).
 
-use tokio::signal::unix::{signal, SignalKind};
+use tokio::signal::unix::{signal, Signal, SignalKind};
 
 /// Resolves on the first SIGTERM or SIGINT.
 pub async fn shutdown() {
@@ -13,4 +14,10 @@ pub async fn shutdown() {
         _ = term.recv() => tracing::info!("SIGTERM received; shutting down"),
         _ = int.recv() => tracing::info!("SIGINT received; shutting down"),
     }
+}
+
+/// The stream of SIGHUPs. Installing it replaces the default action (terminate, without a
+/// state write) for the life of the process; call it inside the runtime, before getting ready.
+pub fn hangups() -> std::io::Result<Signal> {
+    signal(SignalKind::hangup())
 }

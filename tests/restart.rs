@@ -460,3 +460,39 @@ fn sigterm_during_a_long_backlog_stops_promptly() {
     let exporter = launch.start();
     exporter.wait_denials(wf, total);
 }
+
+/// SIGHUP (what logrotate's `postrotate` sends) no longer kills the exporter without a state
+/// write: it reopens the audit log at its path, rescans, and writes the state.
+#[test]
+fn sighup_reopens_the_audit_log_and_writes_the_state() {
+    let wf = "hangup";
+    let dir = tempfile::tempdir().unwrap();
+    let (log, state) = (dir.path().join("app.log"), dir.path().join("state.json"));
+    let audit = dir.path().join("audit.jsonl");
+    let launch = launch(dir.path(), &state).args([
+        "--state-interval",
+        "3600",
+        "--audit-log",
+        &audit.display().to_string(),
+    ]);
+    let mut w = Writer::open(&log);
+    w.denials(wf, 2);
+    let mut exporter = launch.start();
+    exporter.wait_denials(wf, 2);
+    assert!(!state.exists(), "no periodic write yet");
+    let rotated = dir.path().join("audit.jsonl.1");
+    fs::rename(&audit, &rotated).unwrap();
+    exporter.signal("HUP");
+    assert!(
+        wait_until(TIMEOUT, || state.exists() && audit.exists()),
+        "SIGHUP wrote no state or did not reopen the audit log\n{}",
+        exporter.stderr()
+    );
+    assert!(exporter.try_wait().is_none(), "SIGHUP stopped the exporter");
+    w.denials(wf, 1);
+    exporter.wait_denials(wf, 3);
+    assert!(wait_until(TIMEOUT, || fs::read_to_string(&audit)
+        .is_ok_and(|t| t.lines().count() == 1)));
+    assert_eq!(fs::read_to_string(&rotated).unwrap().lines().count(), 2);
+    stop(&mut exporter);
+}
