@@ -314,6 +314,26 @@ pub struct PipelineArgs {
     )]
     pub execution_idle_timeout: u64,
 
+    /// Denials one execution record may reveal, in total: a count in a record is written by
+    /// whoever controls the log, and an absurd one is clamped (and counted) instead of counted.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10_000,
+        env = "DENIALS_EXPORTER_MAX_DENIALS_PER_RECORD"
+    )]
+    pub max_denials_per_record: u64,
+
+    /// A log time further than this many seconds ahead of the wall clock is treated as no time
+    /// (and counted): one wrong timestamp must not evict every execution in flight.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 3600,
+        env = "DENIALS_EXPORTER_MAX_CLOCK_SKEW"
+    )]
+    pub max_clock_skew: u64,
+
     /// Longest line accepted, in bytes; longer lines are skipped and counted as oversized.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, env = "DENIALS_EXPORTER_MAX_LINE_BYTES")]
     pub max_line_bytes: usize,

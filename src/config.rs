@@ -97,6 +97,10 @@ pub struct Limits {
     pub execution_idle_timeout_secs: u64,
     /// Longest accepted line in bytes. By default, 1 MiB.
     pub max_line_bytes: usize,
+    /// Denials one record may reveal in total. By default, 10,000.
+    pub max_denials_per_record: u64,
+    /// Seconds a log time may run ahead of the wall clock. By default, 1 hour.
+    pub max_clock_skew_secs: u64,
 }
 
 impl Default for Limits {
@@ -107,6 +111,8 @@ impl Default for Limits {
             max_executions: 4096,
             execution_idle_timeout_secs: 6 * 3600,
             max_line_bytes: 1 << 20,
+            max_denials_per_record: 10_000,
+            max_clock_skew_secs: 3600,
         }
     }
 }
@@ -171,6 +177,8 @@ impl Config {
             max_executions: at_least("max-executions", 1, args.max_executions)?,
             execution_idle_timeout_secs: args.execution_idle_timeout.max(1),
             max_line_bytes: at_least("max-line-bytes", 1024, args.max_line_bytes)?,
+            max_denials_per_record: args.max_denials_per_record,
+            max_clock_skew_secs: args.max_clock_skew,
         };
         Ok(Config {
             fields,

@@ -142,10 +142,6 @@ impl Pipeline {
         &self.accountant
     }
 
-    pub fn accountant_mut(&mut self) -> &mut Accountant {
-        &mut self.accountant
-    }
-
     #[cfg(test)]
     pub fn into_accountant(self) -> Accountant {
         self.accountant

@@ -299,7 +299,6 @@ impl ReadLoop {
             if rescan || Instant::now() >= next_scan {
                 r.follower.scan(&mut r.pipeline);
                 last_scan = Instant::now();
-                r.pipeline.accountant_mut().tick(wall_now());
                 if watcher.is_none() && !self.poll {
                     // A root that did not exist may now; a failure was already counted.
                     watcher = self.watch(&mut r, &wake_tx, false);

@@ -25,14 +25,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::decode::{self, Denial, Event, Format, Record, RecordedDenials};
+use crate::decode::{self, Denial, Event, Format, Record};
 use crate::output::audit::{AuditRecord, Origin};
 use crate::redact::Redactor;
-use crate::vocab::counters::{self as metrics, DenialKey, LineOutcome, Metrics};
+use crate::vocab::counters::{self as metrics, saturating_add, DenialKey, LineOutcome, Metrics};
 use labels::{Admission, AdmittedSet, LabelName, Reason};
-use reconcile::{
-    increase, tokens_array, Eviction, Executions, Revealed, Totals, MAX_REVEALED_PER_RECORD,
-};
+use reconcile::{increase, tokens_array, Eviction, Execution, Executions, Revelation, Totals};
 
 /// Display length of summaries and reasons in audit records, after redaction.
 pub const AUDIT_TEXT_CHARS: usize = 240;
@@ -139,12 +137,6 @@ impl Accountant {
         std::mem::take(&mut self.audit)
     }
 
-    /// Evicts idle executions against the wall clock (the live follower calls this on its tick).
-    pub fn tick(&mut self, wall_secs: f64) {
-        self.state.clock = self.state.clock.max(wall_secs);
-        self.sweep();
-    }
-
     /// Consumes the accountant, returning the state to save.
     #[cfg(test)]
     pub fn into_state(self) -> AccountState {
@@ -159,24 +151,32 @@ impl Accountant {
             .sweep(self.state.clock, idle, &mut |e| count_eviction(metrics, e));
     }
 
-    fn advance_clock(&mut self, time: Option<f64>) -> f64 {
-        let now = time.unwrap_or_else(wall_now);
-        self.state.clock = self.state.clock.max(now);
-        if time.is_some() {
-            self.state.metrics.last_event_timestamp =
-                self.state.metrics.last_event_timestamp.max(now);
+    /// Moves the accounting clock to a line's log time, and returns that time if it is taken.
+    ///
+    /// The clock is log time only (it decides idle evictions): a line without a time does not
+    /// move it, and neither does a time further than `--max-clock-skew` ahead of the wall clock
+    /// (a microsecond epoch read as milliseconds, a forged year), which is counted and then
+    /// treated as no time, so one line cannot evict every execution in flight.
+    fn advance_clock(&mut self, time: Option<f64>) -> Option<f64> {
+        let time = time?;
+        if time > wall_now() + self.config.limits.max_clock_skew_secs as f64 {
+            self.state.metrics.times_rejected += 1;
+            return None;
         }
-        now
+        self.state.clock = self.state.clock.max(time);
+        self.state.metrics.last_event_timestamp = self.state.metrics.last_event_timestamp.max(time);
+        Some(time)
     }
 
     fn on_denial(&mut self, denial: Denial, source: LineSource<'_>) -> LineOutcome {
-        self.advance_clock(denial.time);
+        let time = self.advance_clock(denial.time);
         let reason = match (&denial.reason_type, &denial.reason_text) {
             (Some(kind), _) => Reason::from_type(kind).unwrap_or(Reason::Other),
             (None, Some(text)) => self.config.reason_rules.classify(text),
             (None, None) => Reason::Other,
         };
         let mut workflow = denial.workflow.clone();
+        let tool = self.tool_label(&denial.tool);
         if let Some(id) = &denial.execution_id {
             let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
             let metrics = &mut self.state.metrics;
@@ -184,7 +184,7 @@ impl Accountant {
                 .state
                 .executions
                 .touch(id, clock, cap, &mut |e| count_eviction(metrics, e));
-            if !execution.note_denial(&denial.tool, denial.tool_use_id.as_deref()) {
+            if !execution.note_denial(&tool, denial.tool_use_id.as_deref()) {
                 return LineOutcome::Duplicate;
             }
             if workflow.is_some() {
@@ -194,10 +194,9 @@ impl Accountant {
             }
         }
         let workflow = self.workflow_label(workflow.as_deref(), source);
-        let tool = self.tool_label(&denial.tool);
-        self.count_denial(&tool, &workflow, reason);
+        self.count_denial(&tool, &workflow, reason, 1);
         self.audit_denial(AuditInput {
-            time: denial.time,
+            time,
             tool: &denial.tool,
             workflow: &workflow,
             reason,
@@ -208,12 +207,17 @@ impl Accountant {
             source: source.path,
             origin: Origin::MidStream,
             format: denial.format,
+            count: 1,
         });
         LineOutcome::Counted
     }
 
     fn on_record(&mut self, record: Record, source: LineSource<'_>) -> LineOutcome {
-        self.advance_clock(record.time);
+        let time = self.advance_clock(record.time);
+        let (budget, max_tools) = (
+            self.config.limits.max_denials_per_record,
+            self.config.limits.max_tools,
+        );
         let current = Totals {
             cost_usd: record.cost_usd.unwrap_or(0.0),
             duration_seconds: record.duration_seconds.unwrap_or(0.0),
@@ -230,10 +234,14 @@ impl Accountant {
                     .state
                     .executions
                     .touch(id, clock, cap, &mut |e| count_eviction(metrics, e));
-                let revealed = execution.reveal(&record.denials);
+                let (tools, metrics) = (&mut self.state.tools, &mut self.state.metrics);
+                let revealed = execution.reveal(&record.denials, budget, &mut |raw| {
+                    admit(tools, metrics, LabelName::Tool, max_tools, raw)
+                });
                 let denials_now = execution.denials_counted();
                 let previous = execution.last;
-                let repeated = revealed.is_empty()
+                let repeated = revealed.revealed.is_empty()
+                    && revealed.clamped == 0
                     && previous.records > 0
                     && Totals {
                         denials: previous.denials,
@@ -258,17 +266,23 @@ impl Accountant {
                 (revealed, previous, denials_now, workflow)
             }
             None => {
-                let revealed = own_denials(&record.denials);
-                let n = revealed.len() as u64;
+                // Without a correlation key, every denial the record lists is its own.
+                let (tools, metrics) = (&mut self.state.tools, &mut self.state.metrics);
+                let revealed = Execution::default().reveal(&record.denials, budget, &mut |raw| {
+                    admit(tools, metrics, LabelName::Tool, max_tools, raw)
+                });
+                let n = revealed.total();
                 (revealed, Totals::default(), n, record.workflow.clone())
             }
         };
+        let Revelation { revealed, clamped } = revealed;
+        let m = &mut self.state.metrics;
+        m.denials_clamped = m.denials_clamped.saturating_add(clamped);
         let workflow = self.workflow_label(workflow.as_deref(), source);
         for denial in &revealed {
-            let tool = self.tool_label(&denial.tool);
-            self.count_denial(&tool, &workflow, Reason::Unknown);
+            self.count_denial(&denial.tool, &workflow, Reason::Unknown, denial.count);
             self.audit_denial(AuditInput {
-                time: record.time,
+                time,
                 tool: &denial.tool,
                 workflow: &workflow,
                 reason: Reason::Unknown,
@@ -279,6 +293,7 @@ impl Accountant {
                 source: source.path,
                 origin: Origin::Record,
                 format: record.format,
+                count: denial.count,
             });
         }
         let series = self.state.metrics.workflows.entry(workflow).or_default();
@@ -303,24 +318,31 @@ impl Accountant {
             denials_now.saturating_sub(previous.denials) as f64,
         );
         for (i, total) in current.tokens.iter().enumerate() {
-            series.tokens[i] += increase(previous.tokens[i], *total);
+            series.tokens[i] =
+                saturating_add(series.tokens[i], increase(previous.tokens[i], *total));
         }
         LineOutcome::Counted
     }
 
-    fn count_denial(&mut self, tool: &str, workflow: &str, reason: Reason) {
+    fn count_denial(&mut self, tool: &str, workflow: &str, reason: Reason, n: u64) {
         let key = DenialKey {
             tool: tool.to_string(),
             workflow: workflow.to_string(),
             reason,
         };
-        *self.state.metrics.denials.entry(key).or_default() += 1;
+        let count = self.state.metrics.denials.entry(key).or_default();
+        *count = count.saturating_add(n);
     }
 
     fn tool_label(&mut self, raw: &str) -> String {
-        let (value, admission) = self.state.tools.admit(raw, self.config.limits.max_tools);
-        self.count_admission(LabelName::Tool, admission);
-        value
+        let max = self.config.limits.max_tools;
+        admit(
+            &mut self.state.tools,
+            &mut self.state.metrics,
+            LabelName::Tool,
+            max,
+            raw,
+        )
     }
 
     /// The workflow label: the line's, else the path's capture, else the default.
@@ -338,12 +360,7 @@ impl Accountant {
     }
 
     fn count_admission(&mut self, label: LabelName, admission: Admission) {
-        let m = &mut self.state.metrics;
-        match admission {
-            Admission::Admitted => {}
-            Admission::Overflow => *m.label_overflow.entry(label).or_default() += 1,
-            Admission::Invalid => *m.label_invalid.entry(label).or_default() += 1,
-        }
+        count_admission(&mut self.state.metrics, label, admission);
     }
 
     fn audit_denial(&mut self, input: AuditInput<'_>) {
@@ -364,6 +381,7 @@ impl Accountant {
             source_file: text(Some(input.source)).unwrap_or_default(),
             origin: input.origin,
             format: input.format.as_str(),
+            count: input.count,
         };
         self.audit.push(record);
     }
@@ -409,30 +427,27 @@ struct AuditInput<'a> {
     source: &'a str,
     origin: Origin,
     format: Format,
+    count: u64,
 }
 
-/// A record without a correlation key reconciles nothing: every denial it lists is its own.
-fn own_denials(denials: &RecordedDenials) -> Vec<Revealed> {
-    let one = |tool: &str, id: Option<&String>, summary: Option<&String>| Revealed {
-        tool: tool.to_string(),
-        tool_use_id: id.cloned(),
-        input_summary: summary.cloned(),
-    };
-    match denials {
-        RecordedDenials::List(items) => items
-            .iter()
-            .map(|i| one(&i.tool, i.tool_use_id.as_ref(), i.input_summary.as_ref()))
-            .collect(),
-        RecordedDenials::PerTool(counts) => counts
-            .iter()
-            .flat_map(|(tool, n)| {
-                (0..*n.min(&MAX_REVEALED_PER_RECORD)).map(move |_| one(tool, None, None))
-            })
-            .collect(),
-        RecordedDenials::Total(n) => (0..*n.min(&MAX_REVEALED_PER_RECORD))
-            .map(|_| one("unknown", None, None))
-            .collect(),
-        RecordedDenials::None => Vec::new(),
+/// The label value of `raw` in `set`, admitting it if there is room, counted in `metrics`.
+fn admit(
+    set: &mut AdmittedSet,
+    metrics: &mut Metrics,
+    label: LabelName,
+    max: usize,
+    raw: &str,
+) -> String {
+    let (value, admission) = set.admit(raw, max);
+    count_admission(metrics, label, admission);
+    value
+}
+
+fn count_admission(m: &mut Metrics, label: LabelName, admission: Admission) {
+    match admission {
+        Admission::Admitted => {}
+        Admission::Overflow => *m.label_overflow.entry(label).or_default() += 1,
+        Admission::Invalid => *m.label_invalid.entry(label).or_default() += 1,
     }
 }
 

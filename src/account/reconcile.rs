@@ -6,6 +6,11 @@
 //! had no id yet, and the totals of the last record. **Not here:** label values and counters
 //! ([`super::Accountant`] decides what the findings here mean for them).
 //!
+//! Work and memory per line are bounded whatever the line says: a record reveals at most a
+//! budget of denials in total, as counts (one [`Revealed`] per tool, never one per denial), and
+//! the per-execution maps are keyed by admitted `tool` label values, so they hold at most as
+//! many entries as that label may take.
+//!
 //! Cold: per denial or record line. Eviction by cap scans the map (O(n)), which happens only
 //! when the cap is reached.
 
@@ -18,16 +23,44 @@ use crate::decode::{RecordedDenials, Tokens};
 /// Tool use ids remembered per execution, at most.
 pub const MAX_IDS_PER_EXECUTION: usize = 10_000;
 
-/// Denials one record may reveal from a count, at most: a count is attacker-influenced text, and
-/// an absurd one must not allocate or loop without bound.
-pub const MAX_REVEALED_PER_RECORD: u64 = 10_000;
-
-/// One denial the record revealed that nothing counted before.
+/// Denials the record revealed that nothing counted before: `count` of them, of one tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Revealed {
+    /// The `tool` label value.
     pub tool: String,
     pub tool_use_id: Option<String>,
     pub input_summary: Option<String>,
+    pub count: u64,
+}
+
+/// What a record revealed, and how many more denials it claimed beyond its budget.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Revelation {
+    pub revealed: Vec<Revealed>,
+    pub clamped: u64,
+}
+
+impl Revelation {
+    /// The denials revealed, in total.
+    pub fn total(&self) -> u64 {
+        self.revealed.iter().map(|r| r.count).sum()
+    }
+}
+
+/// A record's denial budget, spent as it reveals.
+struct Budget {
+    left: u64,
+    clamped: u64,
+}
+
+impl Budget {
+    /// Takes up to `wanted`; what does not fit is clamped.
+    fn take(&mut self, wanted: u64) -> u64 {
+        let taken = wanted.min(self.left);
+        self.left -= taken;
+        self.clamped = self.clamped.saturating_add(wanted - taken);
+        taken
+    }
 }
 
 /// The totals of the last record of an execution (running totals for stream-json sessions).
@@ -47,9 +80,9 @@ pub struct Execution {
     pub workflow: Option<String>,
     /// Tool use ids already counted (mid-stream or from a record).
     pub ids: HashSet<String>,
-    /// Denials counted per raw tool name, from every source.
+    /// Denials counted per `tool` label value, from every source.
     pub by_tool: BTreeMap<String, u64>,
-    /// Mid-stream denials without an id, per tool, not yet matched to a listed id.
+    /// Mid-stream denials without an id, per `tool` label value, not yet matched to a listed id.
     pub anonymous: BTreeMap<String, u64>,
     pub last: Totals,
     /// Clock (seconds) when a line of this execution was last seen.
@@ -57,7 +90,8 @@ pub struct Execution {
 }
 
 impl Execution {
-    /// Records a mid-stream denial. Returns false if and only if its id was already counted.
+    /// Records a mid-stream denial of the `tool` label value. Returns false if and only if its id
+    /// was already counted.
     pub fn note_denial(&mut self, tool: &str, tool_use_id: Option<&str>) -> bool {
         match tool_use_id {
             Some(id) if self.ids.contains(id) => return false,
@@ -76,18 +110,31 @@ impl Execution {
     ///
     /// By tool use id where the list has ids (a listed id matches a mid-stream denial of the same
     /// tool that had no id); else by per-tool count, the record's count minus what was counted,
-    /// never negative. A total alone reveals its excess under the tool `unknown`.
-    pub fn reveal(&mut self, denials: &RecordedDenials) -> Vec<Revealed> {
+    /// never negative. A total alone reveals its excess under the tool `unknown`. At most
+    /// `budget` denials are revealed in all; the rest are marked counted (a repeated record
+    /// reveals nothing again) and reported as clamped. `label` maps a raw tool name to its
+    /// `tool` label value.
+    pub fn reveal(
+        &mut self,
+        denials: &RecordedDenials,
+        budget: u64,
+        label: &mut impl FnMut(&str) -> String,
+    ) -> Revelation {
+        let mut budget = Budget {
+            left: budget,
+            clamped: 0,
+        };
         let mut revealed = Vec::new();
         match denials {
             RecordedDenials::List(items) => {
-                let mut listed: BTreeMap<&str, u64> = BTreeMap::new();
-                let mut without_id: BTreeMap<&str, Vec<&Option<String>>> = BTreeMap::new();
+                let mut listed: BTreeMap<String, u64> = BTreeMap::new();
+                let mut without_id: BTreeMap<String, Vec<&Option<String>>> = BTreeMap::new();
                 for item in items {
-                    *listed.entry(&item.tool).or_default() += 1;
+                    let tool = label(&item.tool);
+                    *listed.entry(tool.clone()).or_default() += 1;
                     let Some(id) = &item.tool_use_id else {
                         without_id
-                            .entry(&item.tool)
+                            .entry(tool)
                             .or_default()
                             .push(&item.input_summary);
                         continue;
@@ -98,66 +145,86 @@ impl Execution {
                     if self.ids.len() < MAX_IDS_PER_EXECUTION {
                         self.ids.insert(id.clone());
                     }
-                    if let Some(n) = self.anonymous.get_mut(&item.tool).filter(|n| **n > 0) {
+                    if let Some(n) = self.anonymous.get_mut(&tool).filter(|n| **n > 0) {
                         *n -= 1; // the stream reported it, without an id
                         continue;
                     }
-                    *self.by_tool.entry(item.tool.clone()).or_default() += 1;
-                    revealed.push(Revealed {
-                        tool: item.tool.clone(),
-                        tool_use_id: Some(id.clone()),
-                        input_summary: item.input_summary.clone(),
-                    });
+                    *self.by_tool.entry(tool.clone()).or_default() += 1;
+                    if budget.take(1) == 1 {
+                        revealed.push(Revealed {
+                            tool,
+                            tool_use_id: Some(id.clone()),
+                            input_summary: item.input_summary.clone(),
+                            count: 1,
+                        });
+                    }
                 }
                 for (tool, summaries) in without_id {
-                    let extra = self.excess(tool, listed[tool]);
-                    for summary in summaries.into_iter().take(extra as usize) {
-                        revealed.push(Revealed {
-                            tool: tool.to_string(),
+                    let extra = budget.take(self.excess(&tool, listed[&tool]));
+                    revealed.extend(summaries.into_iter().take(extra as usize).map(|summary| {
+                        Revealed {
+                            tool: tool.clone(),
                             tool_use_id: None,
                             input_summary: summary.clone(),
+                            count: 1,
+                        }
+                    }));
+                }
+            }
+            RecordedDenials::PerTool(counts) => {
+                // Tools past the label cap share `other`: their counts add up.
+                let mut by_label: BTreeMap<String, u64> = BTreeMap::new();
+                for (tool, n) in counts {
+                    let sum = by_label.entry(label(tool)).or_default();
+                    *sum = sum.saturating_add(*n);
+                }
+                for (tool, n) in by_label {
+                    let extra = budget.take(self.excess(&tool, n));
+                    if extra > 0 {
+                        revealed.push(Revealed {
+                            tool,
+                            tool_use_id: None,
+                            input_summary: None,
+                            count: extra,
                         });
                     }
                 }
             }
-            RecordedDenials::PerTool(counts) => {
-                for (tool, n) in counts {
-                    let extra = self.excess(tool, *n);
-                    revealed.extend((0..extra).map(|_| Revealed {
-                        tool: tool.clone(),
+            RecordedDenials::Total(n) => {
+                let counted = self.denials_counted();
+                let tool = label("unknown");
+                let wanted = n.saturating_sub(counted);
+                let counted = self.by_tool.entry(tool.clone()).or_default();
+                *counted = counted.saturating_add(wanted);
+                let extra = budget.take(wanted);
+                if extra > 0 {
+                    revealed.push(Revealed {
+                        tool,
                         tool_use_id: None,
                         input_summary: None,
-                    }));
+                        count: extra,
+                    });
                 }
-            }
-            RecordedDenials::Total(n) => {
-                let counted: u64 = self.by_tool.values().sum();
-                let extra = n.saturating_sub(counted).min(MAX_REVEALED_PER_RECORD);
-                *self.by_tool.entry("unknown".into()).or_default() += extra;
-                revealed.extend((0..extra).map(|_| Revealed {
-                    tool: "unknown".into(),
-                    tool_use_id: None,
-                    input_summary: None,
-                }));
             }
             RecordedDenials::None => {}
         }
-        revealed
+        Revelation {
+            revealed,
+            clamped: budget.clamped,
+        }
     }
 
     /// How many of `recorded` denials of `tool` exceed what was counted; marks them counted.
     fn excess(&mut self, tool: &str, recorded: u64) -> u64 {
         let counted = self.by_tool.entry(tool.to_string()).or_default();
-        let extra = recorded
-            .saturating_sub(*counted)
-            .min(MAX_REVEALED_PER_RECORD);
+        let extra = recorded.saturating_sub(*counted);
         *counted += extra;
         extra
     }
 
     /// Denials counted for this execution, from every source.
     pub fn denials_counted(&self) -> u64 {
-        self.by_tool.values().sum()
+        self.by_tool.values().fold(0, |a, b| a.saturating_add(*b))
     }
 }
 
@@ -242,6 +309,10 @@ mod tests {
     use super::*;
     use crate::decode::RecordedDenial;
 
+    fn reveal(e: &mut Execution, denials: &RecordedDenials) -> Vec<Revealed> {
+        e.reveal(denials, 10_000, &mut str::to_string).revealed
+    }
+
     fn listed(tool: &str, id: Option<&str>) -> RecordedDenial {
         RecordedDenial {
             tool: tool.into(),
@@ -260,11 +331,11 @@ mod tests {
         );
         let list =
             RecordedDenials::List(vec![listed("Bash", Some("t1")), listed("Edit", Some("t2"))]);
-        let revealed = e.reveal(&list);
+        let revealed = reveal(&mut e, &list);
         assert_eq!(revealed.len(), 1);
         assert_eq!(revealed[0].tool_use_id.as_deref(), Some("t2"));
         assert!(
-            e.reveal(&list).is_empty(),
+            reveal(&mut e, &list).is_empty(),
             "a cumulative result seen again adds nothing"
         );
         assert_eq!(e.denials_counted(), 2);
@@ -276,7 +347,7 @@ mod tests {
         e.note_denial("Bash", None);
         let list =
             RecordedDenials::List(vec![listed("Bash", Some("t1")), listed("Bash", Some("t2"))]);
-        assert_eq!(e.reveal(&list).len(), 1);
+        assert_eq!(reveal(&mut e, &list).len(), 1);
         assert_eq!(e.denials_counted(), 2);
     }
 
@@ -291,13 +362,48 @@ mod tests {
             ("Edit".into(), 0),
             ("Write".into(), 1),
         ]);
-        let revealed = e.reveal(&per_tool);
-        let tools: Vec<&str> = revealed.iter().map(|r| r.tool.as_str()).collect();
-        assert_eq!(tools, ["Bash", "Write"]);
-        assert!(e.reveal(&per_tool).is_empty());
-        assert_eq!(e.reveal(&RecordedDenials::Total(6)).len(), 1);
+        let revealed = reveal(&mut e, &per_tool);
+        let tools: Vec<(&str, u64)> = revealed
+            .iter()
+            .map(|r| (r.tool.as_str(), r.count))
+            .collect();
+        assert_eq!(tools, [("Bash", 1), ("Write", 1)]);
+        assert!(reveal(&mut e, &per_tool).is_empty());
+        assert_eq!(reveal(&mut e, &RecordedDenials::Total(6)).len(), 1);
         let list = RecordedDenials::List(vec![listed("Bash", None); 4]);
-        assert_eq!(e.reveal(&list).len(), 1);
+        assert_eq!(reveal(&mut e, &list).len(), 1);
+    }
+
+    #[test]
+    fn a_record_reveals_at_most_its_budget_as_counts() {
+        // 2,000 tools at 1e15 each: 20,000 revealed Revealed structs and 2e18 loop turns before.
+        let mut e = Execution::default();
+        let per_tool =
+            RecordedDenials::PerTool((0..2000).map(|i| (format!("t{i}"), 1e15 as u64)).collect());
+        let mut labels = |raw: &str| {
+            if raw < "t2" {
+                raw.to_string()
+            } else {
+                "other".to_string()
+            }
+        };
+        let first = e.reveal(&per_tool, 10_000, &mut labels);
+        assert_eq!(first.total(), 10_000);
+        assert_eq!(first.clamped, 2000 * 1e15 as u64 - 10_000);
+        assert!(first.revealed.len() <= 2000);
+        assert!(
+            e.by_tool.len() < 1200,
+            "keyed by label values: {}",
+            e.by_tool.len()
+        );
+        let again = e.reveal(&per_tool, 10_000, &mut labels);
+        assert_eq!(
+            (again.total(), again.clamped),
+            (0, 0),
+            "a repeated record reveals nothing"
+        );
+        let total = e.reveal(&RecordedDenials::Total(u64::MAX), 5, &mut labels);
+        assert_eq!(total.total(), 5);
     }
 
     #[test]

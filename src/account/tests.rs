@@ -168,3 +168,96 @@ fn state_round_trips() {
     let back: AccountState = serde_json::from_str(&json).unwrap();
     assert_eq!(&back, a.state());
 }
+
+fn ms(secs: f64) -> String {
+    format!("{}", (secs * 1000.0) as u64)
+}
+
+/// One line with a microsecond epoch (read as milliseconds: a year far ahead) evicted every
+/// execution in flight, whose records then counted their denials again, and stopped sweeps for
+/// good. Such a time is now no time, and counted.
+#[test]
+fn a_time_far_ahead_of_the_wall_clock_moves_nothing() {
+    let now = wall_now();
+    let denial = format!(
+        r#"{{"time":{},"executionId":"e1","workflow":"w","event":"agent.permission.denied","toolName":"Bash","toolUseId":"t1","decisionReasonType":"hook"}}"#,
+        ms(now - 10.0)
+    );
+    let future = format!(
+        r#"{{"time":{},"executionId":"x","workflow":"w","event":"agent.permission.denied","toolName":"Edit","decisionReasonType":"rule"}}"#,
+        (now * 1e6) as u64
+    );
+    let record = format!(
+        r#"{{"time":{},"executionId":"e1","workflow":"w","permissionDenials":[{{"toolName":"Bash","toolUseId":"t1"}}],"msg":"Claude Agent SDK execution completed"}}"#,
+        ms(now - 9.0)
+    );
+    let a = account(&[&denial, &future, &record]);
+    assert_eq!(a.metrics().denials_total(), 2, "{:?}", a.denial_counts());
+    assert_eq!(count(&a, "Bash", "w", "unknown"), 0);
+    assert_eq!(a.metrics().times_rejected, 1);
+    assert_eq!(a.metrics().evicted_idle, 0);
+}
+
+/// `run` swept by the wall clock: a denial and its record one second apart, twelve hours
+/// behind the wall clock, counted twice when a line without a time came between them.
+#[test]
+fn sweeps_go_by_log_time_only() {
+    let then = wall_now() - 12.0 * 3600.0;
+    let denial = format!(
+        r#"{{"time":{},"executionId":"e1","workflow":"w","event":"agent.permission.denied","toolName":"Bash","toolUseId":"t1","decisionReasonType":"hook"}}"#,
+        ms(then)
+    );
+    let untimed = r#"{"type":"system","subtype":"permission_denied","tool_name":"Read","tool_use_id":"t9","decision_reason_type":"rule","session_id":"s"}"#;
+    let record = format!(
+        r#"{{"time":{},"executionId":"e1","workflow":"w","permissionDenials":[{{"toolName":"Bash","toolUseId":"t1"}}],"msg":"Claude Agent SDK execution completed"}}"#,
+        ms(then + 1.0)
+    );
+    let config = Config {
+        limits: crate::config::Limits {
+            execution_idle_timeout_secs: 3600,
+            ..Default::default()
+        },
+        ..Config::default()
+    };
+    let a = account_with(config, &[&denial, untimed, &record]);
+    assert_eq!(count(&a, "Bash", "w", "hook"), 1);
+    assert_eq!(
+        count(&a, "Bash", "w", "unknown"),
+        0,
+        "{:?}",
+        a.denial_counts()
+    );
+}
+
+/// Two records of 1e308 USD made the cost sum +Inf, the state file then held `null`, and the
+/// next start failed. Sums saturate, and the state round-trips.
+#[test]
+fn sums_stay_finite_and_the_state_round_trips() {
+    let record = |id: &str| {
+        format!(
+            r#"{{"executionId":"{id}","workflow":"w","costUsd":1e308,"inputTokens":1e308,"numTurns":1e308,"msg":"Claude Agent SDK execution completed"}}"#
+        )
+    };
+    let a = account(&[&record("a"), &record("b"), &record("c")]);
+    let series = &a.metrics().workflows["w"];
+    assert_eq!(series.cost_usd.sum, f64::MAX);
+    assert!(series.tokens.iter().all(|t| t.is_finite()));
+    let saved = serde_json::to_string(a.state()).unwrap();
+    assert!(!saved.contains("null"), "{saved}");
+    let back: AccountState = serde_json::from_str(&saved).unwrap();
+    assert_eq!(&back, a.state());
+}
+
+/// One 53 KB completed line claimed 20,000,000 denials (2,000 tools × 1e15, a cap per tool):
+/// 1.9 GiB and 8.5 s. A record now reveals at most its budget, as counts, in one step.
+#[test]
+fn a_record_claiming_absurd_counts_is_clamped_and_counted() {
+    let tools: Vec<String> = (0..2000).map(|i| format!("\"t{i}\":1e15")).collect();
+    let record = format!(
+        r#"{{"executionId":"e1","workflow":"w","permissionDeniedTools":{{{}}},"msg":"Claude Agent SDK execution completed"}}"#,
+        tools.join(",")
+    );
+    let a = account(&[&record, &record]);
+    assert_eq!(a.metrics().denials_total(), 10_000);
+    assert_eq!(a.metrics().denials_clamped, 2000 * 1e15 as u64 - 10_000);
+}

@@ -12,7 +12,8 @@
 //! Cold: runs only on candidate lines the prefilter found.
 
 pub mod hook;
-pub mod object;
+pub mod list;
+mod object;
 pub mod pino;
 pub mod stream_json;
 pub mod time;
@@ -149,15 +150,6 @@ pub(crate) fn first_id(object: &Object<'_>, keys: &[String]) -> Option<String> {
 /// The first of `keys` present as a number.
 pub(crate) fn first_num(object: &Object<'_>, keys: &[&str]) -> Option<f64> {
     keys.iter().find_map(|k| object.num(k))
-}
-
-/// A nested object's value as an identifier string: strings as they are, numbers printed.
-pub(crate) fn id_in(map: &Map<String, Value>, key: &str) -> Option<String> {
-    match map.get(key)? {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
 }
 
 /// The first of `keys` of a nested object present as a non-negative number.

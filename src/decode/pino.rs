@@ -7,10 +7,11 @@
 
 use serde_json::Value;
 
+use super::list::denial_list;
 use super::object::Object;
 use super::{
-    first_id, first_num, id_in, num_in, summarize_input, time, Denial, Event, Format, Record,
-    RecordedDenial, RecordedDenials, Tokens,
+    first_id, first_num, num_in, summarize_input, time, Denial, Event, Format, Record,
+    RecordedDenials, Tokens,
 };
 use crate::config::Fields;
 
@@ -90,16 +91,8 @@ fn record(object: &Object<'_>, fields: &Fields) -> Record {
 
 /// The denial record of a completed line: the list, else per-tool counts, else the total.
 fn recorded_denials(object: &Object<'_>, fields: &Fields) -> RecordedDenials {
-    let list = object
-        .value("permissionDenials")
-        .or_else(|| object.value("permission_denials"));
-    if let Some(Value::Array(items)) = list {
-        return RecordedDenials::List(
-            items
-                .iter()
-                .filter_map(|item| list_entry(item, fields))
-                .collect(),
-        );
+    if let Some(list) = denial_list(object, &["permissionDenials", "permission_denials"], fields) {
+        return RecordedDenials::List(list);
     }
     if let Some(Value::Object(per_tool)) = object.value("permissionDeniedTools") {
         let counts = per_tool
@@ -112,18 +105,6 @@ fn recorded_denials(object: &Object<'_>, fields: &Fields) -> RecordedDenials {
         Some(n) => RecordedDenials::Total(n as u64),
         None => RecordedDenials::None,
     }
-}
-
-/// One entry of a denial list, in either spelling (`toolName` or `tool_name`).
-pub(crate) fn list_entry(item: &Value, fields: &Fields) -> Option<RecordedDenial> {
-    let entry = item.as_object()?;
-    let tool = id_in(entry, &fields.tool_key).or_else(|| id_in(entry, "tool_name"))?;
-    let input = entry.get("toolInput").or_else(|| entry.get("tool_input"));
-    Some(RecordedDenial {
-        tool,
-        tool_use_id: id_in(entry, &fields.tool_use_id_key).or_else(|| id_in(entry, "tool_use_id")),
-        input_summary: input.and_then(summarize_input),
-    })
 }
 
 /// Sums the per-model token counts of a `modelUsage` object.

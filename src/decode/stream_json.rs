@@ -7,8 +7,9 @@
 
 use serde_json::Value;
 
+use super::list::denial_list;
 use super::object::Object;
-use super::pino::{list_entry, model_usage_tokens};
+use super::pino::model_usage_tokens;
 use super::{
     first_id, first_num, num_in, summarize_input, time, Denial, Event, Format, Record,
     RecordedDenials, Tokens,
@@ -54,15 +55,8 @@ fn result(object: &Object<'_>, fields: &Fields) -> Record {
         .as_ref()
         .and_then(model_usage_tokens)
         .or_else(|| object.value("usage").as_ref().and_then(usage_tokens));
-    let denials = match object.value("permission_denials") {
-        Some(Value::Array(items)) => RecordedDenials::List(
-            items
-                .iter()
-                .filter_map(|item| list_entry(item, fields))
-                .collect(),
-        ),
-        _ => RecordedDenials::None,
-    };
+    let denials = denial_list(object, &["permission_denials"], fields)
+        .map_or(RecordedDenials::None, RecordedDenials::List);
     Record {
         format: Format::StreamJson,
         time: time::of_object(object),

@@ -52,6 +52,14 @@ pub struct AuditRecord {
     pub source_file: String,
     pub origin: Origin,
     pub format: &'static str,
+    /// How many denials this record stands for: 1, except for a record's per-tool count or
+    /// total, which reveals its denials as one record (written only when not 1).
+    #[serde(skip_serializing_if = "is_one")]
+    pub count: u64,
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 /// Where audit lines go.
@@ -143,6 +151,7 @@ mod tests {
             source_file: "/var/log/executor/app.log".into(),
             origin: Origin::MidStream,
             format: "pino",
+            count: 1,
         };
         assert_eq!(
             serde_json::to_string(&record).unwrap(),

@@ -226,6 +226,18 @@ pub fn render(
         ],
     ));
     push(single(
+        "denials_exporter_record_denials_clamped_total",
+        "Denials execution records claimed beyond --max-denials-per-record, not counted.",
+        MetricType::COUNTER,
+        m.denials_clamped as f64,
+    ));
+    push(single(
+        "denials_exporter_times_rejected_total",
+        "Log times further ahead of the wall clock than --max-clock-skew, taken as no time.",
+        MetricType::COUNTER,
+        m.times_rejected as f64,
+    ));
+    push(single(
         "denials_exporter_last_event_timestamp_seconds",
         "Log time of the last counted event.",
         MetricType::GAUGE,

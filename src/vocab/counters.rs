@@ -99,6 +99,17 @@ pub fn outcome_label(subtype: Option<&str>) -> &'static str {
     }
 }
 
+/// `a + b`, held at ±`f64::MAX` instead of becoming infinite (or staying `a` for a NaN `b`): a
+/// counter must stay a finite number that the state file can hold and Prometheus can rate.
+pub fn saturating_add(a: f64, b: f64) -> f64 {
+    let sum = a + b;
+    if sum.is_nan() {
+        a
+    } else {
+        sum.clamp(f64::MIN, f64::MAX)
+    }
+}
+
 /// A cumulative histogram with fixed buckets. `counts[i]` counts observations `<= buckets[i]`
 /// that are greater than `buckets[i-1]` (non-cumulative storage; cumulated when rendered).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -109,14 +120,18 @@ pub struct Histogram {
 }
 
 impl Histogram {
+    /// Observes `value`; a value that is not finite is not observed, and the sum saturates.
     pub fn observe(&mut self, buckets: &[f64], value: f64) {
+        if !value.is_finite() {
+            return;
+        }
         if self.counts.len() != buckets.len() {
             self.counts.resize(buckets.len(), 0);
         }
         if let Some(i) = buckets.iter().position(|b| value <= *b) {
             self.counts[i] += 1;
         }
-        self.sum += value;
+        self.sum = saturating_add(self.sum, value);
         self.count += 1;
     }
 
@@ -168,6 +183,12 @@ pub struct Metrics {
     pub label_invalid: BTreeMap<LabelName, u64>,
     pub evicted_cap: u64,
     pub evicted_idle: u64,
+    /// Denials records claimed beyond `--max-denials-per-record`, not counted.
+    #[serde(default)]
+    pub denials_clamped: u64,
+    /// Log times further ahead of the wall clock than `--max-clock-skew`, taken as no time.
+    #[serde(default)]
+    pub times_rejected: u64,
     /// Log time (seconds since the epoch) of the last counted event; 0 before the first.
     pub last_event_timestamp: f64,
 }
@@ -187,7 +208,7 @@ impl Metrics {
 
     /// The sum of `permission_denials_total` over every label set.
     pub fn denials_total(&self) -> u64 {
-        self.denials.values().sum()
+        self.denials.values().fold(0, |a, b| a.saturating_add(*b))
     }
 }
 

@@ -1,0 +1,98 @@
+//! A record's denial list (`permissionDenials`, `permission_denials`), read without building
+//! its tool inputs.
+//!
+//! The model chooses a tool's input, so an injected agent can nest it as deep as it likes, and
+//! serde_json refuses a tree deeper than 128 levels: parsed as one `Value`, such a list failed
+//! whole and the execution's record-only denials vanished. Here the list is split into raw
+//! entries (skipping a value needs no recursion), and only each entry's own top-level fields are
+//! read; a tool input is summarised from its raw text when it is not a shallow object.
+//!
+//! **Not here:** what the entries mean for counting (`crate::account`).
+//!
+//! Cold: per record line.
+
+use serde_json::value::RawValue;
+
+use super::object::Object;
+use super::{summarize_input, truncate_chars, RecordedDenial, MAX_SUMMARY_CHARS};
+use crate::config::Fields;
+
+/// The entries of the first of `keys` that holds an array; `None` if none does.
+pub fn denial_list(
+    object: &Object<'_>,
+    keys: &[&str],
+    fields: &Fields,
+) -> Option<Vec<RecordedDenial>> {
+    let raw = keys.iter().find_map(|key| object.raw(key))?;
+    let items: Vec<&RawValue> = serde_json::from_str(raw.get()).ok()?;
+    Some(
+        items
+            .iter()
+            .filter_map(|item| entry(item, fields))
+            .collect(),
+    )
+}
+
+/// One entry of a denial list, in either spelling (`toolName` or `tool_name`).
+fn entry(item: &RawValue, fields: &Fields) -> Option<RecordedDenial> {
+    let entry = Object::parse(item.get().as_bytes())?;
+    let tool = entry
+        .id(&fields.tool_key)
+        .or_else(|| entry.id("tool_name"))?;
+    let tool_use_id = entry
+        .id(&fields.tool_use_id_key)
+        .or_else(|| entry.id("tool_use_id"));
+    let input = entry.raw("toolInput").or_else(|| entry.raw("tool_input"));
+    Some(RecordedDenial {
+        tool,
+        tool_use_id,
+        input_summary: input.and_then(summarize_raw),
+    })
+}
+
+/// A tool input's summary: as [`summarize_input`] makes it when the input parses as a tree,
+/// else (too deep) its raw text, cut.
+fn summarize_raw(raw: &RawValue) -> Option<String> {
+    match serde_json::from_str(raw.get()) {
+        Ok(value) => summarize_input(&value),
+        Err(_) => Some(truncate_chars(raw.get(), MAX_SUMMARY_CHARS)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(line: &str) -> Option<Vec<RecordedDenial>> {
+        let object = Object::parse(line.as_bytes()).unwrap();
+        denial_list(
+            &object,
+            &["permissionDenials", "permission_denials"],
+            &Fields::default(),
+        )
+    }
+
+    #[test]
+    fn nesting_in_a_tool_input_never_hides_an_entry() {
+        for depth in [1, 127, 128, 129, 10_000, 200_000] {
+            let deep = "[".repeat(depth) + &"]".repeat(depth);
+            let line = format!(
+                r#"{{"permissionDenials":[{{"toolName":"Bash","toolUseId":"t1","toolInput":{{"x":{deep}}}}},{{"tool_name":"Edit","tool_use_id":"t2","tool_input":{{"command":"ls"}}}}]}}"#
+            );
+            let entries = list(&line).unwrap_or_else(|| panic!("depth {depth}: list lost"));
+            assert_eq!(entries.len(), 2, "depth {depth}");
+            assert_eq!(
+                (entries[0].tool.as_str(), entries[0].tool_use_id.as_deref()),
+                ("Bash", Some("t1"))
+            );
+            assert_eq!(entries[1].input_summary.as_deref(), Some("ls"));
+        }
+    }
+
+    #[test]
+    fn not_an_array_is_no_list() {
+        assert_eq!(list(r#"{"permissionDenials":{"a":1}}"#), None);
+        assert_eq!(list(r#"{"other":[]}"#), None);
+        assert_eq!(list(r#"{"permission_denials":[1,{"x":2}]}"#), Some(vec![]));
+    }
+}
