@@ -12,6 +12,7 @@ mod live;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use live::*;
@@ -178,4 +179,52 @@ fn issue_9_health_answers_within_100ms_while_slow_clients_hold_connections() {
         "a health check took {worst:?} under load"
     );
     drop(slow);
+}
+
+/// CPU time (user + system) the process has used, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces), 1-based from field 3.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    ticks / 100.0 // USER_HZ
+}
+
+#[test]
+fn issue_9_out_of_file_descriptors_the_accept_loop_backs_off_instead_of_spinning() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipped: prlimit (util-linux) not found");
+        return;
+    }
+    let wf = "fds";
+    let dir = tempfile::tempdir().unwrap();
+    Writer::open(&dir.path().join("app.log")).denials(wf, 1);
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .start();
+    let pid = exporter.pid().to_string();
+    let status = Command::new("prlimit")
+        .args(["--pid", &pid, "--nofile=48:48"])
+        .status()
+        .unwrap();
+    assert!(status.success(), "prlimit failed");
+
+    // More connections than file descriptors: accept() fails with EMFILE while they wait.
+    let held: Vec<TcpStream> = (0..120)
+        .filter_map(|_| TcpStream::connect(exporter.addr).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let (cpu_before, started) = (cpu_seconds(exporter.pid()), Instant::now());
+    std::thread::sleep(Duration::from_secs(3));
+    let busy = (cpu_seconds(exporter.pid()) - cpu_before) / started.elapsed().as_secs_f64();
+    assert!(
+        busy < 0.3,
+        "the exporter used {:.0}% of a core while out of file descriptors",
+        busy * 100.0
+    );
+    drop(held);
+    // It recovers once connections go away, and says what happened.
+    exporter.wait_value_at_least("denials_exporter_http_accept_errors_total", &[], 1.0);
+    assert!(exporter.stderr().contains("accept failed; backing off"));
 }
