@@ -286,3 +286,29 @@ fn an_invalid_web_config_stops_it_with_one_sentence() {
     assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("do not match"), "{stderr}");
 }
+
+#[test]
+fn a_renewed_certificate_is_served_without_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    Writer::open(&dir.path().join("app.log")).denials("renew", 1);
+    let old = Pki::new(dir.path(), "old");
+    let old_client = old.client(false);
+    let exporter = start_with(dir.path(), &tls_config(&old, ""), Some(&old_client), &[]);
+
+    // Renew: a certificate from another CA is written over the same files.
+    let new = Pki::new(dir.path(), "new");
+    std::fs::copy(&new.server_key_file, &old.server_key_file).unwrap();
+    std::fs::copy(&new.server_cert_file, &old.server_cert_file).unwrap();
+    let new_client = new.client(false);
+    let renewed = wait_until(TIMEOUT, || {
+        fetch(exporter.addr, Some(&new_client), "/-/healthy", &[]).is_ok_and(|a| a.status == 200)
+    });
+    assert!(
+        renewed,
+        "the new certificate is not served\n{}",
+        exporter.stderr()
+    );
+    // A fresh client (no session to resume) that trusts only the old CA now refuses the server.
+    assert!(fetch(exporter.addr, Some(&old.client(false)), "/-/healthy", &[]).is_err());
+    assert!(exporter.stderr().contains("TLS certificate reloaded"));
+}

@@ -9,20 +9,26 @@
 //! **Not here:** parsing the config file ([`super::web_config`]), the handshake timeout and the
 //! accept loop ([`super::http`]).
 //!
-//! Cost: cold, once at start-up. TLS 1.2 and 1.3 only (rustls); a `min_version` of TLS10 or TLS11
+//! Cost: cold: everything is loaded at start-up; after that, at most once a second a handshake
+//! checks the certificate files' modification times and reloads them if they changed (the client
+//! CA is not reloaded: restart for that). TLS 1.2 and 1.3 only (rustls); a `min_version` of TLS10 or TLS11
 //! therefore means TLS12. The server speaks HTTP/1.1 only (ALPN `http/1.1`).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::{ring, verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
-use rustls::server::WebPkiClientVerifier;
+use rustls::server::{ClientHello, ResolvesServerCert, WebPkiClientVerifier};
+use rustls::sign::CertifiedKey;
 use rustls::{
     DigitallySignedStruct, DistinguishedName, RootCertStore, ServerConfig, SignatureScheme,
 };
+
+use tracing::{info, warn};
 
 use super::web_config::{ClientAuth, Pem, TlsSettings, TlsVersion};
 
@@ -43,8 +49,7 @@ pub enum TlsError {
 /// stops the start-up instead of failing every handshake.
 pub fn server_config(settings: &TlsSettings) -> Result<Arc<ServerConfig>, TlsError> {
     let provider = Arc::new(ring::default_provider());
-    let certs = load_certs(&settings.cert, "the certificate")?;
-    let key = load_key(&settings.key)?;
+    let server_cert = ReloadingCert::new(settings, provider.clone())?;
     let versions: Vec<&'static rustls::SupportedProtocolVersion> = [
         (TlsVersion::Tls12, &rustls::version::TLS12),
         (TlsVersion::Tls13, &rustls::version::TLS13),
@@ -58,8 +63,7 @@ pub fn server_config(settings: &TlsSettings) -> Result<Arc<ServerConfig>, TlsErr
         .with_protocol_versions(&versions)
         .map_err(|e| TlsError::Config(e.to_string()))?
         .with_client_cert_verifier(verifier)
-        .with_single_cert(certs, key)
-        .map_err(|e| TlsError::Config(format!("the certificate and key do not match: {e}")))?;
+        .with_cert_resolver(Arc::new(server_cert));
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     config.ignore_client_order = settings.prefer_server_order;
     Ok(Arc::new(config))
@@ -150,6 +154,96 @@ fn load_key(pem: &Pem) -> Result<PrivateKeyDer<'static>, TlsError> {
         source_name: source_name(pem),
         problem: e.to_string(),
     })
+}
+
+/// The server's certificate and key, loaded and checked against each other.
+fn certified_key(
+    cert: &Pem,
+    key: &Pem,
+    provider: &CryptoProvider,
+) -> Result<Arc<CertifiedKey>, TlsError> {
+    let certs = load_certs(cert, "the certificate")?;
+    let key = load_key(key)?;
+    CertifiedKey::from_der(certs, key, provider)
+        .map(Arc::new)
+        .map_err(|e| TlsError::Config(format!("the certificate and key do not match: {e}")))
+}
+
+/// The server certificate, loaded again when its files change (checked at most once a second,
+/// at a handshake), so a renewed certificate — cert-manager, a rotated Kubernetes Secret — is
+/// served without a restart, as exporter-toolkit does. A pair that fails to load (half written,
+/// or not matching) is logged and the previous one stays in use.
+#[derive(Debug)]
+struct ReloadingCert {
+    cert: Pem,
+    key: Pem,
+    provider: Arc<CryptoProvider>,
+    loaded: Mutex<LoadedCert>,
+}
+
+#[derive(Debug)]
+struct LoadedCert {
+    key: Arc<CertifiedKey>,
+    /// Modification times of the two files when last loaded (or tried).
+    stamp: Vec<Option<SystemTime>>,
+    checked: Instant,
+}
+
+/// How often at most the certificate files are checked for a change.
+const CERT_CHECK_INTERVAL: Duration = Duration::from_secs(1);
+
+impl ReloadingCert {
+    fn new(
+        settings: &TlsSettings,
+        provider: Arc<CryptoProvider>,
+    ) -> Result<ReloadingCert, TlsError> {
+        let (cert, key) = (settings.cert.clone(), settings.key.clone());
+        let stamp = stamp(&[&cert, &key]);
+        let loaded = certified_key(&cert, &key, &provider)?;
+        Ok(ReloadingCert {
+            cert,
+            key,
+            provider,
+            loaded: Mutex::new(LoadedCert {
+                key: loaded,
+                stamp,
+                checked: Instant::now(),
+            }),
+        })
+    }
+}
+
+impl ResolvesServerCert for ReloadingCert {
+    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        let mut loaded = self.loaded.lock().expect("certificate lock");
+        if loaded.checked.elapsed() >= CERT_CHECK_INTERVAL {
+            loaded.checked = Instant::now();
+            let stamp = stamp(&[&self.cert, &self.key]);
+            if stamp != loaded.stamp {
+                loaded.stamp = stamp;
+                match certified_key(&self.cert, &self.key, &self.provider) {
+                    Ok(key) => {
+                        loaded.key = key;
+                        info!("TLS certificate reloaded");
+                    }
+                    Err(error) => {
+                        warn!(%error, "cannot reload the TLS certificate; keeping the previous one")
+                    }
+                }
+            }
+        }
+        Some(loaded.key.clone())
+    }
+}
+
+/// Modification times of the PEM files (`None` for inline PEM or an unreadable file).
+fn stamp(pems: &[&Pem]) -> Vec<Option<SystemTime>> {
+    pems.iter()
+        .map(|pem| match pem {
+            Pem::Inline(_) => None,
+            Pem::File(path) => std::fs::metadata(path).and_then(|m| m.modified()).ok(),
+        })
+        .collect()
 }
 
 /// `RequestClientCert` / `RequireAnyClientCert`: any certificate is accepted, as long as the

@@ -14,7 +14,9 @@
 //!
 //! Cost: read once at start-up. By default (no file) the server speaks plain HTTP without
 //! authentication; with a file but no `tls_server_config` it speaks plain HTTP with basic auth.
-//! Unlike exporter-toolkit the file is not read again per request: restart to apply a change.
+//! Unlike exporter-toolkit the file itself is not read again per request (restart to change users,
+//! headers or policies); the certificate and key files it names are reloaded when they change
+//! ([`super::tls`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
