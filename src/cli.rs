@@ -107,6 +107,33 @@ pub struct RunArgs {
     )]
     pub telemetry_path: String,
 
+    /// TLS, basic auth and response headers, in exporter-toolkit's web config format (YAML).
+    /// Read at start-up; an unreadable or invalid file stops the exporter.
+    #[arg(
+        long = "web.config.file",
+        value_name = "PATH",
+        env = "DENIALS_EXPORTER_WEB_CONFIG_FILE"
+    )]
+    pub web_config_file: Option<PathBuf>,
+
+    /// Open HTTP connections allowed; beyond it new ones are closed at once (and counted).
+    #[arg(
+        long = "web.max-connections",
+        value_name = "N",
+        default_value_t = 256,
+        env = "DENIALS_EXPORTER_WEB_MAX_CONNECTIONS"
+    )]
+    pub max_connections: usize,
+
+    /// Seconds to write a response; a client that does not read it in time is disconnected.
+    #[arg(
+        long = "web.write-timeout",
+        value_name = "SECONDS",
+        default_value_t = 10.0,
+        env = "DENIALS_EXPORTER_WEB_WRITE_TIMEOUT"
+    )]
+    pub write_timeout: f64,
+
     /// How many recent denials the landing page and /api/v1/denials keep (0 turns them off).
     #[arg(
         long,

@@ -39,6 +39,7 @@ use crate::output::audit::AuditWriter;
 use crate::output::exposition::RunStats;
 use crate::output::http::{self, Published, Shared, View};
 use crate::output::recent::RecentDenials;
+use crate::output::web::{Web, WebOptions};
 use crate::pipeline::Pipeline;
 use crate::state::{self, FileEntry, StateFile, StateV1};
 
@@ -83,6 +84,18 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             args.telemetry_path
         );
     }
+
+    let write_timeout = Duration::try_from_secs_f64(args.write_timeout)
+        .ok()
+        .filter(|t| !t.is_zero());
+    let (Some(write_timeout), 1..) = (write_timeout, args.max_connections) else {
+        bail!("--web.max-connections and --web.write-timeout must be positive");
+    };
+    let web = Web::new(WebOptions {
+        config_file: args.web_config_file.as_deref(),
+        max_connections: args.max_connections,
+        write_timeout,
+    })?;
 
     if let Some(path) = &args.state_file {
         state::probe(path)?;
@@ -165,6 +178,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         }
         anyhow::Ok(listeners)
     })?;
+    crate::output::connection::raise_fd_limit(); // after the last start-up error
 
     // Install the SIGTERM/SIGINT handlers now, before the reading thread can report ready: a
     // signal that arrives once we are ready must stop us cleanly, never kill us by default.
@@ -204,7 +218,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             .context("cannot start the reading thread")?
     };
 
-    runtime.block_on(http::serve(listeners, shared.clone(), async move {
+    runtime.block_on(http::serve(listeners, shared.clone(), web, async move {
         let forward_hangups = async {
             while hangups.recv().await.is_some() {
                 info!("SIGHUP received: reopening the audit log, rescanning, writing the state");

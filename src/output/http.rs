@@ -9,10 +9,13 @@
 //! * `GET /api/v1/denials`: the recent denials as JSON, newest first.
 //!
 //! Everything shown was redacted before it got here; the landing page also HTML-escapes it,
-//! because tool inputs are attacker-influenced. Timeouts: 5 s to read a request's header,
-//! keep-alive connections close at shutdown after at most 3 s of grace.
+//! because tool inputs are attacker-influenced. Timeouts: 5 s to read a request's header (and
+//! 5 s for a TLS handshake), `--web.write-timeout` to write a response; keep-alive connections
+//! close at shutdown after at most 3 s of grace. At most `--web.max-connections` are open.
 //!
-//! **Not here:** counting, rendering metric families ([`super::exposition`]).
+//! **Not here:** counting, rendering metric families ([`super::exposition`]); TLS, basic auth,
+//! response headers, gzip and which thread runs a request ([`super::web`]); the connection cap,
+//! write deadline and accept back-off ([`super::connection`]).
 
 use std::convert::Infallible;
 use std::fmt::Write as _;
@@ -28,12 +31,15 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
-use tracing::{debug, error};
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
+use tracing::{debug, error, warn};
 
+use super::connection::{AcceptBackoff, Deadline};
 use super::exposition::{self, RunStats};
 use super::recent::RecentDenials;
+use super::web::{Web, TLS_HANDSHAKE_TIMEOUT};
 use crate::account::Gauges;
 use crate::vocab::Metrics;
 
@@ -80,42 +86,56 @@ impl Shared {
 type Body = Full<Bytes>;
 
 /// Serves until `shutdown` resolves, then closes connections gracefully.
+///
+/// Each listener has its own accept task. A failed `accept` (out of file descriptors, mostly)
+/// backs off instead of spinning; a connection beyond `--web.max-connections` is closed at once.
+/// Each admitted connection gets its own task: the TLS handshake (if any, bounded by
+/// [`TLS_HANDSHAKE_TIMEOUT`]), then HTTP/1.1 with a header read timeout and a write deadline.
 pub async fn serve(
     listeners: Vec<TcpListener>,
     shared: Arc<Shared>,
+    web: Web,
     shutdown: impl Future<Output = ()>,
 ) {
+    web.log_settings();
+    let web = Arc::new(web);
     let graceful = Arc::new(GracefulShutdown::new());
     let (stop_tx, _) = tokio::sync::broadcast::channel::<()>(1);
     let mut accept_tasks = Vec::new();
     for listener in listeners {
         let shared = shared.clone();
+        let web = web.clone();
         let graceful = graceful.clone();
         let mut stop = stop_tx.subscribe();
         accept_tasks.push(tokio::spawn(async move {
+            let mut backoff = AcceptBackoff::default();
             loop {
-                let (stream, _) = tokio::select! {
+                let stream = tokio::select! {
                     accepted = listener.accept() => match accepted {
-                        Ok(conn) => conn,
-                        Err(error) => { debug!(%error, "accept failed"); continue; }
+                        Ok((stream, _)) => stream,
+                        Err(error) => {
+                            web.stats.count_accept_error();
+                            let delay = backoff.next_delay();
+                            if backoff.is_first() {
+                                warn!(%error, "accept failed; backing off");
+                            } else {
+                                debug!(%error, delay_ms = delay.as_millis() as u64, "accept failed");
+                            }
+                            tokio::select! {
+                                _ = tokio::time::sleep(delay) => continue,
+                                _ = stop.recv() => break,
+                            }
+                        }
                     },
                     _ = stop.recv() => break,
                 };
-                let shared = shared.clone();
-                let service = service_fn(move |req| {
-                    let shared = shared.clone();
-                    async move { Ok::<_, Infallible>(route(&shared, req)) }
-                });
-                let conn = http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(Duration::from_secs(5))
-                    .serve_connection(TokioIo::new(stream), service);
-                let conn = graceful.watch(conn);
-                tokio::spawn(async move {
-                    if let Err(error) = conn.await {
-                        debug!(%error, "connection ended with an error");
-                    }
-                });
+                backoff.reset();
+                let Some(admission) = web.cap.admit() else {
+                    drop(stream); // over the cap: closed at once, counted
+                    continue;
+                };
+                let io = Deadline::new(stream, web.write_timeout, admission);
+                tokio::spawn(connection(io, web.clone(), shared.clone(), graceful.watcher()));
             }
         }));
     }
@@ -135,7 +155,45 @@ pub async fn serve(
     }
 }
 
-fn route(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
+/// One connection: the TLS handshake if configured, then HTTP.
+async fn connection(io: Deadline<TcpStream>, web: Arc<Web>, shared: Arc<Shared>, watcher: Watcher) {
+    let Some(acceptor) = web.tls.clone() else {
+        return http_connection(io, web, shared, watcher).await;
+    };
+    match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(io)).await {
+        Ok(Ok(tls)) => http_connection(tls, web, shared, watcher).await,
+        Ok(Err(error)) => {
+            web.stats.count_tls_handshake_error();
+            debug!(%error, "TLS handshake failed");
+        }
+        Err(_) => {
+            web.stats.count_tls_handshake_error();
+            debug!("TLS handshake timed out");
+        }
+    }
+}
+
+async fn http_connection<IO>(io: IO, web: Arc<Web>, shared: Arc<Shared>, watcher: Watcher)
+where
+    IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let service = service_fn(move |req| {
+        let web = web.clone();
+        let shared = shared.clone();
+        async move { Ok::<_, Infallible>(web.respond(&shared, req).await) }
+    });
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(5))
+        .serve_connection(TokioIo::new(io), service);
+    if let Err(error) = watcher.watch(conn).await {
+        debug!(%error, "connection ended with an error");
+    }
+}
+
+/// Answers one request from what is in memory. Called by [`Web::respond`], which runs it on a
+/// blocking thread for every path but `/-/healthy` and `/-/ready`.
+pub(super) fn route(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
     }
@@ -251,7 +309,7 @@ fn landing(shared: &Shared) -> Response<Body> {
     response
 }
 
-fn text(status: StatusCode, body: &'static str) -> Response<Body> {
+pub(super) fn text(status: StatusCode, body: &'static str) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
     *response.status_mut() = status;
     response.headers_mut().insert(

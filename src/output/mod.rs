@@ -5,6 +5,11 @@
 //! what is in memory and never reads a log file.
 
 pub mod audit;
+pub mod auth;
+pub mod connection;
 pub mod exposition;
 pub mod http;
 pub mod recent;
+pub mod tls;
+pub mod web;
+pub mod web_config;

@@ -1,0 +1,230 @@
+//! Issue #9, findings 6-8, against the built binary: a client that never reads its responses is
+//! disconnected after `--web.write-timeout`; connections beyond `--web.max-connections` are
+//! closed at once and counted; `/-/healthy` and `/-/ready` answer within 100 ms while a hundred
+//! such clients hold connections and keep `/metrics` rendering.
+//!
+//! The exposition is made large (about 2,250 series) so that a few pipelined scrapes fill the
+//! socket buffers, as one real scrape of a big exporter does.
+
+#[path = "live/mod.rs"]
+mod live;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use live::*;
+
+const WORKFLOWS: usize = 90;
+const TOOLS: usize = 25;
+
+/// One denial per (workflow, tool): WORKFLOWS × TOOLS series.
+fn write_many_series(log: &Path) {
+    let mut w = Writer::open(log);
+    let mut text = String::new();
+    for wf in 0..WORKFLOWS {
+        for tool in 0..TOOLS {
+            text.push_str(&denial(&format!("wf{wf}")).replace(
+                "\"toolName\":\"Bash\"",
+                &format!("\"toolName\":\"Tool{tool}\""),
+            ));
+        }
+    }
+    w.write(&text);
+}
+
+fn start_big(dir: &Path, extra: &[&str]) -> Exporter {
+    write_many_series(&dir.join("app.log"));
+    let exporter = Launch::new(dir, &dir.join("*.log"))
+        .fast()
+        .args(extra)
+        .start();
+    exporter.wait_at_least("all denials", (WORKFLOWS * TOOLS) as f64, |m| {
+        sum(m, DENIALS, &[])
+    });
+    exporter
+}
+
+/// A client that pipelines `n` requests for `path` and never reads an answer.
+fn non_reader(addr: SocketAddr, path: &str, n: usize) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).expect("connecting");
+    stream
+        .set_write_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let requests = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").repeat(n);
+    let _ = stream.write_all(requests.as_bytes());
+    stream
+}
+
+/// The exporter's resident memory, in MiB.
+fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+#[test]
+fn issue_9_a_client_that_never_reads_is_disconnected_after_the_write_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let exporter = start_big(dir.path(), &["--web.write-timeout", "1"]);
+    let one_scrape = exporter.metrics().len();
+    let pipelined = 200;
+    let mut stream = non_reader(exporter.addr, "/metrics", pipelined);
+
+    // Never read for longer than the timeout, then drain: the server must have given up, so the
+    // stream ends (EOF or reset) long before all the answers were written.
+    std::thread::sleep(Duration::from_secs(3));
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let started = Instant::now();
+    let mut drained = 0usize;
+    let mut buf = vec![0u8; 1 << 16];
+    let ended = loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break true,
+            Ok(n) => drained += n,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break true,
+            Err(_) => break false, // read timed out: the connection is still open
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            break false;
+        }
+    };
+    assert!(
+        ended,
+        "the connection is still open after the write timeout ({drained} bytes drained)"
+    );
+    assert!(
+        drained < pipelined * one_scrape,
+        "every answer was written ({drained} bytes): the client was not cut off"
+    );
+    exporter.wait_value_at_least("denials_exporter_http_write_timeouts_total", &[], 1.0);
+}
+
+#[test]
+fn issue_9_connections_beyond_the_cap_are_closed_and_counted() {
+    let wf = "cap";
+    let dir = tempfile::tempdir().unwrap();
+    Writer::open(&dir.path().join("app.log")).denials(wf, 1);
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .args(["--web.max-connections", "4"])
+        .start();
+    // Only the scrape itself is open: the start-up probes have been closed.
+    exporter.wait_value("denials_exporter_http_connections_open", &[], 1.0);
+
+    let held: Vec<TcpStream> = (0..4)
+        .map(|_| TcpStream::connect(exporter.addr).unwrap())
+        .collect();
+    // Wait until the server has accepted all four (a fifth is then over the cap).
+    let over_cap = wait_until(TIMEOUT, || {
+        let Ok(mut extra) = TcpStream::connect(exporter.addr) else {
+            return false;
+        };
+        extra
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let _ = extra.write_all(b"GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n");
+        let mut buf = [0u8; 64];
+        match extra.read(&mut buf) {
+            Ok(n) => n == 0,
+            Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+        }
+    });
+    assert!(
+        over_cap,
+        "a fifth connection was served\n{}",
+        exporter.stderr()
+    );
+    drop(held);
+    exporter.wait_value_at_least("denials_exporter_http_connections_rejected_total", &[], 1.0);
+    assert!(exporter.stderr().contains("too many open connections"));
+}
+
+#[test]
+fn issue_9_health_answers_within_100ms_while_slow_clients_hold_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let exporter = start_big(dir.path(), &[]);
+    let idle_rss = rss_mib(exporter.pid());
+
+    // A hundred clients that ask for many big scrapes and never read them.
+    let slow: Vec<TcpStream> = (0..100)
+        .map(|_| non_reader(exporter.addr, "/metrics", 50))
+        .collect();
+    std::thread::sleep(Duration::from_secs(1));
+
+    let mut worst = Duration::ZERO;
+    for i in 0..40 {
+        let path = if i % 2 == 0 { "/-/healthy" } else { "/-/ready" };
+        let started = Instant::now();
+        let response = get(exporter.addr, path).expect("health answers");
+        let took = started.elapsed();
+        assert_eq!(response.status, 200, "{path}");
+        worst = worst.max(took);
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let loaded_rss = rss_mib(exporter.pid());
+    eprintln!(
+        "health under load: worst {worst:?}; RSS idle {idle_rss:.1} MiB, with 100 non-reading \
+         clients {loaded_rss:.1} MiB"
+    );
+    assert!(
+        worst < Duration::from_millis(100),
+        "a health check took {worst:?} under load"
+    );
+    drop(slow);
+}
+
+/// CPU time (user + system) the process has used, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces), 1-based from field 3.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    ticks / 100.0 // USER_HZ
+}
+
+#[test]
+fn issue_9_out_of_file_descriptors_the_accept_loop_backs_off_instead_of_spinning() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipped: prlimit (util-linux) not found");
+        return;
+    }
+    let wf = "fds";
+    let dir = tempfile::tempdir().unwrap();
+    Writer::open(&dir.path().join("app.log")).denials(wf, 1);
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .start();
+    let pid = exporter.pid().to_string();
+    let status = Command::new("prlimit")
+        .args(["--pid", &pid, "--nofile=48:48"])
+        .status()
+        .unwrap();
+    assert!(status.success(), "prlimit failed");
+
+    // More connections than file descriptors: accept() fails with EMFILE while they wait.
+    let held: Vec<TcpStream> = (0..120)
+        .filter_map(|_| TcpStream::connect(exporter.addr).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let (cpu_before, started) = (cpu_seconds(exporter.pid()), Instant::now());
+    std::thread::sleep(Duration::from_secs(3));
+    let busy = (cpu_seconds(exporter.pid()) - cpu_before) / started.elapsed().as_secs_f64();
+    assert!(
+        busy < 0.3,
+        "the exporter used {:.0}% of a core while out of file descriptors",
+        busy * 100.0
+    );
+    drop(held);
+    // It recovers once connections go away, and says what happened.
+    exporter.wait_value_at_least("denials_exporter_http_accept_errors_total", &[], 1.0);
+    assert!(exporter.stderr().contains("accept failed; backing off"));
+}
