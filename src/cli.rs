@@ -323,6 +323,17 @@ pub struct PipelineArgs {
     )]
     pub max_workflows: usize,
 
+    /// `permission_denials_total` series at most, above the per-label caps: a new label set
+    /// beyond it is counted under tool and workflow `other` (its reason kept), and the overflow
+    /// is counted.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 5000,
+        env = "DENIALS_EXPORTER_MAX_SERIES"
+    )]
+    pub max_series: usize,
+
     /// Executions held for reconciliation; beyond it the least recently seen is evicted.
     #[arg(
         long,

@@ -97,6 +97,8 @@ pub struct Limits {
     pub execution_idle_timeout_secs: u64,
     /// Longest accepted line in bytes. By default, 1 MiB.
     pub max_line_bytes: usize,
+    /// `permission_denials_total` series at most. By default, 5,000.
+    pub max_series: usize,
     /// Denials one record may reveal in total. By default, 10,000.
     pub max_denials_per_record: u64,
     /// Seconds a log time may run ahead of the wall clock. By default, 1 hour.
@@ -111,6 +113,7 @@ impl Default for Limits {
             max_executions: 4096,
             execution_idle_timeout_secs: 6 * 3600,
             max_line_bytes: 1 << 20,
+            max_series: 5000,
             max_denials_per_record: 10_000,
             max_clock_skew_secs: 3600,
         }
@@ -177,6 +180,7 @@ impl Config {
             max_executions: at_least("max-executions", 1, args.max_executions)?,
             execution_idle_timeout_secs: args.execution_idle_timeout.max(1),
             max_line_bytes: at_least("max-line-bytes", 1024, args.max_line_bytes)?,
+            max_series: at_least("max-series", 13, args.max_series)?,
             max_denials_per_record: args.max_denials_per_record,
             max_clock_skew_secs: args.max_clock_skew,
         };

@@ -30,7 +30,7 @@ use crate::output::audit::{AuditRecord, Origin};
 use crate::redact::Redactor;
 use crate::vocab::counters::{self as metrics, saturating_add, DenialKey, LineOutcome, Metrics};
 use labels::{Admission, AdmittedSet, LabelName, Reason};
-use reconcile::{increase, tokens_array, Eviction, Execution, Executions, Revelation, Totals};
+use reconcile::{increase, tokens_array, Execution, Executions, Revelation, Totals};
 
 /// Display length of summaries and reasons in audit records, after redaction.
 pub const AUDIT_TEXT_CHARS: usize = 240;
@@ -145,10 +145,7 @@ impl Accountant {
 
     fn sweep(&mut self) {
         let idle = self.config.limits.execution_idle_timeout_secs as f64;
-        let metrics = &mut self.state.metrics;
-        self.state
-            .executions
-            .sweep(self.state.clock, idle, &mut |e| count_eviction(metrics, e));
+        self.state.metrics.evicted_idle += self.state.executions.sweep(self.state.clock, idle);
     }
 
     /// Moves the accounting clock to a line's log time, and returns that time if it is taken.
@@ -179,18 +176,18 @@ impl Accountant {
         let tool = self.tool_label(&denial.tool);
         if let Some(id) = &denial.execution_id {
             let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
-            let metrics = &mut self.state.metrics;
-            let execution = self
-                .state
-                .executions
-                .touch(id, clock, cap, &mut |e| count_eviction(metrics, e));
-            if !execution.note_denial(&tool, denial.tool_use_id.as_deref()) {
+            let (new, evicted) = self.state.executions.with(id, clock, cap, |execution| {
+                let new = execution.note_denial(&tool, denial.tool_use_id.as_deref());
+                if workflow.is_some() {
+                    execution.workflow.clone_from(&workflow);
+                } else {
+                    workflow.clone_from(&execution.workflow);
+                }
+                new
+            });
+            self.state.metrics.evicted_cap += evicted;
+            if !new {
                 return LineOutcome::Duplicate;
-            }
-            if workflow.is_some() {
-                execution.workflow.clone_from(&workflow);
-            } else {
-                workflow.clone_from(&execution.workflow);
             }
         }
         let workflow = self.workflow_label(workflow.as_deref(), source);
@@ -229,41 +226,43 @@ impl Accountant {
         let (revealed, previous, denials_now, workflow) = match &record.execution_id {
             Some(id) => {
                 let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
-                let metrics = &mut self.state.metrics;
-                let execution = self
-                    .state
-                    .executions
-                    .touch(id, clock, cap, &mut |e| count_eviction(metrics, e));
                 let (tools, metrics) = (&mut self.state.tools, &mut self.state.metrics);
-                let revealed = execution.reveal(&record.denials, budget, &mut |raw| {
-                    admit(tools, metrics, LabelName::Tool, max_tools, raw)
-                });
-                let denials_now = execution.denials_counted();
-                let previous = execution.last;
-                let repeated = revealed.revealed.is_empty()
-                    && revealed.clamped == 0
-                    && previous.records > 0
-                    && Totals {
-                        denials: previous.denials,
-                        records: previous.records,
+                let (applied, evicted) = self.state.executions.with(id, clock, cap, |execution| {
+                    let revealed = execution.reveal(&record.denials, budget, &mut |raw| {
+                        admit(tools, metrics, LabelName::Tool, max_tools, raw)
+                    });
+                    let denials_now = execution.denials_counted();
+                    let previous = execution.last;
+                    let repeated = revealed.revealed.is_empty()
+                        && revealed.clamped == 0
+                        && previous.records > 0
+                        && Totals {
+                            denials: previous.denials,
+                            records: previous.records,
+                            ..current
+                        } == previous;
+                    if repeated {
+                        return None;
+                    }
+                    execution.last = Totals {
+                        denials: denials_now,
+                        records: previous.records + 1,
                         ..current
-                    } == previous;
-                if repeated {
-                    return LineOutcome::Duplicate;
+                    };
+                    if record.workflow.is_some() {
+                        execution.workflow.clone_from(&record.workflow);
+                    }
+                    let workflow = record
+                        .workflow
+                        .clone()
+                        .or_else(|| execution.workflow.clone());
+                    Some((revealed, previous, denials_now, workflow))
+                });
+                self.state.metrics.evicted_cap += evicted;
+                match applied {
+                    Some(applied) => applied,
+                    None => return LineOutcome::Duplicate,
                 }
-                execution.last = Totals {
-                    denials: denials_now,
-                    records: previous.records + 1,
-                    ..current
-                };
-                if record.workflow.is_some() {
-                    execution.workflow.clone_from(&record.workflow);
-                }
-                let workflow = record
-                    .workflow
-                    .clone()
-                    .or_else(|| execution.workflow.clone());
-                (revealed, previous, denials_now, workflow)
             }
             None => {
                 // Without a correlation key, every denial the record lists is its own.
@@ -325,12 +324,19 @@ impl Accountant {
     }
 
     fn count_denial(&mut self, tool: &str, workflow: &str, reason: Reason, n: u64) {
-        let key = DenialKey {
+        let mut key = DenialKey {
             tool: tool.to_string(),
             workflow: workflow.to_string(),
             reason,
         };
-        let count = self.state.metrics.denials.entry(key).or_default();
+        let m = &mut self.state.metrics;
+        if m.denials.len() >= self.config.limits.max_series && !m.denials.contains_key(&key) {
+            // Past the series cap: at most one more series per reason.
+            key.tool = labels::OTHER.to_string();
+            key.workflow = labels::OTHER.to_string();
+            m.series_overflow = m.series_overflow.saturating_add(n);
+        }
+        let count = m.denials.entry(key).or_default();
         *count = count.saturating_add(n);
     }
 
@@ -448,13 +454,6 @@ fn count_admission(m: &mut Metrics, label: LabelName, admission: Admission) {
         Admission::Admitted => {}
         Admission::Overflow => *m.label_overflow.entry(label).or_default() += 1,
         Admission::Invalid => *m.label_invalid.entry(label).or_default() += 1,
-    }
-}
-
-fn count_eviction(metrics: &mut Metrics, eviction: Eviction) {
-    match eviction {
-        Eviction::Cap => metrics.evicted_cap += 1,
-        Eviction::Idle => metrics.evicted_idle += 1,
     }
 }
 

@@ -11,10 +11,15 @@
 //! the per-execution maps are keyed by admitted `tool` label values, so they hold at most as
 //! many entries as that label may take.
 //!
-//! Cold: per denial or record line. Eviction by cap scans the map (O(n)), which happens only
-//! when the cap is reached.
+//! The state holds no raw id: executions and tool use ids are kept as [`digest`]s (an id is
+//! whatever the executor or the model wrote, and may carry a token). Memory is bounded by two
+//! caps: executions (`--max-executions`) and tool use ids remembered over all executions
+//! ([`MAX_TRACKED_IDS`]); past either, the least recently seen execution is evicted, in O(1)
+//! amortised (a queue of touches, compacted as it grows).
+//!
+//! Cold: per denial or record line.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +27,19 @@ use crate::decode::{RecordedDenials, Tokens};
 
 /// Tool use ids remembered per execution, at most.
 pub const MAX_IDS_PER_EXECUTION: usize = 10_000;
+
+/// Tool use ids remembered over all executions, at most (about 80 bytes each).
+pub const MAX_TRACKED_IDS: usize = 65_536;
+
+/// What the state keeps of an id: the first 16 bytes of its SHA-256, in hex. Collisions cannot be
+/// crafted, and a token inside an id cannot be read back from the state file.
+pub fn digest(id: &str) -> String {
+    let hash = ring::digest::digest(&ring::digest::SHA256, id.as_bytes());
+    hash.as_ref()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 /// Denials the record revealed that nothing counted before: `count` of them, of one tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +96,8 @@ pub struct Totals {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Execution {
     pub workflow: Option<String>,
-    /// Tool use ids already counted (mid-stream or from a record).
+    /// Tool use ids already counted (mid-stream or from a record), as [`digest`]s (a state
+    /// written before digests holds raw ids: both are looked up).
     pub ids: HashSet<String>,
     /// Denials counted per `tool` label value, from every source.
     pub by_tool: BTreeMap<String, u64>,
@@ -87,6 +106,20 @@ pub struct Execution {
     pub last: Totals,
     /// Clock (seconds) when a line of this execution was last seen.
     pub last_seen: f64,
+    /// The touch that last saw it, for the eviction queue.
+    #[serde(skip)]
+    touched: Touch,
+}
+
+/// A position in the eviction queue: bookkeeping, not state, so it never makes two executions
+/// differ.
+#[derive(Debug, Clone, Copy, Default)]
+struct Touch(u64);
+
+impl PartialEq for Touch {
+    fn eq(&self, _: &Touch) -> bool {
+        true
+    }
 }
 
 impl Execution {
@@ -94,12 +127,8 @@ impl Execution {
     /// was already counted.
     pub fn note_denial(&mut self, tool: &str, tool_use_id: Option<&str>) -> bool {
         match tool_use_id {
-            Some(id) if self.ids.contains(id) => return false,
-            Some(id) => {
-                if self.ids.len() < MAX_IDS_PER_EXECUTION {
-                    self.ids.insert(id.to_string());
-                }
-            }
+            Some(id) if !self.remember(id) => return false,
+            Some(_) => {}
             None => *self.anonymous.entry(tool.to_string()).or_default() += 1,
         }
         *self.by_tool.entry(tool.to_string()).or_default() += 1;
@@ -139,11 +168,8 @@ impl Execution {
                             .push(&item.input_summary);
                         continue;
                     };
-                    if self.ids.contains(id) {
+                    if !self.remember(id) {
                         continue;
-                    }
-                    if self.ids.len() < MAX_IDS_PER_EXECUTION {
-                        self.ids.insert(id.clone());
                     }
                     if let Some(n) = self.anonymous.get_mut(&tool).filter(|n| **n > 0) {
                         *n -= 1; // the stream reported it, without an id
@@ -214,6 +240,18 @@ impl Execution {
         }
     }
 
+    /// Marks the tool use `id` counted; false if it already was.
+    fn remember(&mut self, id: &str) -> bool {
+        let digest = digest(id);
+        if self.ids.contains(&digest) || self.ids.contains(id) {
+            return false;
+        }
+        if self.ids.len() < MAX_IDS_PER_EXECUTION {
+            self.ids.insert(digest);
+        }
+        true
+    }
+
     /// How many of `recorded` denials of `tool` exceed what was counted; marks them counted.
     fn excess(&mut self, tool: &str, recorded: u64) -> u64 {
         let counted = self.by_tool.entry(tool.to_string()).or_default();
@@ -228,60 +266,128 @@ impl Execution {
     }
 }
 
-/// Why an execution was dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Eviction {
-    Cap,
-    Idle,
-}
-
-/// The bounded map of executions.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// The bounded map of executions, keyed by the [`digest`] of their id.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Executions {
     map: HashMap<String, Execution>,
     last_sweep: f64,
+    /// Touches, oldest first: `(key, touch)`; an entry whose execution was touched again since
+    /// is stale and skipped. Rebuilt from `last_seen` after a restore.
+    #[serde(skip)]
+    order: VecDeque<(String, u64)>,
+    #[serde(skip)]
+    touches: u64,
+    /// Tool use ids remembered over all executions.
+    #[serde(skip)]
+    ids: usize,
+}
+
+impl PartialEq for Executions {
+    fn eq(&self, other: &Self) -> bool {
+        self.map == other.map && self.last_sweep == other.last_sweep
+    }
 }
 
 impl Executions {
-    /// The execution `id`, created if new, marked seen at `now`. Evicts the least recently seen
-    /// execution when a new one would exceed `cap`, reporting it through `evicted`.
-    pub fn touch(
+    /// Runs `f` on the execution `id` (created if new, marked seen at `now`), then evicts the
+    /// least recently seen executions while more than `cap` are held or more than
+    /// [`MAX_TRACKED_IDS`] ids are remembered. Returns what `f` returned and how many were
+    /// evicted.
+    pub fn with<R>(
         &mut self,
         id: &str,
         now: f64,
         cap: usize,
-        evicted: &mut impl FnMut(Eviction),
-    ) -> &mut Execution {
-        if !self.map.contains_key(id) {
-            while self.map.len() >= cap {
-                let oldest = self
-                    .map
-                    .iter()
-                    .min_by(|a, b| a.1.last_seen.total_cmp(&b.1.last_seen))
-                    .map(|(k, _)| k.clone())
-                    .expect("a map at its cap (at least 1) is not empty");
-                self.map.remove(&oldest);
-                evicted(Eviction::Cap);
+        f: impl FnOnce(&mut Execution) -> R,
+    ) -> (R, u64) {
+        self.rebuild_order_if_restored();
+        let key = digest(id);
+        if !self.map.contains_key(&key) {
+            if let Some(old) = self.map.remove(id) {
+                self.map.insert(key.clone(), old); // a state written before digests
             }
         }
-        let execution = self.map.entry(id.to_string()).or_default();
+        self.touches += 1;
+        let touch = self.touches;
+        let execution = self.map.entry(key.clone()).or_default();
         execution.last_seen = execution.last_seen.max(now);
-        execution
+        execution.touched = Touch(touch);
+        let ids_before = execution.ids.len();
+        let result = f(execution);
+        self.ids = self.ids + execution.ids.len() - ids_before;
+        self.order.push_back((key.clone(), touch));
+        let mut evicted = 0;
+        while self.map.len() > cap.max(1) || self.ids > MAX_TRACKED_IDS {
+            let Some(oldest) = self.pop_oldest(&key) else {
+                break;
+            };
+            self.ids -= oldest.ids.len();
+            evicted += 1;
+        }
+        if self.order.len() > 2 * self.map.len() + 64 {
+            let map = &self.map;
+            self.order
+                .retain(|(k, t)| map.get(k).is_some_and(|e| e.touched.0 == *t));
+        }
+        (result, evicted)
     }
 
-    /// Drops executions not seen for `idle_secs` before `now`. Runs at most once a minute of clock.
-    pub fn sweep(&mut self, now: f64, idle_secs: f64, evicted: &mut impl FnMut(Eviction)) {
-        if now - self.last_sweep < 60.0 {
+    /// Removes the least recently touched execution other than `keep`.
+    fn pop_oldest(&mut self, keep: &str) -> Option<Execution> {
+        while let Some((key, touch)) = self.order.pop_front() {
+            let current = self.map.get(&key).is_some_and(|e| e.touched.0 == touch);
+            if current && key != keep {
+                return self.map.remove(&key);
+            }
+            if current {
+                self.order.push_back((key, touch)); // the one being worked on stays
+                if self.order.len() == 1 {
+                    return None;
+                }
+            }
+        }
+        None
+    }
+
+    /// After a restore the queue is empty: order the executions by when they were last seen.
+    fn rebuild_order_if_restored(&mut self) {
+        if !self.order.is_empty() || self.map.is_empty() {
             return;
         }
+        let mut keys: Vec<(f64, String)> = self
+            .map
+            .iter()
+            .map(|(k, e)| (e.last_seen, k.clone()))
+            .collect();
+        keys.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        self.ids = self.map.values().map(|e| e.ids.len()).sum();
+        for (_, key) in keys {
+            self.touches += 1;
+            if let Some(e) = self.map.get_mut(&key) {
+                e.touched = Touch(self.touches);
+            }
+            self.order.push_back((key, self.touches));
+        }
+    }
+
+    /// Drops executions not seen for `idle_secs` before `now`; returns how many. Runs at most
+    /// once a minute of clock.
+    pub fn sweep(&mut self, now: f64, idle_secs: f64) -> u64 {
+        if now - self.last_sweep < 60.0 {
+            return 0;
+        }
         self.last_sweep = now;
+        let (mut dropped, mut dropped_ids) = (0, 0);
         self.map.retain(|_, e| {
             let keep = now - e.last_seen <= idle_secs;
             if !keep {
-                evicted(Eviction::Idle);
+                dropped += 1;
+                dropped_ids += e.ids.len();
             }
             keep
         });
+        self.ids = self.ids.saturating_sub(dropped_ids);
+        dropped
     }
 
     pub fn len(&self) -> usize {
@@ -409,17 +515,61 @@ mod tests {
     #[test]
     fn cap_and_idle_evict() {
         let mut ex = Executions::default();
-        let mut evictions = Vec::new();
-        ex.touch("a", 1.0, 2, &mut |e| evictions.push(e));
-        ex.touch("b", 2.0, 2, &mut |e| evictions.push(e));
-        ex.touch("a", 3.0, 2, &mut |e| evictions.push(e));
-        ex.touch("c", 4.0, 2, &mut |e| evictions.push(e)); // evicts b, the least recently seen
-        assert_eq!(evictions, [Eviction::Cap]);
-        ex.sweep(100.0, 97.0, &mut |e| evictions.push(e)); // a (3.0) idle 97 → kept; c kept
+        let mut touch = |id: &str, now: f64| ex.with(id, now, 2, |_| ()).1;
+        assert_eq!(touch("a", 1.0) + touch("b", 2.0) + touch("a", 3.0), 0);
+        assert_eq!(touch("c", 4.0), 1, "evicts b, the least recently seen");
+        assert!(ex.map.contains_key(&digest("a")) && !ex.map.contains_key(&digest("b")));
+        assert_eq!(ex.sweep(100.0, 97.0), 0, "a (3.0) idle 97: kept; c kept");
         assert_eq!(ex.len(), 2);
-        ex.sweep(200.0, 97.0, &mut |e| evictions.push(e));
+        assert_eq!(ex.sweep(200.0, 97.0), 2);
         assert_eq!(ex.len(), 0);
-        assert_eq!(evictions, [Eviction::Cap, Eviction::Idle, Eviction::Idle]);
+    }
+
+    #[test]
+    fn eviction_at_the_cap_stays_cheap_and_the_state_holds_no_raw_id() {
+        let mut ex = Executions::default();
+        let mut evicted = 0u64;
+        for i in 0..200_000u32 {
+            let id = format!("exec_ghp_{i:036}");
+            let (_, n) = ex.with(&id, f64::from(i), 1000, |e| {
+                e.note_denial("Bash", Some(&format!("toolu_{i}")))
+            });
+            evicted += n;
+        }
+        assert_eq!((ex.len(), evicted), (1000, 199_000));
+        assert!(
+            ex.order.len() <= 2 * 1000 + 65,
+            "queue compacted: {}",
+            ex.order.len()
+        );
+        let saved = serde_json::to_string(&ex).unwrap();
+        assert!(
+            !saved.contains("ghp_") && !saved.contains("toolu_"),
+            "raw ids in the state"
+        );
+        let mut back: Executions = serde_json::from_str(&saved).unwrap();
+        // Restored: the same executions, the oldest evicted first, ids still deduplicated.
+        let last = 199_999u32;
+        let (dup, _) = back.with(&format!("exec_ghp_{last:036}"), 0.0, 1000, |e| {
+            e.note_denial("Bash", Some(&format!("toolu_{last}")))
+        });
+        assert!(!dup, "a tool use id counted before the restore counts once");
+    }
+
+    #[test]
+    fn remembered_ids_are_capped_over_all_executions() {
+        let mut ex = Executions::default();
+        let mut evicted = 0u64;
+        for i in 0..(MAX_TRACKED_IDS / 1000 + 10) {
+            let ((), n) = ex.with(&format!("e{i}"), 0.0, usize::MAX, |e| {
+                for j in 0..1000 {
+                    e.note_denial("Bash", Some(&format!("t{i}_{j}")));
+                }
+            });
+            evicted += n;
+        }
+        assert!(ex.ids <= MAX_TRACKED_IDS, "{}", ex.ids);
+        assert!(evicted >= 10);
     }
 
     #[test]

@@ -261,3 +261,32 @@ fn a_record_claiming_absurd_counts_is_clamped_and_counted() {
     assert_eq!(a.metrics().denials_total(), 10_000);
     assert_eq!(a.metrics().denials_clamped, 2000 * 1e15 as u64 - 10_000);
 }
+
+/// 200 tools × 100 workflows × 13 reasons made 260,000 series; a total cap sits above the
+/// per-label caps.
+#[test]
+fn the_series_cap_folds_new_label_sets_into_other() {
+    let lines: Vec<String> = (0..50)
+        .flat_map(|t| {
+            (0..20).map(move |w| {
+                format!(
+                    r#"{{"workflow":"w{w}","event":"agent.permission.denied","toolName":"t{t}","decisionReasonType":"rule"}}"#
+                )
+            })
+        })
+        .collect();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let config = Config {
+        limits: crate::config::Limits {
+            max_series: 100,
+            ..Default::default()
+        },
+        ..Config::default()
+    };
+    let a = account_with(config, &refs);
+    let m = a.metrics();
+    assert_eq!(m.denials.len(), 101);
+    assert_eq!(m.denials_total(), 1000);
+    assert_eq!(m.series_overflow, 900);
+    assert_eq!(count(&a, "other", "other", "rule"), 900);
+}

@@ -226,6 +226,12 @@ pub fn render(
         ],
     ));
     push(single(
+        "denials_exporter_series_overflow_total",
+        "Denials counted under tool and workflow other because --max-series was reached.",
+        MetricType::COUNTER,
+        m.series_overflow as f64,
+    ));
+    push(single(
         "denials_exporter_record_denials_clamped_total",
         "Denials execution records claimed beyond --max-denials-per-record, not counted.",
         MetricType::COUNTER,

@@ -183,6 +183,9 @@ pub struct Metrics {
     pub label_invalid: BTreeMap<LabelName, u64>,
     pub evicted_cap: u64,
     pub evicted_idle: u64,
+    /// Denials counted under tool and workflow `other` because `--max-series` was reached.
+    #[serde(default)]
+    pub series_overflow: u64,
     /// Denials records claimed beyond `--max-denials-per-record`, not counted.
     #[serde(default)]
     pub denials_clamped: u64,
