@@ -35,6 +35,7 @@ use crate::account::{wall_now, AccountState, Accountant};
 use crate::cli::{ReadFrom, RunArgs};
 use crate::config::Config;
 use crate::input::follow::{FollowConfig, Follower, StartAt};
+use crate::input::identity::Inode;
 use crate::output::audit::AuditWriter;
 use crate::output::exposition::RunStats;
 use crate::output::http::{self, Published, Shared, View};
@@ -210,6 +211,8 @@ pub fn run(mut args: RunArgs) -> Result<()> {
                     pipeline,
                     stats: RunStats::default(),
                     published_at: None,
+                    watched: Vec::new(),
+                    root_removed: false,
                 };
                 let result = loop_config.run(reader, &shared, wake_tx, wake_rx);
                 shared.healthy.store(false, Ordering::Release);
@@ -257,6 +260,10 @@ struct Reader {
     stats: RunStats,
     /// When the counters were last published, if ever.
     published_at: Option<Instant>,
+    /// The watched directories and their identities when the watches were set up.
+    watched: Vec<(PathBuf, Option<Inode>)>,
+    /// inotify said a watched directory was removed.
+    root_removed: bool,
 }
 
 /// Counters unchanged since the last publication are published again at least this often (the
@@ -276,6 +283,7 @@ impl ReadLoop {
         } else {
             self.watch(&mut r, &wake_tx, true)
         };
+        r.stats.inotify = watcher.is_some();
         r.follower.scan(&mut r.pipeline);
         r.follower.read_all(&mut r.pipeline);
         r.publish(shared, true);
@@ -313,10 +321,19 @@ impl ReadLoop {
             if rescan || Instant::now() >= next_scan {
                 r.follower.scan(&mut r.pipeline);
                 last_scan = Instant::now();
-                if watcher.is_none() && !self.poll {
+                if watcher.is_some() && r.watched_roots_changed() {
+                    // A watched directory was deleted (and maybe made again): its watch is gone.
+                    r.stats.watch_rearms += 1;
+                    warn!("a watched directory was replaced; setting up inotify again");
+                    watcher = self.watch(&mut r, &wake_tx, false);
+                    if watcher.is_none() {
+                        r.stats.watcher_fallbacks += 1;
+                    }
+                } else if watcher.is_none() && !self.poll {
                     // A root that did not exist may now; a failure was already counted.
                     watcher = self.watch(&mut r, &wake_tx, false);
                 }
+                r.stats.inotify = watcher.is_some();
             }
             r.follower.read_all(&mut r.pipeline);
             if hangup || last_state.elapsed() >= self.state_interval {
@@ -338,6 +355,16 @@ impl ReadLoop {
         wake_tx: &Sender<Wake>,
         first: bool,
     ) -> Option<RecommendedWatcher> {
+        r.root_removed = false;
+        r.watched = r
+            .follower
+            .watch_roots()
+            .into_iter()
+            .map(|(root, _)| {
+                let identity = std::fs::metadata(&root).ok().map(|m| Inode::of(&m));
+                (root, identity)
+            })
+            .collect();
         let watcher = self.try_watch(&r.follower, wake_tx, first);
         match (&watcher, first) {
             (None, true) => r.stats.watcher_fallbacks += 1,
@@ -396,6 +423,14 @@ impl ReadLoop {
                     r.stats.watcher_errors += 1; // the queue overflowed
                     warn!("inotify queue overflowed; rescanning");
                     return true;
+                }
+                if matches!(event.kind, Remove(_))
+                    && event
+                        .paths
+                        .iter()
+                        .any(|p| r.watched.iter().any(|(root, _)| p == root))
+                {
+                    r.root_removed = true; // its watch went with it, whatever comes back
                 }
                 matches!(
                     event.kind,
@@ -464,6 +499,15 @@ impl ReadLoop {
 }
 
 impl Reader {
+    /// Whether a watched directory is no longer the one watched (deleted, or made anew).
+    fn watched_roots_changed(&self) -> bool {
+        self.root_removed
+            || self
+                .watched
+                .iter()
+                .any(|(root, armed)| std::fs::metadata(root).ok().map(|m| Inode::of(&m)) != *armed)
+    }
+
     /// Publishes the counters for HTTP (when they `changed`, or their lag gauges may have) and
     /// the latest audit records for the recent-denials ring.
     fn publish(&mut self, shared: &Shared, changed: bool) {

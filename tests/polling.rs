@@ -98,3 +98,46 @@ fn a_directory_that_does_not_exist_yet_is_polled_until_it_appears() {
         1.0
     );
 }
+
+/// A log directory deleted and made again took its inotify watch with it, for good, and no
+/// self-metric showed it: the watch is now set up again on the next stat, and counted.
+#[test]
+fn a_deleted_and_recreated_directory_is_watched_again() {
+    let wf = "rewatched";
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    fs::create_dir(&logs).unwrap();
+    Writer::open(&logs.join("app.log")).denials(wf, 1);
+    let exporter = Launch::new(dir.path(), &logs.join("*.log")).fast().start();
+    exporter.wait_denials(wf, 1);
+    exporter.wait_value("denials_exporter_inotify_watching", &[], 1.0);
+
+    fs::remove_dir_all(&logs).unwrap();
+    fs::create_dir(&logs).unwrap();
+    exporter.wait_value("denials_exporter_watch_rearms_total", &[], 1.0);
+    exporter.wait_value("denials_exporter_inotify_watching", &[], 1.0);
+    Writer::open(&logs.join("app.log")).denials(wf, 2);
+    exporter.wait_denials(wf, 3);
+}
+
+/// Under --poll, a truncate and regrow within one interval that kept the same first KiB resumed
+/// at the old offset and lost lines, with truncations_total still 0. The bytes before the
+/// offset tell now.
+#[test]
+fn poll_notices_a_regrow_that_keeps_the_first_kib() {
+    let wf = "regrown";
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    let header: String = (0..40).map(|_| noise()).collect();
+    assert!(header.len() > 2048);
+    fs::write(&log, header.clone() + &denials(wf, 3)).unwrap();
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .args(["--poll", "--stat-interval", "2"])
+        .start();
+    exporter.wait_denials(wf, 3);
+    // Within one interval: the same first 2 KiB, then more than was there before.
+    fs::write(&log, header + &denials(wf, 5)).unwrap();
+    exporter.wait_denials(wf, 8);
+    exporter.wait_value_at_least("denials_exporter_truncations_total", &[], 1.0);
+    exporter.assert_denials(wf, 8);
+}

@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use tracing::{debug, info, warn};
 
 use super::chunk::LineBuffer;
-use super::identity::{Inode, Signature};
+use super::identity::{Edge, Inode, Signature};
 use super::rejoin::{self, Orphan, Verdict, MAX_ORPHANS};
 use super::roll::{self, Sequence};
 
@@ -163,6 +163,8 @@ struct Followed {
     read_pos: u64,
     /// Last size seen by fstat.
     size: u64,
+    /// The bytes before `read_pos` when reading last stopped, checked on every scan.
+    edge: Option<Edge>,
     /// The path no longer leads here (renamed away or deleted).
     rotated: bool,
     /// When a rotated file was first seen at its end without growth.
@@ -360,6 +362,7 @@ impl Follower {
                 }
             }
             widen_signature(f);
+            f.edge = Edge::at(&f.file, f.read_pos).ok().flatten();
             f.buffer.release_if_idle();
             if f.rotated && !grew && f.read_pos >= f.size {
                 let since = *f.drained_since.get_or_insert(now);
@@ -541,6 +544,7 @@ impl Follower {
             buffer,
             read_pos: offset,
             size,
+            edge: None,
             rotated,
             drained_since: None,
             head_unjudged: offset == 0,
@@ -696,17 +700,22 @@ struct Drain {
 
 /// Notices a truncation or a rewrite of `f` and restarts it at 0; returns true if it did.
 ///
-/// A size below our position means truncated. Changed first bytes mean rewritten (copytruncate
-/// followed by as many writes as we had read, before we looked): checked when `check_prefix`
-/// (the periodic scan, and after a read found the prefix changed under it).
+/// A size below our position means truncated. Changed first bytes, or changed bytes just before
+/// our position, mean rewritten (copytruncate followed by as many writes as we had read, before
+/// we looked, as a poll interval allows): checked when `check_prefix` (the periodic scan, and
+/// after a read found the prefix changed under it).
 fn check_truncation(f: &mut Followed, stats: &mut FollowStats, check_prefix: bool) -> bool {
     let Ok(meta) = f.file.metadata() else {
         return false;
     };
     let size = meta.len();
     let shrunk = size < f.read_pos;
-    let rewritten =
-        !shrunk && f.read_pos > 0 && check_prefix && !f.signature.matches(&f.file).unwrap_or(true);
+    let rewritten = !shrunk
+        && f.read_pos > 0
+        && check_prefix
+        && (!f.signature.matches(&f.file).unwrap_or(true)
+            || f.edge
+                .is_some_and(|e| e.offset == f.read_pos && !e.holds(&f.file).unwrap_or(true)));
     if !(shrunk || rewritten) {
         return false;
     }
@@ -716,6 +725,7 @@ fn check_truncation(f: &mut Followed, stats: &mut FollowStats, check_prefix: boo
     f.read_pos = 0;
     f.size = size;
     f.drained_since = None;
+    f.edge = None;
     f.head_unjudged = false; // new content, not the rest of anything
     f.signature = Signature::of(&f.file).unwrap_or(Signature { len: 0, hash: 0 });
     if f.file.seek(SeekFrom::Start(0)).is_err() {

@@ -75,6 +75,49 @@ impl Signature {
     }
 }
 
+/// A hash of the bytes just before an offset: what a file held where reading stopped. A file
+/// truncated and written again past that offset within one poll interval, with the same first
+/// bytes, still differs here (unless it was rewritten with the very same bytes, which is then
+/// the same log).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    pub offset: u64,
+    hash: u64,
+}
+
+/// Bytes an [`Edge`] covers.
+pub const EDGE_BYTES: u64 = 64;
+
+impl Edge {
+    /// The edge of `file` at `offset`; `None` at 0.
+    pub fn at(file: &File, offset: u64) -> io::Result<Option<Edge>> {
+        if offset == 0 {
+            return Ok(None);
+        }
+        let start = offset.saturating_sub(EDGE_BYTES);
+        let mut buf = [0u8; EDGE_BYTES as usize];
+        let want = (offset - start) as usize;
+        let mut filled = 0;
+        while filled < want {
+            match file.read_at(&mut buf[filled..want], start + filled as u64) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Some(Edge {
+            offset,
+            hash: fnv1a(&buf[..filled]) ^ filled as u64,
+        }))
+    }
+
+    /// Whether `file` still holds the same bytes before this edge's offset.
+    pub fn holds(&self, file: &File) -> io::Result<bool> {
+        Ok(Edge::at(file, self.offset)? == Some(*self))
+    }
+}
+
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
@@ -106,5 +149,29 @@ mod tests {
         // Rewritten in place: a different file.
         std::fs::write(&path, b"other line\n").unwrap();
         assert!(!sig.matches(&file).unwrap());
+    }
+
+    #[test]
+    fn an_edge_tells_a_regrown_file_from_a_grown_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.log");
+        let head = "h".repeat(2048);
+        std::fs::write(&path, format!("{head}\nline one\n")).unwrap();
+        let file = File::open(&path).unwrap();
+        let edge = Edge::at(&file, 2058).unwrap().unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"more\n")
+            .unwrap();
+        assert!(
+            edge.holds(&file).unwrap(),
+            "grown: the same bytes before the offset"
+        );
+        // Truncated and written again past the offset, the first KiB unchanged.
+        std::fs::write(&path, format!("{head}\nLINE TWO\nand more\n")).unwrap();
+        assert!(!edge.holds(&file).unwrap());
+        assert!(Edge::at(&file, 0).unwrap().is_none());
     }
 }

@@ -27,6 +27,10 @@ pub struct RunStats {
     pub follow: FollowStats,
     pub watcher_errors: u64,
     pub watcher_fallbacks: u64,
+    /// Watches set up again because a watched directory was replaced.
+    pub watch_rearms: u64,
+    /// inotify watches are armed (false: polling only).
+    pub inotify: bool,
     pub state_writes_ok: u64,
     pub state_writes_error: u64,
     /// Seconds since the epoch; 0 before the first write.
@@ -309,6 +313,18 @@ pub fn render(
             "Switches from inotify to polling.",
             MetricType::COUNTER,
             r.watcher_fallbacks as f64,
+        ));
+        push(single(
+            "denials_exporter_watch_rearms_total",
+            "inotify watches set up again because a watched directory was deleted or replaced.",
+            MetricType::COUNTER,
+            r.watch_rearms as f64,
+        ));
+        push(single(
+            "denials_exporter_inotify_watching",
+            "1 while inotify watches are armed; 0 while only the periodic stat finds changes.",
+            MetricType::GAUGE,
+            if r.inotify { 1.0 } else { 0.0 },
         ));
         push(family(
             "denials_exporter_state_writes_total",
