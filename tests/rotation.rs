@@ -376,3 +376,35 @@ fn symlink_swap_while_frozen() {
     exporter.assert_denials(wf, 10);
     no_malformed(&exporter);
 }
+
+/// With more matching files than file descriptors, the files that could not be opened were only
+/// a warning each, and HTTP starved with them. The follower leaves 128 descriptors to the rest;
+/// what it cannot open is a gauge, retried on every stat, and read once the limit allows.
+#[test]
+fn files_that_cannot_be_opened_are_a_metric_and_are_retried() {
+    let wf = "fd_limit";
+    let dir = tempfile::tempdir().unwrap();
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .start();
+    let limit = |n: &str| {
+        let status = std::process::Command::new("prlimit")
+            .args([
+                "--pid",
+                &exporter.pid().to_string(),
+                &format!("--nofile={n}:"),
+            ])
+            .status()
+            .expect("running prlimit (util-linux)");
+        assert!(status.success());
+    };
+    limit("200");
+    for i in 0..120 {
+        Writer::open(&dir.path().join(format!("f{i:03}.log"))).denials(wf, 1);
+    }
+    exporter.wait_value("denials_exporter_files_unopenable", &[], 120.0 - 72.0);
+    exporter.assert_denials(wf, 72);
+    limit("4096");
+    exporter.wait_denials(wf, 120);
+    exporter.wait_value("denials_exporter_files_unopenable", &[], 0.0);
+}

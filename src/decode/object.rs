@@ -49,6 +49,23 @@ impl<'a> Object<'a> {
         raw_str(self.raw(key)?)
     }
 
+    /// Returns true if and only if `key` holds the string `want` written as JSON writes it
+    /// (escaped only where JSON must escape), byte for byte.
+    pub fn is_literally(&self, key: &str, want: &str) -> bool {
+        self.raw(key).is_some_and(|raw| {
+            let raw = raw.get().as_bytes();
+            match raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
+                Some(inner)
+                    if !want.contains(['"', '\\']) && !want.chars().any(char::is_control) =>
+                {
+                    inner == want.as_bytes()
+                }
+                Some(_) => serde_json::to_string(want).is_ok_and(|w| w.as_bytes() == raw),
+                None => false,
+            }
+        })
+    }
+
     /// `key` as an identifier: a non-empty string, or a number as written.
     pub fn id(&self, key: &str) -> Option<String> {
         let raw = self.raw(key)?;

@@ -16,11 +16,15 @@ use super::{
 use crate::config::Fields;
 
 /// Decodes a pino denial or completed line; `None` for anything else.
+///
+/// The event name and the completed message must be written as such, not spelled with JSON
+/// escapes (`agent.permission.\u0064enied`): the prefilter searches the bytes for them, so a
+/// line is a denial whatever else it holds, or never (pino escapes no letter).
 pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
-    if object.str(&fields.event_key).as_deref() == Some(fields.denied_event.as_str()) {
+    if object.is_literally(&fields.event_key, &fields.denied_event) {
         return Some(Event::Denial(denial(object, fields)));
     }
-    if object.str(&fields.message_key).as_deref() == Some(fields.completed_message.as_str()) {
+    if object.is_literally(&fields.message_key, &fields.completed_message) {
         return Some(Event::Record(record(object, fields)));
     }
     None
@@ -174,6 +178,10 @@ mod tests {
 
     fn decoys() -> Vec<&'static str> {
         vec![
+            // Spelled with an escape: never a denial, whether or not another field holds a
+            // literal the prefilter picks the line for.
+            r#"{"level":40,"event":"agent.permission.\u0064enied","toolName":"Bash","msg":"agent permission denied"}"#,
+            r#"{"level":30,"msg":"Claude Agent SDK execution \u0063ompleted","permissionDenialCount":2}"#,
             r#"{"level":30,"payload":{"event":"agent.permission.denied","toolName":"Bash"},"msg":"nested"}"#,
             r#"{"level":30,"msg":"saw {\"event\":\"agent.permission.denied\",\"toolName\":\"Bash\"} in a comment"}"#,
             r#"{"level":30,"event":"agent.permission.requested","toolName":"Bash","msg":"asking"}"#,

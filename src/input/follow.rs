@@ -53,6 +53,10 @@ use super::roll::{self, Sequence};
 /// was appended since the last wake-up, and many files must stay cheap.
 pub const READ_CHUNK_BYTES: usize = 64 * 1024;
 
+/// File descriptors the follower leaves for everything else (HTTP connections, the state and
+/// audit files, inotify): it follows at most the open files limit minus these.
+pub const FD_RESERVE: u64 = 128;
+
 /// How long a rotated or deleted file, read to its end, is kept open for late writes.
 pub const ROTATED_GRACE: Duration = Duration::from_secs(5);
 
@@ -143,6 +147,8 @@ pub struct FollowStats {
     pub file_errors_vanished: u64,
     /// Lines joined across two files ([`super::rejoin`]).
     pub rejoined: u64,
+    /// Paths the globs match now that cannot be opened (permissions, the fd limit).
+    pub unopenable: u64,
 }
 
 /// One followed file.
@@ -191,6 +197,8 @@ pub struct Follower {
     stats: FollowStats,
     /// Paths that matched and could not be opened (logged once each).
     unopenable: BTreeSet<PathBuf>,
+    /// Files that may be open at once, from the open files limit at the last scan.
+    fd_budget: usize,
 }
 
 impl Follower {
@@ -211,6 +219,7 @@ impl Follower {
             next_id: 1,
             stats: FollowStats::default(),
             unopenable: BTreeSet::new(),
+            fd_budget: fd_budget(),
         }
     }
 
@@ -233,6 +242,7 @@ impl Follower {
             *lags.entry(name).or_default() += f.size.saturating_sub(f.buffer.committed());
         }
         stats.files = lags.into_iter().collect();
+        stats.unopenable = self.unopenable.len() as u64;
         stats
     }
 
@@ -240,7 +250,10 @@ impl Follower {
     pub fn scan(&mut self, sink: &mut impl Sink) {
         let mut present: BTreeSet<Inode> = BTreeSet::new();
         let opened_before = self.files.len();
-        for path in self.matching_paths() {
+        let paths = self.matching_paths();
+        self.unopenable.retain(|p| paths.contains(p)); // a path gone is no longer unopenable
+        self.fd_budget = fd_budget();
+        for path in paths {
             let meta = match fs::metadata(&path) {
                 Ok(meta) => meta,
                 Err(error) => {
@@ -466,6 +479,14 @@ impl Follower {
     /// identity of what was opened, `None` if it is not followed. A `rotated` file (found by
     /// [`Follower::resume_rotated`]) is followed only from a fitting state entry.
     fn open(&mut self, path: &Path, sink: &mut impl Sink, rotated: bool) -> Option<Inode> {
+        if self.files.len() >= self.fd_budget {
+            if self.unopenable.insert(path.to_path_buf()) {
+                self.stats.file_errors_open += 1;
+                warn!(path = %path.display(), followed = self.files.len(),
+                      "not opening: every descriptor the open files limit leaves is in use; will retry");
+            }
+            return None;
+        }
         let file = match File::open(path) {
             Ok(file) => file,
             Err(error) if error.kind() == ErrorKind::NotFound => {
@@ -785,6 +806,13 @@ fn find_in_dir(dir: &Path, entry: &FileState) -> Option<PathBuf> {
         return fits.then_some(path);
     }
     None
+}
+
+/// Files the follower may hold open: the open files limit minus [`FD_RESERVE`] (at least 16).
+fn fd_budget() -> usize {
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+    let limit = limit.unwrap_or(u64::MAX);
+    usize::try_from(limit.saturating_sub(FD_RESERVE).max(16)).unwrap_or(usize::MAX)
 }
 
 /// The offset after the last newline of a file (where `--read-from end` starts), looking back at

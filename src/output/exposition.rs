@@ -284,6 +284,12 @@ pub fn render(
             r.follow.truncations as f64,
         ));
         push(single(
+            "denials_exporter_files_unopenable",
+            "Paths the globs match that cannot be opened now (permissions, the fd limit).",
+            MetricType::GAUGE,
+            r.follow.unopenable as f64,
+        ));
+        push(single(
             "denials_exporter_lines_rejoined_total",
             "Lines a writer cut across two rolled files, joined again.",
             MetricType::COUNTER,
