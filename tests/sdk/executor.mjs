@@ -4,7 +4,7 @@
 // (fake-api.mjs) and logging with the REAL pino, for the SDK end-to-end test (tests/sdk/run.sh).
 //
 //   node executor.mjs --base-url http://127.0.0.1:PORT --work DIR --log FILE --stream-dir DIR
-//                     --expected FILE [--fake-log FILE] [--concurrency N]
+//                     --expected FILE [--fake-log FILE] [--concurrency N] [--timeout-ms MS]
 //
 // For each execution in scenario.mjs it calls query() (a string prompt, or an async iterable of
 // prompts for a streaming-input session) in a scratch working directory under --work, with HOME
@@ -35,7 +35,7 @@ import { EXECUTIONS, SCRIPTS, DESTRUCTIVE } from './scenario.mjs'
 const here = dirname(fileURLToPath(import.meta.url))
 
 function parseArgs (argv) {
-  const args = { 'base-url': null, work: null, log: null, 'stream-dir': null, expected: null, 'fake-log': null, concurrency: '3' }
+  const args = { 'base-url': null, work: null, log: null, 'stream-dir': null, expected: null, 'fake-log': null, concurrency: '3', 'timeout-ms': '45000' }
   for (let i = 2; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '')
     const value = argv[++i]
@@ -127,7 +127,11 @@ async function runExecution (spec, index) {
     for (const f of streamFiles) appendFileSync(f, line)
   }
 
+  // A hung CLI must not hang CI: each execution gets a deadline.
+  const abortController = new AbortController()
+  const deadline = setTimeout(() => abortController.abort(), Number(args['timeout-ms']))
   const options = {
+    abortController,
     cwd,
     env: cliEnv,
     model: spec.model,
@@ -216,8 +220,11 @@ async function runExecution (spec, index) {
     thrown = e
     log.error({ err: { type: e?.name, message: String(e?.message ?? e).slice(0, 500) } }, 'Claude Agent SDK execution threw')
     resultArrived()
+  } finally {
+    clearTimeout(deadline)
   }
-  return { spec, executionId, messages, thrown, ms: Date.now() - started }
+  if (abortController.signal.aborted) thrown ??= new Error(`aborted after ${args['timeout-ms']} ms`)
+  return { spec, executionId, messages, thrown, timedOut: abortController.signal.aborted, ms: Date.now() - started }
 }
 
 // The completed line, as the real executor builds it from a result message (seed 000 plus #10).
@@ -468,6 +475,12 @@ if (expected.fakeServed) {
 }
 writeFileSync(args.expected, JSON.stringify(expected, null, 2) + '\n')
 
+// Which layer denied what, and whether the SDK sent a permission_denied frame for it.
+console.log('sdk-e2e: denied tool calls, by layer (frame = decision_reason_type of the permission_denied frame):')
+for (const l of expected.layers.filter((x) => x.denied)) {
+  console.log(`sdk-e2e:   ${l.workflow.padEnd(9)} ${l.tool.padEnd(8)} ${String(l.input).slice(0, 34).padEnd(34)} ${l.layer.padEnd(44)} ${l.frame ? 'frame ' + l.frame : 'no frame (record only)'}`)
+}
+
 let failed = false
 for (const run of runs) {
   const results = run.messages.filter((m) => m.type === 'result')
@@ -480,7 +493,10 @@ for (const run of runs) {
     console.log(`sdk-e2e: FAIL ${run.spec.name}: ${results.length} result message(s), expected ${run.spec.prompts.length}`)
     failed = true
   }
-  if (run.thrown && !wantThrow) {
+  if (run.timedOut) {
+    console.log(`sdk-e2e: FAIL ${run.spec.name}: no end within ${args['timeout-ms']} ms (aborted)`)
+    failed = true
+  } else if (run.thrown && !wantThrow) {
     console.log(`sdk-e2e: FAIL ${run.spec.name}: query() threw: ${run.thrown.stack ?? run.thrown}`)
     failed = true
   }

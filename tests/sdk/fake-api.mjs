@@ -74,6 +74,11 @@ function systemText (body) {
   return ''
 }
 
+function lastUserText (body) {
+  const users = (Array.isArray(body.messages) ? body.messages : []).filter((m) => m.role === 'user')
+  return users.length ? textOf(users[users.length - 1]) : ''
+}
+
 const digest = (s) => createHash('sha256').update(s).digest()
 
 // Deterministic, distinct usage per (script, step, model, kind of answer).
@@ -242,7 +247,7 @@ export function startFakeApi ({ log = null } = {}) {
         stop: a.stop,
         usage: a.usage,
         // A helper call the CLI makes on its own: what it was for (the start of its system prompt).
-        ...(a.script === null ? { helper: systemText(body).slice(0, 200) } : {})
+        ...(a.script === null ? { helperSystem: systemText(body).slice(0, 300), helperPrompt: lastUserText(body).slice(0, 300) } : {})
       })
       if (body.stream === true) stream(res, id, a)
       else plain(res, id, a)

@@ -35,7 +35,8 @@ if [[ ${1:-} == __agents ]]; then
     [[ -s $work/port ]] || { echo "sdk: the fake API did not start:"; cat "$work/fake-api.err"; exit 1; }
     node "$here/executor.mjs" --base-url "http://127.0.0.1:$(cat "$work/port")" --work "$work/agents" \
         --log "$work/executor.log" --stream-dir "$work/stream" --expected "$work/expected.json" \
-        --fake-log "$work/fake-api.jsonl" --concurrency "${SDK_E2E_CONCURRENCY:-3}"
+        --fake-log "$work/fake-api.jsonl" --concurrency "${SDK_E2E_CONCURRENCY:-3}" \
+        --timeout-ms "${SDK_E2E_TIMEOUT_MS:-45000}"
     exit $?
 fi
 
@@ -70,14 +71,14 @@ elapsed() { local ms=$((($(date +%s%N) - started) / 1000000)); printf '%d.%01d s
 if [[ -z ${SDK_E2E_NO_NETNS:-} ]] && command -v unshare >/dev/null && command -v ip >/dev/null &&
     unshare -n true 2>/dev/null; then
     say "running the SDK in a network namespace with loopback only"
-    agents=(unshare -n bash "$here/run.sh" __agents "$work" netns)
+    agents=(timeout --kill-after=5 180 unshare -n bash "$here/run.sh" __agents "$work" netns)
 elif [[ -z ${SDK_E2E_NO_NETNS:-} ]] && command -v unshare >/dev/null && command -v ip >/dev/null &&
     unshare -rn true 2>/dev/null; then
     say "running the SDK in a (user) network namespace with loopback only"
-    agents=(unshare -rn bash "$here/run.sh" __agents "$work" netns)
+    agents=(timeout --kill-after=5 180 unshare -rn bash "$here/run.sh" __agents "$work" netns)
 else
     say "no network namespace available: the SDK is kept on loopback by ANTHROPIC_BASE_URL alone"
-    agents=(bash "$here/run.sh" __agents "$work")
+    agents=(timeout --kill-after=5 180 bash "$here/run.sh" __agents "$work")
 fi
 passed=0
 failed=0
