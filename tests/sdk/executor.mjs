@@ -20,7 +20,7 @@
 //   --stream-dir    the raw SDK messages as stream-json (§1b), one file per workflow
 //                   (WORKFLOW.jsonl) plus all.jsonl with every message.
 //   --expected FILE what the SDK itself reported, as the figures the exporter must show (see
-//                   README section in the final report and `expectedFrom` below).
+//                   README.md beside this file and `expectedFrom` below).
 // Exits 1 if the SDK could not be loaded, an execution failed in an unexpected way, or a scripted
 // tool call was not denied / allowed as scenario.mjs says (the layers changed: the test would
 // otherwise silently test less).
