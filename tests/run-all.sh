@@ -35,6 +35,7 @@ step "alert and recording rules, dashboards" bash tests/deploy/rules_test.sh
 step "kubernetes manifests and Dockerfile" bash tests/deploy/k8s_check.sh
 step "every dashboard and rule expression against a real Prometheus" \
   python3 tests/deploy/promql_e2e.py --exporter target/release/denials-exporter --fixture examples/executor.log
+step "real Claude Agent SDK against a fake API" bash tests/sdk/run.sh target/release/denials-exporter
 step "pino + pino-roll writer, kill -9, real Prometheus" bash tests/e2e/run.sh target/release/denials-exporter
 
 echo

@@ -10,6 +10,9 @@
 //! Counting rules (formats.md §2): a mid-stream denial counts at once; a record adds only what was
 //! not yet counted for its execution, as `reason="unknown"`; a tool use id counts once per
 //! execution; records carry running totals, so cost, tokens and histograms see increases only.
+//! Spend by model comes from `modelUsage`, increase by increase per session ([`spend`]); tokens by
+//! kind are its sum. Every record is one execution in `agent_executions_total` (in a
+//! streaming-input session: one per result, i.e. per prompt).
 //! Lines without a correlation key count their own events and reconcile nothing.
 //!
 //! **Not here:** parsing (decode), reading files (input), rendering and writing (output).
@@ -18,6 +21,7 @@
 
 pub mod labels;
 pub mod reconcile;
+pub mod spend;
 
 use std::cell::OnceCell;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -28,7 +32,7 @@ use crate::config::Config;
 use crate::decode::{self, Denial, Event, Format, Record, RecordedDenials};
 use crate::output::audit::{AuditRecord, Origin};
 use crate::redact::Redactor;
-use crate::vocab::counters::{self as metrics, DenialKey, LineOutcome, Metrics};
+use crate::vocab::counters::{self as metrics, DenialKey, LineOutcome, Metrics, ModelSeries};
 use labels::{Admission, AdmittedSet, LabelName, Reason};
 use reconcile::{
     increase, tokens_array, Eviction, Executions, Revealed, Totals, MAX_REVEALED_PER_RECORD,
@@ -44,6 +48,8 @@ pub struct AccountState {
     pub executions: Executions,
     pub tools: AdmittedSet,
     pub workflows: AdmittedSet,
+    #[serde(default)]
+    pub models: AdmittedSet,
     /// The accounting clock: the latest log time seen (seconds), for idle eviction.
     pub clock: f64,
 }
@@ -159,13 +165,12 @@ impl Accountant {
             .sweep(self.state.clock, idle, &mut |e| count_eviction(metrics, e));
     }
 
+    /// Moves the accounting clock and the last-event gauge to the line's time, or to the read
+    /// time (the wall clock now) for a line that carries none (stream-json).
     fn advance_clock(&mut self, time: Option<f64>) -> f64 {
         let now = time.unwrap_or_else(wall_now);
         self.state.clock = self.state.clock.max(now);
-        if time.is_some() {
-            self.state.metrics.last_event_timestamp =
-                self.state.metrics.last_event_timestamp.max(now);
-        }
+        self.state.metrics.last_event_timestamp = self.state.metrics.last_event_timestamp.max(now);
         now
     }
 
@@ -222,7 +227,7 @@ impl Accountant {
             denials: 0,
             records: 0,
         };
-        let (revealed, previous, denials_now, workflow) = match &record.execution_id {
+        let (revealed, previous, denials_now, workflow, spend) = match &record.execution_id {
             Some(id) => {
                 let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
                 let metrics = &mut self.state.metrics;
@@ -255,12 +260,17 @@ impl Accountant {
                     .workflow
                     .clone()
                     .or_else(|| execution.workflow.clone());
-                (revealed, previous, denials_now, workflow)
+                let spend =
+                    spend::record_spend(&mut execution.models, &record, &previous, &current);
+                (revealed, previous, denials_now, workflow, spend)
             }
             None => {
                 let revealed = own_denials(&record.denials);
                 let n = revealed.len() as u64;
-                (revealed, Totals::default(), n, record.workflow.clone())
+                let previous = Totals::default();
+                let spend =
+                    spend::record_spend(&mut Default::default(), &record, &previous, &current);
+                (revealed, previous, n, record.workflow.clone(), spend)
             }
         };
         let workflow = self.workflow_label(workflow.as_deref(), source);
@@ -281,6 +291,10 @@ impl Accountant {
                 format: record.format,
             });
         }
+        let spend: Vec<(String, ModelSeries)> = spend
+            .into_iter()
+            .map(|(model, s)| (self.model_label(&model), s))
+            .collect();
         let series = self.state.metrics.workflows.entry(workflow).or_default();
         *series
             .executions
@@ -302,8 +316,14 @@ impl Accountant {
             metrics::DENIAL_BUCKETS,
             denials_now.saturating_sub(previous.denials) as f64,
         );
-        for (i, total) in current.tokens.iter().enumerate() {
-            series.tokens[i] += increase(previous.tokens[i], *total);
+        // Tokens by kind are the sum over models, so that both families always agree.
+        for (model, s) in spend {
+            let by_model = series.models.entry(model).or_default();
+            for (i, n) in s.tokens.iter().enumerate() {
+                by_model.tokens[i] += n;
+                series.tokens[i] += n;
+            }
+            by_model.cost_usd += s.cost_usd;
         }
         LineOutcome::Counted
     }
@@ -320,6 +340,12 @@ impl Accountant {
     fn tool_label(&mut self, raw: &str) -> String {
         let (value, admission) = self.state.tools.admit(raw, self.config.limits.max_tools);
         self.count_admission(LabelName::Tool, admission);
+        value
+    }
+
+    fn model_label(&mut self, raw: &str) -> String {
+        let (value, admission) = self.state.models.admit(raw, self.config.limits.max_models);
+        self.count_admission(LabelName::Model, admission);
         value
     }
 
@@ -374,6 +400,7 @@ impl Accountant {
             executions_tracked: self.state.executions.len(),
             tools_admitted: self.state.tools.len(),
             workflows_admitted: self.state.workflows.len(),
+            models_admitted: self.state.models.len(),
         }
     }
 
@@ -395,6 +422,7 @@ pub struct Gauges {
     pub executions_tracked: usize,
     pub tools_admitted: usize,
     pub workflows_admitted: usize,
+    pub models_admitted: usize,
 }
 
 struct AuditInput<'a> {

@@ -100,6 +100,32 @@ pub fn render(
             .collect(),
     ));
     push(family(
+        metrics::TOKENS_BY_MODEL,
+        "Tokens used by agent executions, by kind and model (from the SDK's modelUsage).",
+        MetricType::COUNTER,
+        wf.iter()
+            .flat_map(|(w, s)| {
+                s.models.iter().flat_map(move |(model, m)| {
+                    TOKEN_KINDS.iter().zip(m.tokens).map(move |(k, n)| {
+                        counter(&[("kind", k), ("model", model), ("workflow", w)], n)
+                    })
+                })
+            })
+            .collect(),
+    ));
+    push(family(
+        metrics::COST_BY_MODEL,
+        "Cost of agent executions in US dollars, by model (from the SDK's modelUsage).",
+        MetricType::COUNTER,
+        wf.iter()
+            .flat_map(|(w, s)| {
+                s.models.iter().map(move |(model, m)| {
+                    counter(&[("model", model), ("workflow", w)], m.cost_usd)
+                })
+            })
+            .collect(),
+    ));
+    push(family(
         metrics::TURNS,
         "Turns of one agent execution.",
         MetricType::HISTOGRAM,
@@ -208,6 +234,7 @@ pub fn render(
         vec![
             gauge(&[("label", "tool")], gauges.tools_admitted as f64),
             gauge(&[("label", "workflow")], gauges.workflows_admitted as f64),
+            gauge(&[("label", "model")], gauges.models_admitted as f64),
         ],
     ));
     push(single(
@@ -227,7 +254,7 @@ pub fn render(
     ));
     push(single(
         "denials_exporter_last_event_timestamp_seconds",
-        "Log time of the last counted event.",
+        "Log time of the last counted event; the read time for lines without one (stream-json).",
         MetricType::GAUGE,
         m.last_event_timestamp,
     ));

@@ -20,6 +20,8 @@ pub const DENIALS: &str = "permission_denials_total";
 pub const EXECUTIONS: &str = "agent_executions_total";
 pub const COST: &str = "agent_execution_cost_usd";
 pub const TOKENS: &str = "agent_tokens_total";
+pub const TOKENS_BY_MODEL: &str = "agent_tokens_by_model_total";
+pub const COST_BY_MODEL: &str = "agent_cost_usd_total";
 pub const TURNS: &str = "agent_execution_turns";
 pub const DURATION: &str = "agent_execution_duration_seconds";
 pub const DENIALS_PER_EXECUTION: &str = "agent_execution_denials";
@@ -141,8 +143,19 @@ pub struct WorkflowSeries {
     pub turns: Histogram,
     pub duration_seconds: Histogram,
     pub denials: Histogram,
+    /// By [`TOKEN_KINDS`]; always the sum of `models`' tokens.
+    pub tokens: [f64; 4],
+    /// Spend by `model` label value.
+    #[serde(default)]
+    pub models: BTreeMap<String, ModelSeries>,
+}
+
+/// Per-workflow, per-model spend.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelSeries {
     /// By [`TOKEN_KINDS`].
     pub tokens: [f64; 4],
+    pub cost_usd: f64,
 }
 
 /// The label set of one `permission_denials_total` series.
