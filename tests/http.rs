@@ -1,5 +1,5 @@
 //! The built binary's HTTP surface: `/metrics`, `/-/healthy`, `/-/ready`, the landing page, the
-//! recent-denials JSON, 404 and 405, `--recent-denials 0`, several listen addresses, a custom
+//! recent-denials JSON and its drill-down filters, 404 and 405, `--recent-denials 0`, several listen addresses, a custom
 //! telemetry path, and start-up errors that must be one sentence and a non-zero exit.
 
 #[path = "live/mod.rs"]
@@ -129,6 +129,90 @@ fn the_landing_page_lists_files_and_escapes_recent_denials() {
         assert_eq!(d["format"], "pino");
     }
     assert_eq!(denials[second]["source_file"], log.display().to_string());
+}
+
+#[test]
+fn the_denials_api_filters_for_drill_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = Writer::open(&dir.path().join("app.log"));
+    w.denials("drill_a", 2);
+    w.write(
+        "{\"time\":1000000000000,\"executionId\":\"exec_old\",\"workflow\":\"drill_b\",\
+         \"event\":\"agent.permission.denied\",\"toolName\":\"Write\",\"decisionReasonType\":\"mode\"}\n",
+    );
+    w.write(
+        "{\"executionId\":\"exec_rec\",\"workflow\":\"drill_b\",\"permissionDenials\":\
+         [{\"toolName\":\"Read\",\"toolUseId\":\"toolu_1\"}],\"msg\":\"Claude Agent SDK execution completed\"}\n",
+    );
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .args(["--recent-denials", "3"])
+        .start();
+    exporter.wait_denials("drill_b", 2);
+    let ask = |query: &str| {
+        let r = get(exporter.addr, &format!("/api/v1/denials{query}")).unwrap();
+        assert_eq!(r.status, 200, "{query}: {}", r.body);
+        let json: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+        json["denials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}/{}/{}",
+                    d["workflow"].as_str().unwrap(),
+                    d["tool"].as_str().unwrap(),
+                    d["reason"].as_str().unwrap()
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    // The ring keeps 3 of the 4 denials: the default limit is the ring size.
+    assert_eq!(
+        ask(""),
+        [
+            "drill_b/Read/unknown",
+            "drill_b/Write/mode",
+            "drill_a/Bash/rule"
+        ]
+    );
+    assert_eq!(
+        ask("?workflow=drill_b"),
+        ["drill_b/Read/unknown", "drill_b/Write/mode"]
+    );
+    assert_eq!(
+        ask("?workflow=drill_b&reason=unknown"),
+        ["drill_b/Read/unknown"]
+    );
+    assert_eq!(
+        ask("?execution_id=exec_old&tool=Write"),
+        ["drill_b/Write/mode"]
+    );
+    assert_eq!(ask("?tool=Bash&workflow=drill_a"), ["drill_a/Bash/rule"]);
+    // exec_old's denial is from 2001; the others were read (or logged) just now.
+    assert_eq!(
+        ask("?since=2020-01-01T00%3A00%3A00Z&workflow=drill_b"),
+        ["drill_b/Read/unknown"]
+    );
+    assert_eq!(ask("?since=1577836800&limit=1"), ["drill_b/Read/unknown"]);
+    assert_eq!(ask("?limit=1000").len(), 3, "limit stops at the ring size");
+    assert!(ask("?workflow=nowhere").is_empty());
+
+    for (query, want) in [
+        ("?reason=because", "reason must be one of"),
+        ("?tool=%3Cscript%3E", "tool must be"),
+        ("?since=last+week", "since must be"),
+        ("?limit=0", "limit must be"),
+        ("?page=2", "unknown parameter page"),
+    ] {
+        let r = get(exporter.addr, &format!("/api/v1/denials{query}")).unwrap();
+        assert_eq!(r.status, 400, "{query}");
+        assert_eq!(r.header("content-type"), Some("text/plain; charset=utf-8"));
+        let lines: Vec<&str> = r.body.lines().collect();
+        assert_eq!(lines.len(), 1, "{query}: one sentence: {}", r.body);
+        assert!(lines[0].contains(want), "{query}: {}", r.body);
+        assert!(!r.body.contains("<script"), "{}", r.body);
+    }
 }
 
 #[test]

@@ -6,7 +6,9 @@
 //! * `GET /-/healthy`: 200 while the reading thread is alive, else 503.
 //! * `GET /-/ready`: 200 once the state is restored and the first scan of the files ran, else 503.
 //! * `GET /`: an HTML landing page: version, followed files with their lag, recent denials.
-//! * `GET /api/v1/denials`: the recent denials as JSON, newest first.
+//! * `GET /api/v1/denials`: the recent denials as JSON, newest first; query filters
+//!   `execution_id`, `tool`, `workflow`, `reason`, `since`, `limit` ([`super::drill`]), a bad one
+//!   answered 400 with one sentence.
 //!
 //! Everything shown was redacted before it got here; the landing page also HTML-escapes it,
 //! because tool inputs are attacker-influenced. Timeouts: 5 s to read a request's header,
@@ -32,6 +34,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tracing::{debug, error};
 
+use super::drill::Filter;
 use super::exposition::{self, RunStats};
 use super::recent::RecentDenials;
 use crate::account::Gauges;
@@ -165,7 +168,7 @@ fn route(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
             "Not ready: restoring state and scanning files.\n",
         ),
         "/" => landing(shared),
-        "/api/v1/denials" => denials_json(shared),
+        "/api/v1/denials" => denials_json(shared, req.uri().query()),
         _ => text(StatusCode::NOT_FOUND, "not found; try /metrics\n"),
     }
 }
@@ -180,9 +183,13 @@ fn metrics(shared: &Shared) -> Response<Body> {
     response
 }
 
-fn denials_json(shared: &Shared) -> Response<Body> {
+fn denials_json(shared: &Shared, query: Option<&str>) -> Response<Body> {
     let view = shared.view.lock().expect("view lock");
-    let records: Vec<_> = view.recent.newest_first().collect();
+    let filter = match Filter::parse(query, view.recent.capacity()) {
+        Ok(filter) => filter,
+        Err(sentence) => return bad_request(sentence),
+    };
+    let records: Vec<_> = filter.apply(view.recent.newest_first()).collect();
     let body = match serde_json::to_vec(&serde_json::json!({ "denials": records })) {
         Ok(body) => body,
         Err(e) => {
@@ -254,6 +261,16 @@ fn landing(shared: &Shared) -> Response<Body> {
 fn text(status: StatusCode, body: &'static str) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
     *response.status_mut() = status;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn bad_request(sentence: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(format!("{sentence}\n"))));
+    *response.status_mut() = StatusCode::BAD_REQUEST;
     response.headers_mut().insert(
         CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),

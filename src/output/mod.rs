@@ -5,6 +5,7 @@
 //! what is in memory and never reads a log file.
 
 pub mod audit;
+pub mod drill;
 pub mod exposition;
 pub mod http;
 pub mod recent;
