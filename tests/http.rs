@@ -1,5 +1,6 @@
 //! The built binary's HTTP surface: `/metrics`, `/-/healthy`, `/-/ready`, the landing page, the
-//! recent-denials JSON and its drill-down filters, 404 and 405, `--recent-denials 0`, several listen addresses, a custom
+//! recent-denials JSON and its drill-down filters, OpenMetrics with exemplars by content
+//! negotiation, 404 and 405, `--recent-denials 0`, several listen addresses, a custom
 //! telemetry path, and start-up errors that must be one sentence and a non-zero exit.
 
 #[path = "live/mod.rs"]
@@ -213,6 +214,71 @@ fn the_denials_api_filters_for_drill_down() {
         assert!(lines[0].contains(want), "{query}: {}", r.body);
         assert!(!r.body.contains("<script"), "{}", r.body);
     }
+}
+
+#[test]
+fn openmetrics_by_content_negotiation_with_redacted_exemplars() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let mut w = Writer::open(&dir.path().join("app.log"));
+    w.write(&format!(
+        "{{\"executionId\":\"exec_om\",\"workflow\":\"om\",\"event\":\"agent.permission.denied\",\
+         \"toolName\":\"Bash\",\"toolUseId\":\"toolu_om1\",\"decisionReasonType\":\"rule\"}}\n\
+         {{\"executionId\":\"{secret}\",\"workflow\":\"om\",\"costUsd\":0.5,\"modelUsage\":\
+         {{\"claude-haiku-4-5\":{{\"inputTokens\":10,\"costUSD\":0.5}}}},\
+         \"permissionDenials\":[{{\"toolName\":\"Read\",\"toolUseId\":\"toolu_om2\"}}],\
+         \"msg\":\"Claude Agent SDK execution completed\"}}\n"
+    ));
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .start();
+    exporter.wait_denials("om", 2);
+
+    // What Prometheus sends: OpenMetrics first, the 0.0.4 text as a fallback.
+    let accept = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+    let om = request_with(exporter.addr, "GET", "/metrics", &[("Accept", accept)]).unwrap();
+    assert_eq!(om.status, 200);
+    assert_eq!(
+        om.header("content-type"),
+        Some("application/openmetrics-text; version=1.0.0; charset=utf-8")
+    );
+    let body = &om.body;
+    assert!(body.ends_with("# EOF\n"), "{body}");
+    let line = |prefix: &str| {
+        body.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in\n{body}"))
+            .to_string()
+    };
+    let rule =
+        line("permission_denials_total{reason=\"rule\",tool=\"Bash\",workflow=\"om\"} 1.0 # ");
+    assert!(
+        rule.contains("# {execution_id=\"exec_om\",tool_use_id=\"toolu_om1\"} 1.0 "),
+        "{rule}"
+    );
+    // The record's execution id is a token: the exemplar carries it redacted.
+    let record =
+        line("permission_denials_total{reason=\"unknown\",tool=\"Read\",workflow=\"om\"} 1.0 # ");
+    assert!(record.contains("tool_use_id=\"toolu_om2\""), "{record}");
+    let cost = line("agent_cost_usd_total{model=\"claude-haiku-4-5\",workflow=\"om\"} 0.5 # ");
+    assert!(cost.contains("[REDACTED:"), "{cost}");
+    assert!(!body.contains(secret), "{body}");
+    for l in body.lines().filter(|l| l.contains(" # {")) {
+        let labels = &l[l.find(" # {").unwrap() + 4..l.rfind('}').unwrap()];
+        let chars: usize = labels
+            .split("\",")
+            .map(|kv| kv.replace(['=', '"'], "").chars().count())
+            .sum();
+        assert!(chars <= 128, "exemplar labels over 128 characters: {l}");
+    }
+
+    // Without asking, the 0.0.4 text as before, and no exemplars.
+    let plain = get(exporter.addr, "/metrics").unwrap();
+    assert_eq!(
+        plain.header("content-type"),
+        Some("text/plain; version=0.0.4")
+    );
+    assert!(!plain.body.contains(" # {") && !plain.body.contains("# EOF"));
 }
 
 #[test]

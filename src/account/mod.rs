@@ -72,6 +72,8 @@ pub struct Accountant {
     audit: Vec<AuditRecord>,
     /// Whether audit records are built at all (an audit log or the recent-denials ring wants them).
     auditing: bool,
+    /// Whether exemplars are kept (only `/metrics` in OpenMetrics shows them; `replay` does not).
+    exemplars: bool,
 }
 
 impl Accountant {
@@ -87,6 +89,7 @@ impl Accountant {
             state,
             audit: Vec::new(),
             auditing: true,
+            exemplars: false,
         }
     }
 
@@ -138,6 +141,33 @@ impl Accountant {
     /// which also spares redacting every denial's texts.
     pub fn set_auditing(&mut self, on: bool) {
         self.auditing = on;
+    }
+
+    /// Turns keeping exemplars (execution and tool use ids, redacted) on or off (off by default).
+    pub fn set_exemplars(&mut self, on: bool) {
+        self.exemplars = on;
+    }
+
+    /// An exemplar for an increase of `value` at `time`, its ids redacted; `None` when off.
+    fn exemplar(
+        &mut self,
+        execution_id: Option<&str>,
+        tool_use_id: Option<&str>,
+        value: f64,
+        time: Option<f64>,
+    ) -> Option<metrics::Exemplar> {
+        if !self.exemplars || (execution_id.is_none() && tool_use_id.is_none()) {
+            return None;
+        }
+        let execution_id = execution_id.map(|s| self.redact(s));
+        let tool_use_id = tool_use_id.map(|s| self.redact(s));
+        let time = time.unwrap_or_else(wall_now);
+        Some(metrics::Exemplar::new(
+            execution_id.as_deref(),
+            tool_use_id.as_deref(),
+            value,
+            time,
+        ))
     }
 
     /// Drains the audit records produced so far.
@@ -200,7 +230,14 @@ impl Accountant {
         }
         let workflow = self.workflow_label(workflow.as_deref(), source);
         let tool = self.tool_label(&denial.tool);
-        self.count_denial(&tool, &workflow, reason);
+        self.count_denial(
+            denial_key(&tool, &workflow, reason),
+            (
+                denial.execution_id.as_deref(),
+                denial.tool_use_id.as_deref(),
+            ),
+            denial.time,
+        );
         self.audit_denial(AuditInput {
             time: denial.time,
             tool: &denial.tool,
@@ -276,7 +313,14 @@ impl Accountant {
         let workflow = self.workflow_label(workflow.as_deref(), source);
         for denial in &revealed {
             let tool = self.tool_label(&denial.tool);
-            self.count_denial(&tool, &workflow, Reason::Unknown);
+            self.count_denial(
+                denial_key(&tool, &workflow, Reason::Unknown),
+                (
+                    record.execution_id.as_deref(),
+                    denial.tool_use_id.as_deref(),
+                ),
+                record.time,
+            );
             self.audit_denial(AuditInput {
                 time: record.time,
                 tool: &denial.tool,
@@ -293,7 +337,17 @@ impl Accountant {
         }
         let spend: Vec<(String, ModelSeries)> = spend
             .into_iter()
-            .map(|(model, s)| (self.model_label(&model), s))
+            .map(|(model, mut s)| {
+                if s.cost_usd > 0.0 {
+                    s.cost_exemplar = self.exemplar(
+                        record.execution_id.as_deref(),
+                        None,
+                        s.cost_usd,
+                        record.time,
+                    );
+                }
+                (self.model_label(&model), s)
+            })
             .collect();
         let series = self.state.metrics.workflows.entry(workflow).or_default();
         *series
@@ -324,16 +378,25 @@ impl Accountant {
                 series.tokens[i] += n;
             }
             by_model.cost_usd += s.cost_usd;
+            if s.cost_exemplar.is_some() {
+                by_model.cost_exemplar = s.cost_exemplar;
+            }
         }
         LineOutcome::Counted
     }
 
-    fn count_denial(&mut self, tool: &str, workflow: &str, reason: Reason) {
-        let key = DenialKey {
-            tool: tool.to_string(),
-            workflow: workflow.to_string(),
-            reason,
-        };
+    fn count_denial(
+        &mut self,
+        key: DenialKey,
+        ids: (Option<&str>, Option<&str>),
+        time: Option<f64>,
+    ) {
+        if let Some(exemplar) = self.exemplar(ids.0, ids.1, 1.0, time) {
+            self.state
+                .metrics
+                .denial_exemplars
+                .insert(key.clone(), exemplar);
+        }
         *self.state.metrics.denials.entry(key).or_default() += 1;
     }
 
@@ -437,6 +500,14 @@ struct AuditInput<'a> {
     source: &'a str,
     origin: Origin,
     format: Format,
+}
+
+fn denial_key(tool: &str, workflow: &str, reason: Reason) -> DenialKey {
+    DenialKey {
+        tool: tool.to_string(),
+        workflow: workflow.to_string(),
+        reason,
+    }
 }
 
 /// A record without a correlation key reconciles nothing: every denial it lists is its own.

@@ -67,6 +67,7 @@ pub fn record_spend(
             unattributed = ModelSeries {
                 tokens: std::array::from_fn(|i| increase(previous.tokens[i], current.tokens[i])),
                 cost_usd: cost_increase,
+                cost_exemplar: None,
             };
             Vec::new()
         }
@@ -134,6 +135,7 @@ fn as_series(v: [f64; 5]) -> ModelSeries {
     ModelSeries {
         tokens: [v[0], v[1], v[2], v[3]],
         cost_usd: v[4],
+        cost_exemplar: None,
     }
 }
 

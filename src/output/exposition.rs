@@ -1,4 +1,5 @@
-//! Renders the counting state as the Prometheus text exposition (format 0.0.4).
+//! Renders the counting state as the Prometheus text exposition (format 0.0.4), and builds the
+//! metric families the OpenMetrics encoding ([`super::openmetrics`]) writes too.
 //!
 //! Owns the mapping from [`Metrics`] (and the live follower's [`RunStats`]) to metric families,
 //! built as `prometheus` protobuf families and encoded by its `TextEncoder`. `replay` prints
@@ -36,13 +37,29 @@ pub struct RunStats {
 /// The text exposition's content type.
 pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;
 
-/// Renders everything. `run` is `None` for `replay`.
+/// Renders everything as the text format 0.0.4. `run` is `None` for `replay`.
 pub fn render(
     m: &Metrics,
     gauges: Gauges,
     redaction_kinds: &[&str],
     run: Option<&RunStats>,
 ) -> String {
+    let families = families(m, gauges, redaction_kinds, run);
+    let mut out = Vec::with_capacity(16 * 1024);
+    TextEncoder::new()
+        .encode(&families, &mut out)
+        .expect("families built here have names, types and matching values");
+    String::from_utf8(out).expect("the text encoder writes UTF-8")
+}
+
+/// Every metric family, as both encodings ([`render`] and [`super::openmetrics::render`]) write
+/// them. Families without a metric are left out.
+pub fn families(
+    m: &Metrics,
+    gauges: Gauges,
+    redaction_kinds: &[&str],
+    run: Option<&RunStats>,
+) -> Vec<MetricFamily> {
     let mut families = Vec::new();
     let mut push = |f: MetricFamily| families.push(f);
 
@@ -336,13 +353,9 @@ pub fn render(
         ));
     }
 
-    // The encoder rejects empty families (e.g. no denial yet): leave them out.
+    // The encoders reject empty families (e.g. no denial yet): leave them out.
     families.retain(|f| !f.get_metric().is_empty());
-    let mut out = Vec::with_capacity(16 * 1024);
-    TextEncoder::new()
-        .encode(&families, &mut out)
-        .expect("families built here have names, types and matching values");
-    String::from_utf8(out).expect("the text encoder writes UTF-8")
+    families
 }
 
 fn family(name: &str, help: &str, kind: MetricType, metrics: Vec<Metric>) -> MetricFamily {

@@ -1,6 +1,7 @@
 //! The HTTP server (hyper 1.x, one task per connection):
 //!
-//! * `GET <telemetry path>` (default `/metrics`): the text exposition, format 0.0.4. Encodes what
+//! * `GET <telemetry path>` (default `/metrics`): the text exposition, format 0.0.4, or OpenMetrics
+//!   1.0 with exemplars when the `Accept` header prefers it ([`super::openmetrics`]). Encodes what
 //!   is in memory; never reads a file. 503 until ready: after a restart the restored counters are
 //!   behind what was served before, until the backlog is read again.
 //! * `GET /-/healthy`: 200 while the reading thread is alive, else 503.
@@ -25,7 +26,7 @@ use std::time::Duration;
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderValue, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
@@ -36,6 +37,7 @@ use tracing::{debug, error};
 
 use super::drill::Filter;
 use super::exposition::{self, RunStats};
+use super::openmetrics;
 use super::recent::RecentDenials;
 use crate::account::Gauges;
 use crate::vocab::Metrics;
@@ -67,6 +69,18 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// The OpenMetrics exposition with exemplars, as `/metrics` serves it to a scraper that asks.
+    pub fn metrics_openmetrics(&self) -> String {
+        let published = self.published.lock().expect("published lock").clone();
+        let families = exposition::families(
+            &published.metrics,
+            published.gauges,
+            crate::redact::kind_names(),
+            Some(&published.run),
+        );
+        openmetrics::render(families, &published.metrics)
+    }
+
     /// The exposition, exactly as `/metrics` serves it: rendered from the latest snapshot.
     pub fn metrics_text(&self) -> String {
         let published = self.published.lock().expect("published lock").clone();
@@ -152,7 +166,8 @@ fn route(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
                 "Not ready: catching up after start.\n",
             );
         }
-        return metrics(shared);
+        let accept = req.headers().get(ACCEPT).and_then(|v| v.to_str().ok());
+        return metrics(shared, openmetrics::wants_openmetrics(accept));
     }
     match path {
         "/-/healthy" if shared.healthy.load(Ordering::Acquire) => {
@@ -173,13 +188,16 @@ fn route(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
     }
 }
 
-fn metrics(shared: &Shared) -> Response<Body> {
-    let body = shared.metrics_text();
+fn metrics(shared: &Shared, openmetrics: bool) -> Response<Body> {
+    let (body, content_type) = if openmetrics {
+        (shared.metrics_openmetrics(), openmetrics::CONTENT_TYPE)
+    } else {
+        (shared.metrics_text(), exposition::CONTENT_TYPE)
+    };
     let mut response = Response::new(Full::new(Bytes::from(body)));
-    response.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static(exposition::CONTENT_TYPE),
-    );
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
 }
 

@@ -8,4 +8,5 @@ pub mod audit;
 pub mod drill;
 pub mod exposition;
 pub mod http;
+pub mod openmetrics;
 pub mod recent;
