@@ -257,3 +257,47 @@ fn state_with_model_usage_round_trips_and_old_state_loads() {
     let back: AccountState = serde_json::from_value(value).unwrap();
     assert_eq!(&back, old.state());
 }
+
+#[test]
+fn exemplars_are_kept_only_when_asked_and_redacted() {
+    let record = r#"{"executionId":"e1","workflow":"review","costUsd":0.5,"modelUsage":{"m":{"inputTokens":1,"costUSD":0.5}},"permissionDenials":[{"toolName":"Edit","toolUseId":"t2"}],"msg":"Claude Agent SDK execution completed"}"#;
+    let off = account(&[D1, record]);
+    assert!(off.metrics().denial_exemplars.is_empty());
+    assert!(off.metrics().workflows["review"].models["m"]
+        .cost_exemplar
+        .is_none());
+
+    let secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let denial = D1.replace("\"e1\"", &format!("\"{secret}\""));
+    let mut a = Accountant::new(Config::default());
+    a.set_exemplars(true);
+    for line in [denial.as_str(), record] {
+        let event = decode::decode(line.as_bytes(), &Fields::default()).unwrap();
+        let source = LineSource {
+            path: "-",
+            path_workflow: None,
+        };
+        a.apply(event, source);
+    }
+    let m = a.metrics();
+    let hook = &m.denial_exemplars[&denial_key("Bash", "review", Reason::Hook)];
+    let id = hook.execution_id.as_deref().unwrap();
+    assert!(
+        id.contains("[REDACTED:") && !id.contains("abcdefghij"),
+        "{id}"
+    );
+    assert_eq!(hook.tool_use_id.as_deref(), Some("t1"));
+    let edit = &m.denial_exemplars[&denial_key("Edit", "review", Reason::Unknown)];
+    assert_eq!(
+        (edit.execution_id.as_deref(), edit.tool_use_id.as_deref()),
+        (Some("e1"), Some("t2"))
+    );
+    let cost = m.workflows["review"].models["m"]
+        .cost_exemplar
+        .as_ref()
+        .unwrap();
+    assert_eq!(
+        (cost.execution_id.as_deref(), cost.value),
+        (Some("e1"), 0.5)
+    );
+}
