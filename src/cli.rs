@@ -334,6 +334,15 @@ pub struct PipelineArgs {
     )]
     pub max_series: usize,
 
+    /// Distinct `model` label values (spend by model) admitted before new ones become `other`.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 50,
+        env = "DENIALS_EXPORTER_MAX_MODELS"
+    )]
+    pub max_models: usize,
+
     /// Executions held for reconciliation; beyond it the least recently seen is evicted.
     #[arg(
         long,

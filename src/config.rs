@@ -91,6 +91,8 @@ pub struct Limits {
     pub max_tools: usize,
     /// Distinct `workflow` label values. By default, 100.
     pub max_workflows: usize,
+    /// Distinct `model` label values. By default, 50.
+    pub max_models: usize,
     /// Executions held for reconciliation. By default, 4096.
     pub max_executions: usize,
     /// Seconds of silence before an execution's state is evicted. By default, 6 hours.
@@ -110,6 +112,7 @@ impl Default for Limits {
         Limits {
             max_tools: 200,
             max_workflows: 100,
+            max_models: 50,
             max_executions: 4096,
             execution_idle_timeout_secs: 6 * 3600,
             max_line_bytes: 1 << 20,
@@ -177,6 +180,7 @@ impl Config {
         let limits = Limits {
             max_tools: at_least("max-tools", 1, args.max_tools)?,
             max_workflows: at_least("max-workflows", 1, args.max_workflows)?,
+            max_models: at_least("max-models", 1, args.max_models)?,
             max_executions: at_least("max-executions", 1, args.max_executions)?,
             execution_idle_timeout_secs: args.execution_idle_timeout.max(1),
             max_line_bytes: at_least("max-line-bytes", 1024, args.max_line_bytes)?,

@@ -141,11 +141,9 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         max_line_bytes: config.limits.max_line_bytes,
         stop: stop_reading.clone(),
     };
-    let mut pipeline = Pipeline::new(
-        Accountant::with_state(config, account_state),
-        audit,
-        args.recent_denials,
-    );
+    let mut accountant = Accountant::with_state(config, account_state);
+    accountant.set_exemplars(true); // `/metrics` serves them in OpenMetrics
+    let mut pipeline = Pipeline::new(accountant, audit, args.recent_denials);
     let mut file_states = Vec::with_capacity(entries.len());
     pipeline.restore_sources(entries.into_iter().map(|entry| {
         let inode = entry.file.inode;

@@ -1,5 +1,6 @@
 //! The built binary's HTTP surface: `/metrics`, `/-/healthy`, `/-/ready`, the landing page, the
-//! recent-denials JSON, 404 and 405, `--recent-denials 0`, several listen addresses, a custom
+//! recent-denials JSON and its drill-down filters, OpenMetrics with exemplars by content
+//! negotiation, 404 and 405, `--recent-denials 0`, several listen addresses, a custom
 //! telemetry path, and start-up errors that must be one sentence and a non-zero exit.
 
 #[path = "live/mod.rs"]
@@ -129,6 +130,155 @@ fn the_landing_page_lists_files_and_escapes_recent_denials() {
         assert_eq!(d["format"], "pino");
     }
     assert_eq!(denials[second]["source_file"], log.display().to_string());
+}
+
+#[test]
+fn the_denials_api_filters_for_drill_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = Writer::open(&dir.path().join("app.log"));
+    w.denials("drill_a", 2);
+    w.write(
+        "{\"time\":1000000000000,\"executionId\":\"exec_old\",\"workflow\":\"drill_b\",\
+         \"event\":\"agent.permission.denied\",\"toolName\":\"Write\",\"decisionReasonType\":\"mode\"}\n",
+    );
+    w.write(
+        "{\"executionId\":\"exec_rec\",\"workflow\":\"drill_b\",\"permissionDenials\":\
+         [{\"toolName\":\"Read\",\"toolUseId\":\"toolu_1\"}],\"msg\":\"Claude Agent SDK execution completed\"}\n",
+    );
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .args(["--recent-denials", "3"])
+        .start();
+    exporter.wait_denials("drill_b", 2);
+    let ask = |query: &str| {
+        let r = get(exporter.addr, &format!("/api/v1/denials{query}")).unwrap();
+        assert_eq!(r.status, 200, "{query}: {}", r.body);
+        let json: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+        json["denials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}/{}/{}",
+                    d["workflow"].as_str().unwrap(),
+                    d["tool"].as_str().unwrap(),
+                    d["reason"].as_str().unwrap()
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    // The ring keeps 3 of the 4 denials: the default limit is the ring size.
+    assert_eq!(
+        ask(""),
+        [
+            "drill_b/Read/unknown",
+            "drill_b/Write/mode",
+            "drill_a/Bash/rule"
+        ]
+    );
+    assert_eq!(
+        ask("?workflow=drill_b"),
+        ["drill_b/Read/unknown", "drill_b/Write/mode"]
+    );
+    assert_eq!(
+        ask("?workflow=drill_b&reason=unknown"),
+        ["drill_b/Read/unknown"]
+    );
+    assert_eq!(
+        ask("?execution_id=exec_old&tool=Write"),
+        ["drill_b/Write/mode"]
+    );
+    assert_eq!(ask("?tool=Bash&workflow=drill_a"), ["drill_a/Bash/rule"]);
+    // exec_old's denial is from 2001; the others were read (or logged) just now.
+    assert_eq!(
+        ask("?since=2020-01-01T00%3A00%3A00Z&workflow=drill_b"),
+        ["drill_b/Read/unknown"]
+    );
+    assert_eq!(ask("?since=1577836800&limit=1"), ["drill_b/Read/unknown"]);
+    assert_eq!(ask("?limit=1000").len(), 3, "limit stops at the ring size");
+    assert!(ask("?workflow=nowhere").is_empty());
+
+    for (query, want) in [
+        ("?reason=because", "reason must be one of"),
+        ("?tool=%3Cscript%3E", "tool must be"),
+        ("?since=last+week", "since must be"),
+        ("?limit=0", "limit must be"),
+        ("?page=2", "unknown parameter page"),
+    ] {
+        let r = get(exporter.addr, &format!("/api/v1/denials{query}")).unwrap();
+        assert_eq!(r.status, 400, "{query}");
+        assert_eq!(r.header("content-type"), Some("text/plain; charset=utf-8"));
+        let lines: Vec<&str> = r.body.lines().collect();
+        assert_eq!(lines.len(), 1, "{query}: one sentence: {}", r.body);
+        assert!(lines[0].contains(want), "{query}: {}", r.body);
+        assert!(!r.body.contains("<script"), "{}", r.body);
+    }
+}
+
+#[test]
+fn openmetrics_by_content_negotiation_with_redacted_exemplars() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let mut w = Writer::open(&dir.path().join("app.log"));
+    w.write(&format!(
+        "{{\"executionId\":\"exec_om\",\"workflow\":\"om\",\"event\":\"agent.permission.denied\",\
+         \"toolName\":\"Bash\",\"toolUseId\":\"toolu_om1\",\"decisionReasonType\":\"rule\"}}\n\
+         {{\"executionId\":\"{secret}\",\"workflow\":\"om\",\"costUsd\":0.5,\"modelUsage\":\
+         {{\"claude-haiku-4-5\":{{\"inputTokens\":10,\"costUSD\":0.5}}}},\
+         \"permissionDenials\":[{{\"toolName\":\"Read\",\"toolUseId\":\"toolu_om2\"}}],\
+         \"msg\":\"Claude Agent SDK execution completed\"}}\n"
+    ));
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .start();
+    exporter.wait_denials("om", 2);
+
+    // What Prometheus sends: OpenMetrics first, the 0.0.4 text as a fallback.
+    let accept = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+    let om = request_with(exporter.addr, "GET", "/metrics", &[("Accept", accept)]).unwrap();
+    assert_eq!(om.status, 200);
+    assert_eq!(
+        om.header("content-type"),
+        Some("application/openmetrics-text; version=1.0.0; charset=utf-8")
+    );
+    let body = &om.body;
+    assert!(body.ends_with("# EOF\n"), "{body}");
+    let line = |prefix: &str| {
+        body.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in\n{body}"))
+            .to_string()
+    };
+    let rule =
+        line("permission_denials_total{reason=\"rule\",tool=\"Bash\",workflow=\"om\"} 1.0 # ");
+    assert!(
+        rule.contains("# {execution_id=\"exec_om\",tool_use_id=\"toolu_om1\"} 1.0 "),
+        "{rule}"
+    );
+    // The record's execution id is a token: the exemplar carries it redacted.
+    let record =
+        line("permission_denials_total{reason=\"unknown\",tool=\"Read\",workflow=\"om\"} 1.0 # ");
+    assert!(record.contains("tool_use_id=\"toolu_om2\""), "{record}");
+    let cost = line("agent_cost_usd_total{model=\"claude-haiku-4-5\",workflow=\"om\"} 0.5 # ");
+    assert!(cost.contains("[REDACTED:"), "{cost}");
+    assert!(!body.contains(secret), "{body}");
+    for l in body.lines().filter(|l| l.contains(" # {")) {
+        let labels = &l[l.find(" # {").unwrap() + 4..l.rfind('}').unwrap()];
+        let chars: usize = labels
+            .split("\",")
+            .map(|kv| kv.replace(['=', '"'], "").chars().count())
+            .sum();
+        assert!(chars <= 128, "exemplar labels over 128 characters: {l}");
+    }
+
+    // Without asking, the 0.0.4 text as before, and no exemplars.
+    let plain = get(exporter.addr, "/metrics").unwrap();
+    assert_eq!(
+        plain.header("content-type"),
+        Some("text/plain; version=0.0.4")
+    );
+    assert!(!plain.body.contains(" # {") && !plain.body.contains("# EOF"));
 }
 
 #[test]

@@ -37,6 +37,7 @@ step "a real Prometheus scraping over TLS with basic auth and a client certifica
   env DENIALS_EXPORTER=target/release/denials-exporter bash tests/deploy/prometheus_tls.sh
 step "every dashboard and rule expression against a real Prometheus" \
   python3 tests/deploy/promql_e2e.py --exporter target/release/denials-exporter --fixture examples/executor.log
+step "real Claude Agent SDK against a fake API" bash tests/sdk/run.sh target/release/denials-exporter
 step "pino + pino-roll writer (plain transport), kill -9, real Prometheus" bash tests/e2e/run.sh target/release/denials-exporter
 step "the exporter started over a growing backlog of pino-roll rolls" \
   env E2E_START_DELAY=4 E2E_RATE=40000 E2E_SIZE=2m E2E_DURATION=12 bash tests/e2e/run.sh target/release/denials-exporter

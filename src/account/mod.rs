@@ -10,6 +10,9 @@
 //! Counting rules (formats.md §2): a mid-stream denial counts at once; a record adds only what was
 //! not yet counted for its execution, as `reason="unknown"`; a tool use id counts once per
 //! execution; records carry running totals, so cost, tokens and histograms see increases only.
+//! Spend by model comes from `modelUsage`, increase by increase per session ([`spend`]); tokens by
+//! kind are its sum. Every record is one execution in `agent_executions_total` (in a
+//! streaming-input session: one per result, i.e. per prompt).
 //! Lines without a correlation key count their own events and reconcile nothing.
 //!
 //! **Not here:** parsing (decode), reading files (input), rendering and writing (output).
@@ -18,6 +21,7 @@
 
 pub mod labels;
 pub mod reconcile;
+pub mod spend;
 
 use std::cell::OnceCell;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -28,7 +32,9 @@ use crate::config::Config;
 use crate::decode::{self, Denial, Event, Format, Record};
 use crate::output::audit::{AuditRecord, Origin};
 use crate::redact::Redactor;
-use crate::vocab::counters::{self as metrics, saturating_add, DenialKey, LineOutcome, Metrics};
+use crate::vocab::counters::{
+    self as metrics, saturating_add, DenialKey, LineOutcome, Metrics, ModelSeries,
+};
 use labels::{Admission, AdmittedSet, LabelName, Reason};
 use reconcile::{increase, tokens_array, Execution, Executions, Revelation, Totals};
 
@@ -42,6 +48,8 @@ pub struct AccountState {
     pub executions: Executions,
     pub tools: AdmittedSet,
     pub workflows: AdmittedSet,
+    #[serde(default)]
+    pub models: AdmittedSet,
     /// The accounting clock: the latest log time seen (seconds), for idle eviction.
     pub clock: f64,
 }
@@ -64,6 +72,8 @@ pub struct Accountant {
     audit: Vec<AuditRecord>,
     /// Whether audit records are built at all (an audit log or the recent-denials ring wants them).
     auditing: bool,
+    /// Whether exemplars are kept (only `/metrics` in OpenMetrics shows them; `replay` does not).
+    exemplars: bool,
 }
 
 impl Accountant {
@@ -79,6 +89,7 @@ impl Accountant {
             state,
             audit: Vec::new(),
             auditing: true,
+            exemplars: false,
         }
     }
 
@@ -132,6 +143,33 @@ impl Accountant {
         self.auditing = on;
     }
 
+    /// Turns keeping exemplars (execution and tool use ids, redacted) on or off (off by default).
+    pub fn set_exemplars(&mut self, on: bool) {
+        self.exemplars = on;
+    }
+
+    /// An exemplar for an increase of `value` at `time`, its ids redacted; `None` when off.
+    fn exemplar(
+        &mut self,
+        execution_id: Option<&str>,
+        tool_use_id: Option<&str>,
+        value: f64,
+        time: Option<f64>,
+    ) -> Option<metrics::Exemplar> {
+        if !self.exemplars || (execution_id.is_none() && tool_use_id.is_none()) {
+            return None;
+        }
+        let execution_id = execution_id.map(|s| self.redact(s));
+        let tool_use_id = tool_use_id.map(|s| self.redact(s));
+        let time = time.unwrap_or_else(wall_now);
+        Some(metrics::Exemplar::new(
+            execution_id.as_deref(),
+            tool_use_id.as_deref(),
+            value,
+            time,
+        ))
+    }
+
     /// Drains the audit records produced so far.
     pub fn take_audit(&mut self) -> Vec<AuditRecord> {
         std::mem::take(&mut self.audit)
@@ -153,16 +191,24 @@ impl Accountant {
     /// The clock is log time only (it decides idle evictions): a line without a time does not
     /// move it, and neither does a time further than `--max-clock-skew` ahead of the wall clock
     /// (a microsecond epoch read as milliseconds, a forged year), which is counted and then
-    /// treated as no time, so one line cannot evict every execution in flight.
+    /// treated as no time, so one line cannot evict every execution in flight. The last-event
+    /// gauge takes the line's time, or the read time (the wall clock now) for a line without one.
     fn advance_clock(&mut self, time: Option<f64>) -> Option<f64> {
-        let time = time?;
-        if time > wall_now() + self.config.limits.max_clock_skew_secs as f64 {
-            self.state.metrics.times_rejected += 1;
-            return None;
-        }
-        self.state.clock = self.state.clock.max(time);
-        self.state.metrics.last_event_timestamp = self.state.metrics.last_event_timestamp.max(time);
-        Some(time)
+        let accepted = match time {
+            Some(t) if t > wall_now() + self.config.limits.max_clock_skew_secs as f64 => {
+                self.state.metrics.times_rejected += 1;
+                None
+            }
+            Some(t) => {
+                self.state.clock = self.state.clock.max(t);
+                Some(t)
+            }
+            None => None,
+        };
+        let stamp = accepted.unwrap_or_else(wall_now);
+        self.state.metrics.last_event_timestamp =
+            self.state.metrics.last_event_timestamp.max(stamp);
+        accepted
     }
 
     fn on_denial(&mut self, denial: Denial, source: LineSource<'_>) -> LineOutcome {
@@ -191,7 +237,15 @@ impl Accountant {
             }
         }
         let workflow = self.workflow_label(workflow.as_deref(), source);
-        self.count_denial(&tool, &workflow, reason, 1);
+        self.count_denial(
+            denial_key(&tool, &workflow, reason),
+            1,
+            (
+                denial.execution_id.as_deref(),
+                denial.tool_use_id.as_deref(),
+            ),
+            time,
+        );
         self.audit_denial(AuditInput {
             time,
             tool: &denial.tool,
@@ -223,7 +277,7 @@ impl Accountant {
             denials: 0,
             records: 0,
         };
-        let (revealed, previous, denials_now, workflow) = match &record.execution_id {
+        let (revealed, previous, denials_now, workflow, spend) = match &record.execution_id {
             Some(id) => {
                 let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
                 let (tools, metrics) = (&mut self.state.tools, &mut self.state.metrics);
@@ -256,7 +310,9 @@ impl Accountant {
                         .workflow
                         .clone()
                         .or_else(|| execution.workflow.clone());
-                    Some((revealed, previous, denials_now, workflow))
+                    let spend =
+                        spend::record_spend(&mut execution.models, &record, &previous, &current);
+                    Some((revealed, previous, denials_now, workflow, spend))
                 });
                 self.state.metrics.evicted_cap += evicted;
                 match applied {
@@ -271,7 +327,10 @@ impl Accountant {
                     admit(tools, metrics, LabelName::Tool, max_tools, raw)
                 });
                 let n = revealed.total();
-                (revealed, Totals::default(), n, record.workflow.clone())
+                let previous = Totals::default();
+                let spend =
+                    spend::record_spend(&mut Default::default(), &record, &previous, &current);
+                (revealed, previous, n, record.workflow.clone(), spend)
             }
         };
         let Revelation { revealed, clamped } = revealed;
@@ -279,7 +338,15 @@ impl Accountant {
         m.denials_clamped = m.denials_clamped.saturating_add(clamped);
         let workflow = self.workflow_label(workflow.as_deref(), source);
         for denial in &revealed {
-            self.count_denial(&denial.tool, &workflow, Reason::Unknown, denial.count);
+            self.count_denial(
+                denial_key(&denial.tool, &workflow, Reason::Unknown),
+                denial.count,
+                (
+                    record.execution_id.as_deref(),
+                    denial.tool_use_id.as_deref(),
+                ),
+                time,
+            );
             self.audit_denial(AuditInput {
                 time,
                 tool: &denial.tool,
@@ -295,6 +362,16 @@ impl Accountant {
                 count: denial.count,
             });
         }
+        let spend: Vec<(String, ModelSeries)> = spend
+            .into_iter()
+            .map(|(model, mut s)| {
+                if s.cost_usd > 0.0 {
+                    s.cost_exemplar =
+                        self.exemplar(record.execution_id.as_deref(), None, s.cost_usd, time);
+                }
+                (self.model_label(&model), s)
+            })
+            .collect();
         let series = self.state.metrics.workflows.entry(workflow).or_default();
         *series
             .executions
@@ -316,19 +393,29 @@ impl Accountant {
             metrics::DENIAL_BUCKETS,
             denials_now.saturating_sub(previous.denials) as f64,
         );
-        for (i, total) in current.tokens.iter().enumerate() {
-            series.tokens[i] =
-                saturating_add(series.tokens[i], increase(previous.tokens[i], *total));
+        // Tokens by kind are the sum over models, so that both families always agree.
+        for (model, s) in spend {
+            let by_model = series.models.entry(model).or_default();
+            for (i, n) in s.tokens.iter().enumerate() {
+                by_model.tokens[i] = saturating_add(by_model.tokens[i], *n);
+                series.tokens[i] = saturating_add(series.tokens[i], *n);
+            }
+            by_model.cost_usd = saturating_add(by_model.cost_usd, s.cost_usd);
+            if s.cost_exemplar.is_some() {
+                by_model.cost_exemplar = s.cost_exemplar;
+            }
         }
         LineOutcome::Counted
     }
 
-    fn count_denial(&mut self, tool: &str, workflow: &str, reason: Reason, n: u64) {
-        let mut key = DenialKey {
-            tool: tool.to_string(),
-            workflow: workflow.to_string(),
-            reason,
-        };
+    /// Counts `n` denials under `key`, or under tool and workflow `other` past `--max-series`.
+    fn count_denial(
+        &mut self,
+        mut key: DenialKey,
+        n: u64,
+        ids: (Option<&str>, Option<&str>),
+        time: Option<f64>,
+    ) {
         let m = &mut self.state.metrics;
         if m.denials.len() >= self.config.limits.max_series && !m.denials.contains_key(&key) {
             // Past the series cap: at most one more series per reason.
@@ -336,7 +423,13 @@ impl Accountant {
             key.workflow = labels::OTHER.to_string();
             m.series_overflow = m.series_overflow.saturating_add(n);
         }
-        let count = m.denials.entry(key).or_default();
+        if let Some(exemplar) = self.exemplar(ids.0, ids.1, n as f64, time) {
+            self.state
+                .metrics
+                .denial_exemplars
+                .insert(key.clone(), exemplar);
+        }
+        let count = self.state.metrics.denials.entry(key).or_default();
         *count = count.saturating_add(n);
     }
 
@@ -349,6 +442,12 @@ impl Accountant {
             max,
             raw,
         )
+    }
+
+    fn model_label(&mut self, raw: &str) -> String {
+        let (value, admission) = self.state.models.admit(raw, self.config.limits.max_models);
+        self.count_admission(LabelName::Model, admission);
+        value
     }
 
     /// The workflow label: the line's, else the path's capture, else the default.
@@ -398,6 +497,7 @@ impl Accountant {
             executions_tracked: self.state.executions.len(),
             tools_admitted: self.state.tools.len(),
             workflows_admitted: self.state.workflows.len(),
+            models_admitted: self.state.models.len(),
         }
     }
 
@@ -419,6 +519,7 @@ pub struct Gauges {
     pub executions_tracked: usize,
     pub tools_admitted: usize,
     pub workflows_admitted: usize,
+    pub models_admitted: usize,
 }
 
 struct AuditInput<'a> {
@@ -447,6 +548,14 @@ fn admit(
     let (value, admission) = set.admit(raw, max);
     count_admission(metrics, label, admission);
     value
+}
+
+fn denial_key(tool: &str, workflow: &str, reason: Reason) -> DenialKey {
+    DenialKey {
+        tool: tool.to_string(),
+        workflow: workflow.to_string(),
+        reason,
+    }
 }
 
 fn count_admission(m: &mut Metrics, label: LabelName, admission: Admission) {

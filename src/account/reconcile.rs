@@ -3,7 +3,7 @@
 //!
 //! Owns the bounded map of executions (a cap with least-recently-seen eviction, and an idle
 //! timeout), each holding the tool use ids counted, the per-tool counts, mid-stream denials that
-//! had no id yet, and the totals of the last record. **Not here:** label values and counters
+//! had no id yet, the totals of the last record and its cumulative `modelUsage`. **Not here:** label values and counters
 //! ([`super::Accountant`] decides what the findings here mean for them).
 //!
 //! Work and memory per line are bounded whatever the line says: a record reveals at most a
@@ -104,6 +104,10 @@ pub struct Execution {
     /// Mid-stream denials without an id, per `tool` label value, not yet matched to a listed id.
     pub anonymous: BTreeMap<String, u64>,
     pub last: Totals,
+    /// The last cumulative `modelUsage` seen, by model (at most
+    /// [`super::spend::MAX_MODELS_PER_EXECUTION`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub models: super::spend::SeenModels,
     /// Clock (seconds) when a line of this execution was last seen.
     pub last_seen: f64,
     /// The touch that last saw it, for the eviction queue.
@@ -397,14 +401,17 @@ impl Executions {
 
 /// Tokens as the array order of [`Totals::tokens`].
 pub fn tokens_array(t: &Tokens) -> [f64; 4] {
-    [t.input, t.output, t.cache_read, t.cache_creation]
+    t.as_array()
 }
 
 /// The increase from `previous` to `current` of a running total; a drop means a new run, whose
-/// whole value is the increase.
+/// whole value is the increase. A drop within rounding (a running total of dollars summed in a
+/// different order, 1e-9 relative) is no change, not a new run.
 pub fn increase(previous: f64, current: f64) -> f64 {
     if current >= previous {
         current - previous
+    } else if previous - current <= 1e-9 * previous.abs() {
+        0.0
     } else {
         current
     }
@@ -576,5 +583,6 @@ mod tests {
     fn running_totals_become_increases() {
         assert_eq!(increase(1.0, 1.5), 0.5);
         assert_eq!(increase(1.5, 0.25), 0.25);
+        assert_eq!(increase(0.1 + 0.2, 0.3), 0.0, "rounding is not a new run");
     }
 }

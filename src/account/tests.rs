@@ -290,3 +290,136 @@ fn the_series_cap_folds_new_label_sets_into_other() {
     assert_eq!(m.series_overflow, 900);
     assert_eq!(count(&a, "other", "other", "rule"), 900);
 }
+
+/// A streaming-input session as the real SDK's executor logs it (tests/sdk): one completed line
+/// per result, `inputTokens`… copied from that result's own `usage`, `costUsd` and `modelUsage`
+/// cumulative for the session.
+const SESSION: [&str; 3] = [
+    r#"{"executionId":"x","workflow":"implement","subtype":"success","costUsd":0.03,"inputTokens":1213,"outputTokens":40,"cacheReadInputTokens":900,"cacheCreationInputTokens":30,"modelUsage":{"sonnet":{"inputTokens":1213,"outputTokens":40,"cacheReadInputTokens":900,"cacheCreationInputTokens":30,"costUSD":0.03}},"msg":"Claude Agent SDK execution completed"}"#,
+    r#"{"executionId":"x","workflow":"implement","subtype":"success","costUsd":0.045,"inputTokens":2268,"outputTokens":20,"cacheReadInputTokens":100,"cacheCreationInputTokens":10,"modelUsage":{"sonnet":{"inputTokens":1213,"outputTokens":40,"cacheReadInputTokens":900,"cacheCreationInputTokens":30,"costUSD":0.03},"haiku":{"inputTokens":2268,"outputTokens":20,"cacheReadInputTokens":100,"cacheCreationInputTokens":10,"costUSD":0.015}},"msg":"Claude Agent SDK execution completed"}"#,
+    r#"{"executionId":"x","workflow":"implement","subtype":"success","costUsd":0.055,"inputTokens":1130,"outputTokens":15,"cacheReadInputTokens":50,"cacheCreationInputTokens":5,"modelUsage":{"sonnet":{"inputTokens":1213,"outputTokens":40,"cacheReadInputTokens":900,"cacheCreationInputTokens":30,"costUSD":0.03},"haiku":{"inputTokens":3398,"outputTokens":35,"cacheReadInputTokens":150,"cacheCreationInputTokens":15,"costUSD":0.025}},"msg":"Claude Agent SDK execution completed"}"#,
+];
+
+#[test]
+fn streaming_session_tokens_come_from_cumulative_model_usage() {
+    let a = account(&SESSION);
+    let wf = &a.metrics().workflows["implement"];
+    // The last cumulative modelUsage, summed over models: 1213 + 3398 input. Taking the copied
+    // per-result `usage` as a running total loses tokens (1213 → 2268 → 1130 counts 2268 + 1130).
+    assert_eq!(wf.tokens, [4611.0, 75.0, 1050.0, 45.0]);
+    assert_eq!(wf.models["sonnet"].tokens, [1213.0, 40.0, 900.0, 30.0]);
+    assert_eq!(wf.models["haiku"].tokens, [3398.0, 35.0, 150.0, 15.0]);
+    assert!((wf.models["sonnet"].cost_usd - 0.03).abs() < 1e-12);
+    assert!((wf.models["haiku"].cost_usd - 0.025).abs() < 1e-12);
+    assert!((wf.cost_usd.sum - 0.055).abs() < 1e-12);
+    assert_eq!(wf.executions["success"], 3, "one execution per result");
+    assert!(!wf.models.contains_key("unknown"));
+}
+
+#[test]
+fn stream_json_spend_by_model_and_delta_only_results() {
+    let r0 = r#"{"type":"result","subtype":"success","total_cost_usd":0.2,"modelUsage":{"m":{"inputTokens":100,"costUSD":0.2}},"model_usage_since_last_result":{"m":{"inputTokens":100,"costUSD":0.2}},"session_id":"s1"}"#;
+    let r1 = r#"{"type":"result","subtype":"success","total_cost_usd":0.5,"modelUsage":{"m":{"inputTokens":100,"costUSD":0.2},"n":{"inputTokens":7,"costUSD":0.3}},"model_usage_since_last_result":{"n":{"inputTokens":7,"costUSD":0.3}},"session_id":"s1"}"#;
+    // An older CLI's result with only the delta, in another session.
+    let r2 = r#"{"type":"result","subtype":"success","model_usage_since_last_result":{"n":{"inputTokens":5,"costUSD":0.1}},"session_id":"s2"}"#;
+    let a = account(&[r0, r1, r1, r2]);
+    let wf = &a.metrics().workflows["unknown"];
+    assert_eq!(wf.models["m"].tokens[0], 100.0);
+    assert_eq!(wf.models["n"].tokens[0], 12.0);
+    assert!((wf.models["n"].cost_usd - 0.4).abs() < 1e-12);
+    assert_eq!(
+        wf.tokens[0], 112.0,
+        "tokens by kind are the sum over models"
+    );
+    assert_eq!(a.metrics().lines[&LineOutcome::Duplicate], 1);
+}
+
+#[test]
+fn model_labels_are_bounded() {
+    let mut config = Config::default();
+    config.limits.max_models = 1;
+    let r = r#"{"type":"result","modelUsage":{"a":{"inputTokens":1},"b":{"inputTokens":2},"bad model!":{"inputTokens":4}},"session_id":"s"}"#;
+    let a = account_with(config, &[r]);
+    let models = &a.metrics().workflows["unknown"].models;
+    assert_eq!(models["a"].tokens[0], 1.0);
+    assert_eq!(models["other"].tokens[0], 2.0);
+    assert_eq!(models["invalid"].tokens[0], 4.0);
+    assert_eq!(a.metrics().label_overflow[&LabelName::Model], 1);
+    assert_eq!(a.metrics().label_invalid[&LabelName::Model], 1);
+    assert_eq!(a.gauges().models_admitted, 1);
+}
+
+#[test]
+fn lines_without_time_stamp_the_read_time() {
+    let before = wall_now();
+    let frame = r#"{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"t1","decision_reason_type":"rule","session_id":"s1"}"#;
+    let a = account(&[frame]);
+    let stamped = a.metrics().last_event_timestamp;
+    assert!(
+        stamped >= before && stamped <= wall_now(),
+        "{stamped} not between {before} and now"
+    );
+    // A line with a time still sets its own (the gauge never goes back).
+    let old = r#"{"time":1000000000000,"event":"agent.permission.denied","toolName":"Bash","decisionReasonType":"rule"}"#;
+    let a = account(&[old]);
+    assert_eq!(a.metrics().last_event_timestamp, 1_000_000_000.0);
+}
+
+#[test]
+fn state_with_model_usage_round_trips_and_old_state_loads() {
+    let a = account(&SESSION);
+    let json = serde_json::to_string(a.state()).unwrap();
+    assert!(json.contains("\"models\""), "{json}");
+    let back: AccountState = serde_json::from_str(&json).unwrap();
+    assert_eq!(&back, a.state());
+    // A state file written before spend by model: no `models` anywhere.
+    let old = account(&[D1]);
+    let mut value = serde_json::to_value(old.state()).unwrap();
+    value.as_object_mut().unwrap().remove("models");
+    let back: AccountState = serde_json::from_value(value).unwrap();
+    assert_eq!(&back, old.state());
+}
+
+#[test]
+fn exemplars_are_kept_only_when_asked_and_redacted() {
+    let record = r#"{"executionId":"e1","workflow":"review","costUsd":0.5,"modelUsage":{"m":{"inputTokens":1,"costUSD":0.5}},"permissionDenials":[{"toolName":"Edit","toolUseId":"t2"}],"msg":"Claude Agent SDK execution completed"}"#;
+    let off = account(&[D1, record]);
+    assert!(off.metrics().denial_exemplars.is_empty());
+    assert!(off.metrics().workflows["review"].models["m"]
+        .cost_exemplar
+        .is_none());
+
+    let secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let denial = D1.replace("\"e1\"", &format!("\"{secret}\""));
+    let mut a = Accountant::new(Config::default());
+    a.set_exemplars(true);
+    for line in [denial.as_str(), record] {
+        let event = decode::decode(line.as_bytes(), &Fields::default()).unwrap();
+        let source = LineSource {
+            path: "-",
+            path_workflow: None,
+        };
+        a.apply(event, source);
+    }
+    let m = a.metrics();
+    let hook = &m.denial_exemplars[&denial_key("Bash", "review", Reason::Hook)];
+    let id = hook.execution_id.as_deref().unwrap();
+    assert!(
+        id.contains("[REDACTED:") && !id.contains("abcdefghij"),
+        "{id}"
+    );
+    assert_eq!(hook.tool_use_id.as_deref(), Some("t1"));
+    let edit = &m.denial_exemplars[&denial_key("Edit", "review", Reason::Unknown)];
+    assert_eq!(
+        (edit.execution_id.as_deref(), edit.tool_use_id.as_deref()),
+        (Some("e1"), Some("t2"))
+    );
+    let cost = m.workflows["review"].models["m"]
+        .cost_exemplar
+        .as_ref()
+        .unwrap();
+    assert_eq!(
+        (cost.execution_id.as_deref(), cost.value),
+        (Some("e1"), 0.5)
+    );
+}

@@ -17,11 +17,13 @@ mod object;
 pub mod pino;
 pub mod stream_json;
 pub mod time;
+pub mod usage;
 
 use serde_json::{Map, Value};
 
 use crate::config::Fields;
 use object::Object;
+pub use usage::{ModelSpend, ModelUsage};
 
 /// Which input shape a line had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +93,18 @@ pub struct Tokens {
     pub cache_creation: f64,
 }
 
+impl Tokens {
+    /// By kind: input, output, cache read, cache creation.
+    pub fn as_array(&self) -> [f64; 4] {
+        [
+            self.input,
+            self.output,
+            self.cache_read,
+            self.cache_creation,
+        ]
+    }
+}
+
 /// An execution's record: the completed-execution line, or an SDK result message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -100,10 +114,16 @@ pub struct Record {
     pub workflow: Option<String>,
     /// The SDK result subtype (`success`, `error_max_turns`, …).
     pub outcome: Option<String>,
+    /// The execution's cost in dollars: the line's total, else the sum of `modelUsage`.
     pub cost_usd: Option<f64>,
     pub duration_seconds: Option<f64>,
     pub turns: Option<f64>,
+    /// Tokens by kind: the sum of `modelUsage` when the line has it, else its top-level fields.
     pub tokens: Option<Tokens>,
+    /// `modelUsage` by model: a running total per session in streaming-input sessions.
+    pub model_usage: Option<ModelUsage>,
+    /// `model_usage_since_last_result`: this result's own spend by model, where the SDK gives it.
+    pub model_usage_delta: Option<ModelUsage>,
     pub denials: RecordedDenials,
 }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::list::denial_list;
 use super::object::Object;
 use super::{
-    first_id, first_num, num_in, summarize_input, time, Denial, Event, Format, Record,
+    first_id, first_num, summarize_input, time, usage, Denial, Event, Format, Record,
     RecordedDenials, Tokens,
 };
 use crate::config::Fields;
@@ -59,23 +59,34 @@ fn denial(object: &Object<'_>, fields: &Fields) -> Denial {
 
 fn record(object: &Object<'_>, fields: &Fields) -> Record {
     let token = |keys: &[&str]| first_num(object, keys);
-    let tokens = match (
+    let model_usage = object
+        .value("modelUsage")
+        .as_ref()
+        .and_then(usage::model_usage);
+    let from_models = model_usage.as_ref().map(usage::total).unwrap_or_default();
+    let top_level = [
         token(&["inputTokens", "input_tokens"]),
         token(&["outputTokens", "output_tokens"]),
         token(&["cacheReadInputTokens", "cache_read_input_tokens"]),
         token(&["cacheCreationInputTokens", "cache_creation_input_tokens"]),
-    ) {
-        (None, None, None, None) => object
-            .value("modelUsage")
-            .as_ref()
-            .and_then(model_usage_tokens),
-        (i, o, r, c) => Some(Tokens {
-            input: i.unwrap_or(0.0),
-            output: o.unwrap_or(0.0),
-            cache_read: r.unwrap_or(0.0),
-            cache_creation: c.unwrap_or(0.0),
-        }),
-    };
+    ];
+    // modelUsage is complete; the top-level counts may be a copy of the last turn's `usage`.
+    // Kind by kind: what modelUsage states, else the top-level field.
+    let models = from_models.tokens.as_array();
+    let kinds: [Option<f64>; 4] = std::array::from_fn(|i| {
+        if from_models.stated[i] {
+            Some(models[i])
+        } else {
+            top_level[i]
+        }
+    });
+    let tokens = kinds.iter().any(Option::is_some).then(|| Tokens {
+        input: kinds[0].unwrap_or(0.0),
+        output: kinds[1].unwrap_or(0.0),
+        cache_read: kinds[2].unwrap_or(0.0),
+        cache_creation: kinds[3].unwrap_or(0.0),
+    });
+    let model_cost = from_models.cost_usd;
     Record {
         format: Format::Pino,
         time: time::of_object(object),
@@ -85,10 +96,17 @@ fn record(object: &Object<'_>, fields: &Fields) -> Record {
         cost_usd: first_num(
             object,
             &["costUsd", "cost_usd", "totalCostUsd", "total_cost_usd"],
-        ),
+        )
+        .or(model_cost),
         duration_seconds: first_num(object, &["durationMs", "duration_ms"]).map(|ms| ms / 1000.0),
         turns: first_num(object, &["numTurns", "num_turns"]),
         tokens,
+        model_usage,
+        model_usage_delta: object
+            .value("modelUsageSinceLastResult")
+            .or_else(|| object.value("model_usage_since_last_result"))
+            .as_ref()
+            .and_then(usage::model_usage),
         denials: recorded_denials(object, fields),
     }
 }
@@ -109,24 +127,6 @@ fn recorded_denials(object: &Object<'_>, fields: &Fields) -> RecordedDenials {
         Some(n) => RecordedDenials::Total(n as u64),
         None => RecordedDenials::None,
     }
-}
-
-/// Sums the per-model token counts of a `modelUsage` object.
-pub(crate) fn model_usage_tokens(usage: &Value) -> Option<Tokens> {
-    let models = usage.as_object()?;
-    let mut tokens = Tokens::default();
-    for model in models.values().filter_map(Value::as_object) {
-        tokens.input += num_in(model, &["inputTokens", "input_tokens"]).unwrap_or(0.0);
-        tokens.output += num_in(model, &["outputTokens", "output_tokens"]).unwrap_or(0.0);
-        tokens.cache_read +=
-            num_in(model, &["cacheReadInputTokens", "cache_read_input_tokens"]).unwrap_or(0.0);
-        tokens.cache_creation += num_in(
-            model,
-            &["cacheCreationInputTokens", "cache_creation_input_tokens"],
-        )
-        .unwrap_or(0.0);
-    }
-    Some(tokens)
 }
 
 #[cfg(test)]
@@ -256,6 +256,42 @@ mod tests {
             .as_deref()
             .unwrap()
             .starts_with("curl"));
+    }
+
+    #[test]
+    fn completed_line_prefers_model_usage_over_copied_usage() {
+        // The executor copies the last result's `usage` into inputTokens…; modelUsage is complete
+        // (formats.md §1b′: the real SDK's streaming-input session, result_index 2).
+        let line = r#"{"executionId":"e","workflow":"implement","subtype":"success","costUsd":0.05637845,"inputTokens":1130,"outputTokens":9,"cacheReadInputTokens":1,"cacheCreationInputTokens":2,"modelUsage":{"claude-sonnet-4-5":{"inputTokens":1213,"outputTokens":50,"cacheReadInputTokens":100,"cacheCreationInputTokens":10,"costUSD":0.03231345},"claude-haiku-4-5":{"inputTokens":3398,"outputTokens":70,"cacheReadInputTokens":200,"cacheCreationInputTokens":20,"costUSD":0.024065}},"msg":"Claude Agent SDK execution completed"}"#;
+        let Ok(Event::Record(r)) = decode_line(line.as_bytes(), &f()) else {
+            panic!()
+        };
+        let tokens = r.tokens.unwrap();
+        assert_eq!(
+            (
+                tokens.input,
+                tokens.output,
+                tokens.cache_read,
+                tokens.cache_creation
+            ),
+            (4611.0, 120.0, 300.0, 30.0)
+        );
+        assert_eq!(r.cost_usd, Some(0.05637845), "the line's own total wins");
+        assert_eq!(r.model_usage.unwrap().len(), 2);
+        // Without modelUsage the top-level fields are the figure, and the cost may come from
+        // modelUsage when the line has no total.
+        let line =
+            r#"{"executionId":"e","inputTokens":5,"msg":"Claude Agent SDK execution completed"}"#;
+        let Ok(Event::Record(r)) = decode_line(line.as_bytes(), &f()) else {
+            panic!()
+        };
+        assert_eq!(r.tokens.unwrap().input, 5.0);
+        assert!(r.model_usage.is_none());
+        let line = r#"{"executionId":"e","modelUsage":{"m":{"costUSD":0.5}},"msg":"Claude Agent SDK execution completed"}"#;
+        let Ok(Event::Record(r)) = decode_line(line.as_bytes(), &f()) else {
+            panic!()
+        };
+        assert_eq!(r.cost_usd, Some(0.5));
     }
 
     #[test]

@@ -1,15 +1,17 @@
 //! The Agent SDK's stream-json messages (formats.md §1b): `system`/`permission_denied` frames and
 //! `result` messages.
 //!
-//! A result in a streaming-input session carries running totals (cost, `modelUsage`, the denial
-//! list so far); this module reports them as they are and [`crate::account`] turns totals into
-//! increments. **Not here:** pino or hook shapes, any state.
+//! A result in a streaming-input session carries running totals (`total_cost_usd`, `modelUsage`)
+//! beside per-result figures (`usage`, `num_turns`, `duration_ms`, `permission_denials`, and
+//! `model_usage_since_last_result` where the CLI sends it; formats.md §1b′); this module reports
+//! them as they are and [`crate::account`] turns totals into increments. **Not here:** pino or
+//! hook shapes, `modelUsage` itself ([`super::usage`]), any state.
 
 use serde_json::Value;
 
 use super::list::denial_list;
 use super::object::Object;
-use super::pino::model_usage_tokens;
+use super::usage;
 use super::{
     first_id, first_num, num_in, summarize_input, time, Denial, Event, Format, Record,
     RecordedDenials, Tokens,
@@ -49,12 +51,18 @@ fn frame(object: &Object<'_>, fields: &Fields) -> Denial {
 }
 
 fn result(object: &Object<'_>, fields: &Fields) -> Record {
-    // modelUsage is a running total per session; `usage` may cover only the last turn.
-    let tokens = object
+    // modelUsage is a running total per session and complete; `usage` covers the last turn only.
+    let model_usage = object
         .value("modelUsage")
         .as_ref()
-        .and_then(model_usage_tokens)
-        .or_else(|| object.value("usage").as_ref().and_then(usage_tokens));
+        .and_then(usage::model_usage);
+    let (tokens, model_cost) = match &model_usage {
+        Some(models) => {
+            let sum = usage::total(models);
+            (Some(sum.tokens), sum.cost_usd)
+        }
+        None => (object.value("usage").as_ref().and_then(usage_tokens), None),
+    };
     let denials = denial_list(object, &["permission_denials"], fields)
         .map_or(RecordedDenials::None, RecordedDenials::List);
     Record {
@@ -63,10 +71,15 @@ fn result(object: &Object<'_>, fields: &Fields) -> Record {
         execution_id: first_id(object, &fields.correlation_keys),
         workflow: first_id(object, &fields.workflow_keys),
         outcome: object.str("subtype").map(|s| s.into_owned()),
-        cost_usd: first_num(object, &["total_cost_usd", "cost_usd"]),
+        cost_usd: first_num(object, &["total_cost_usd", "cost_usd"]).or(model_cost),
         duration_seconds: first_num(object, &["duration_ms"]).map(|ms| ms / 1000.0),
         turns: first_num(object, &["num_turns"]),
         tokens,
+        model_usage,
+        model_usage_delta: object
+            .value("model_usage_since_last_result")
+            .as_ref()
+            .and_then(usage::model_usage),
         denials,
     }
 }
@@ -119,6 +132,27 @@ mod tests {
             panic!()
         };
         assert_eq!(list[0].input_summary.as_deref(), Some("rm -rf /"));
+    }
+
+    #[test]
+    fn result_reads_model_usage_and_its_delta() {
+        // As CLI 2.1.330 sends it: the second result of a streaming-input session.
+        let line = r#"{"type":"result","subtype":"success","total_cost_usd":0.0465,"usage":{"input_tokens":2268,"output_tokens":5},"modelUsage":{"claude-sonnet-4-5":{"inputTokens":1213,"outputTokens":100,"costUSD":0.0323},"claude-haiku-4-5":{"inputTokens":2268,"outputTokens":5,"cacheReadInputTokens":7,"costUSD":0.0142}},"model_usage_since_last_result":{"claude-haiku-4-5":{"inputTokens":2268,"outputTokens":5,"cacheReadInputTokens":7,"costUSD":0.0142}},"result_index":1,"session_id":"s1"}"#;
+        let Ok(Event::Record(r)) = decode_line(line.as_bytes(), &Fields::default()) else {
+            panic!()
+        };
+        let models = r.model_usage.unwrap();
+        assert_eq!(models.len(), 2);
+        let haiku = models
+            .iter()
+            .find(|(m, _)| m == "claude-haiku-4-5")
+            .unwrap();
+        assert_eq!(haiku.1.tokens.cache_read, 7.0);
+        assert_eq!(haiku.1.cost_usd, Some(0.0142));
+        assert_eq!(r.tokens.unwrap().input, 3481.0, "modelUsage, not usage");
+        let delta = r.model_usage_delta.unwrap();
+        assert_eq!(delta.len(), 1);
+        assert_eq!(delta[0].0, "claude-haiku-4-5");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Renders the counting state as the Prometheus text exposition (format 0.0.4).
+//! Renders the counting state as the Prometheus text exposition (format 0.0.4), and builds the
+//! metric families the OpenMetrics encoding ([`super::openmetrics`]) writes too.
 //!
 //! Owns the mapping from [`Metrics`] (and the live follower's [`RunStats`]) to metric families,
 //! built as `prometheus` protobuf families and encoded by its `TextEncoder`. `replay` prints
@@ -40,13 +41,29 @@ pub struct RunStats {
 /// The text exposition's content type.
 pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;
 
-/// Renders everything. `run` is `None` for `replay`.
+/// Renders everything as the text format 0.0.4. `run` is `None` for `replay`.
 pub fn render(
     m: &Metrics,
     gauges: Gauges,
     redaction_kinds: &[&str],
     run: Option<&RunStats>,
 ) -> String {
+    let families = families(m, gauges, redaction_kinds, run);
+    let mut out = Vec::with_capacity(16 * 1024);
+    TextEncoder::new()
+        .encode(&families, &mut out)
+        .expect("families built here have names, types and matching values");
+    String::from_utf8(out).expect("the text encoder writes UTF-8")
+}
+
+/// Every metric family, as both encodings ([`render`] and [`super::openmetrics::render`]) write
+/// them. Families without a metric are left out.
+pub fn families(
+    m: &Metrics,
+    gauges: Gauges,
+    redaction_kinds: &[&str],
+    run: Option<&RunStats>,
+) -> Vec<MetricFamily> {
     let mut families = Vec::new();
     let mut push = |f: MetricFamily| families.push(f);
 
@@ -100,6 +117,32 @@ pub fn render(
                     .iter()
                     .zip(s.tokens)
                     .map(move |(k, n)| counter(&[("kind", k), ("workflow", w)], n))
+            })
+            .collect(),
+    ));
+    push(family(
+        metrics::TOKENS_BY_MODEL,
+        "Tokens used by agent executions, by kind and model (from the SDK's modelUsage).",
+        MetricType::COUNTER,
+        wf.iter()
+            .flat_map(|(w, s)| {
+                s.models.iter().flat_map(move |(model, m)| {
+                    TOKEN_KINDS.iter().zip(m.tokens).map(move |(k, n)| {
+                        counter(&[("kind", k), ("model", model), ("workflow", w)], n)
+                    })
+                })
+            })
+            .collect(),
+    ));
+    push(family(
+        metrics::COST_BY_MODEL,
+        "Cost of agent executions in US dollars, by model (from the SDK's modelUsage).",
+        MetricType::COUNTER,
+        wf.iter()
+            .flat_map(|(w, s)| {
+                s.models.iter().map(move |(model, m)| {
+                    counter(&[("model", model), ("workflow", w)], m.cost_usd)
+                })
             })
             .collect(),
     ));
@@ -212,6 +255,7 @@ pub fn render(
         vec![
             gauge(&[("label", "tool")], gauges.tools_admitted as f64),
             gauge(&[("label", "workflow")], gauges.workflows_admitted as f64),
+            gauge(&[("label", "model")], gauges.models_admitted as f64),
         ],
     ));
     push(single(
@@ -249,7 +293,7 @@ pub fn render(
     ));
     push(single(
         "denials_exporter_last_event_timestamp_seconds",
-        "Log time of the last counted event.",
+        "Log time of the last counted event; the read time for lines without one (stream-json).",
         MetricType::GAUGE,
         m.last_event_timestamp,
     ));
@@ -349,13 +393,9 @@ pub fn render(
         ));
     }
 
-    // The encoder rejects empty families (e.g. no denial yet): leave them out.
+    // The encoders reject empty families (e.g. no denial yet): leave them out.
     families.retain(|f| !f.get_metric().is_empty());
-    let mut out = Vec::with_capacity(16 * 1024);
-    TextEncoder::new()
-        .encode(&families, &mut out)
-        .expect("families built here have names, types and matching values");
-    String::from_utf8(out).expect("the text encoder writes UTF-8")
+    families
 }
 
 fn family(name: &str, help: &str, kind: MetricType, metrics: Vec<Metric>) -> MetricFamily {

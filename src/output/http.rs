@@ -1,12 +1,15 @@
 //! The HTTP server (hyper 1.x, one task per connection):
 //!
-//! * `GET <telemetry path>` (default `/metrics`): the text exposition, format 0.0.4. Encodes what
+//! * `GET <telemetry path>` (default `/metrics`): the text exposition, format 0.0.4, or OpenMetrics
+//!   1.0 with exemplars when the `Accept` header prefers it ([`super::openmetrics`]). Encodes what
 //!   is in memory; never reads a file. 503 until ready: after a restart the restored counters are
 //!   behind what was served before, until the backlog is read again.
 //! * `GET /-/healthy`: 200 while the reading thread is alive, else 503.
 //! * `GET /-/ready`: 200 once the state is restored and the first scan of the files ran, else 503.
 //! * `GET /`: an HTML landing page: version, followed files with their lag, recent denials.
-//! * `GET /api/v1/denials`: the recent denials as JSON, newest first.
+//! * `GET /api/v1/denials`: the recent denials as JSON, newest first; query filters
+//!   `execution_id`, `tool`, `workflow`, `reason`, `since`, `limit` ([`super::drill`]), a bad one
+//!   answered 400 with one sentence.
 //!
 //! Everything shown was redacted before it got here; the landing page also HTML-escapes it,
 //! because tool inputs are attacker-influenced. Timeouts: 5 s to read a request's header (and
@@ -26,7 +29,7 @@ use std::time::Duration;
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderValue, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
@@ -37,7 +40,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tracing::{debug, error, warn};
 
 use super::connection::{AcceptBackoff, Deadline};
+use super::drill::Filter;
 use super::exposition::{self, RunStats};
+use super::openmetrics;
 use super::recent::RecentDenials;
 use super::web::{Web, TLS_HANDSHAKE_TIMEOUT};
 use crate::account::Gauges;
@@ -70,6 +75,18 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// The OpenMetrics exposition with exemplars, as `/metrics` serves it to a scraper that asks.
+    pub fn metrics_openmetrics(&self) -> String {
+        let published = self.published.lock().expect("published lock").clone();
+        let families = exposition::families(
+            &published.metrics,
+            published.gauges,
+            crate::redact::kind_names(),
+            Some(&published.run),
+        );
+        openmetrics::render(families, &published.metrics)
+    }
+
     /// The exposition, exactly as `/metrics` serves it: rendered from the latest snapshot.
     pub fn metrics_text(&self) -> String {
         let published = self.published.lock().expect("published lock").clone();
@@ -207,7 +224,8 @@ pub(super) fn route(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
                 "Not ready: catching up after start.\n",
             );
         }
-        return metrics(shared);
+        let accept = req.headers().get(ACCEPT).and_then(|v| v.to_str().ok());
+        return metrics(shared, openmetrics::wants_openmetrics(accept));
     }
     match path {
         "/-/healthy" if shared.healthy.load(Ordering::Acquire) => {
@@ -223,24 +241,31 @@ pub(super) fn route(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
             "Not ready: restoring state and scanning files.\n",
         ),
         "/" => landing(shared),
-        "/api/v1/denials" => denials_json(shared),
+        "/api/v1/denials" => denials_json(shared, req.uri().query()),
         _ => text(StatusCode::NOT_FOUND, "not found; try /metrics\n"),
     }
 }
 
-fn metrics(shared: &Shared) -> Response<Body> {
-    let body = shared.metrics_text();
+fn metrics(shared: &Shared, openmetrics: bool) -> Response<Body> {
+    let (body, content_type) = if openmetrics {
+        (shared.metrics_openmetrics(), openmetrics::CONTENT_TYPE)
+    } else {
+        (shared.metrics_text(), exposition::CONTENT_TYPE)
+    };
     let mut response = Response::new(Full::new(Bytes::from(body)));
-    response.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static(exposition::CONTENT_TYPE),
-    );
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
 }
 
-fn denials_json(shared: &Shared) -> Response<Body> {
+fn denials_json(shared: &Shared, query: Option<&str>) -> Response<Body> {
     let view = shared.view.lock().expect("view lock");
-    let records: Vec<_> = view.recent.newest_first().collect();
+    let filter = match Filter::parse(query, view.recent.capacity()) {
+        Ok(filter) => filter,
+        Err(sentence) => return bad_request(sentence),
+    };
+    let records: Vec<_> = filter.apply(view.recent.newest_first()).collect();
     let body = match serde_json::to_vec(&serde_json::json!({ "denials": records })) {
         Ok(body) => body,
         Err(e) => {
@@ -312,6 +337,16 @@ fn landing(shared: &Shared) -> Response<Body> {
 pub(super) fn text(status: StatusCode, body: &'static str) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
     *response.status_mut() = status;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn bad_request(sentence: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(format!("{sentence}\n"))));
+    *response.status_mut() = StatusCode::BAD_REQUEST;
     response.headers_mut().insert(
         CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),

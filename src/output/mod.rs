@@ -7,8 +7,10 @@
 pub mod audit;
 pub mod auth;
 pub mod connection;
+pub mod drill;
 pub mod exposition;
 pub mod http;
+pub mod openmetrics;
 pub mod recent;
 pub mod tls;
 pub mod web;

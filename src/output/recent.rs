@@ -39,6 +39,11 @@ impl RecentDenials {
         self.records.iter().rev()
     }
 
+    /// How many records the ring keeps.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }

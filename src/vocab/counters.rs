@@ -20,6 +20,8 @@ pub const DENIALS: &str = "permission_denials_total";
 pub const EXECUTIONS: &str = "agent_executions_total";
 pub const COST: &str = "agent_execution_cost_usd";
 pub const TOKENS: &str = "agent_tokens_total";
+pub const TOKENS_BY_MODEL: &str = "agent_tokens_by_model_total";
+pub const COST_BY_MODEL: &str = "agent_cost_usd_total";
 pub const TURNS: &str = "agent_execution_turns";
 pub const DURATION: &str = "agent_execution_duration_seconds";
 pub const DENIALS_PER_EXECUTION: &str = "agent_execution_denials";
@@ -156,8 +158,73 @@ pub struct WorkflowSeries {
     pub turns: Histogram,
     pub duration_seconds: Histogram,
     pub denials: Histogram,
+    /// By [`TOKEN_KINDS`]; always the sum of `models`' tokens.
+    pub tokens: [f64; 4],
+    /// Spend by `model` label value.
+    #[serde(default)]
+    pub models: BTreeMap<String, ModelSeries>,
+}
+
+/// Per-workflow, per-model spend.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelSeries {
     /// By [`TOKEN_KINDS`].
     pub tokens: [f64; 4],
+    pub cost_usd: f64,
+    /// The latest increase of `cost_usd`, with the execution it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_exemplar: Option<Exemplar>,
+}
+
+/// Longest exemplar label set (names and values), in characters: the OpenMetrics limit.
+pub const MAX_EXEMPLAR_CHARS: usize = 128;
+
+/// An OpenMetrics exemplar: which execution (and tool call) an increase of a counter came from.
+/// The ids are redacted and cut so that the label set stays within [`MAX_EXEMPLAR_CHARS`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Exemplar {
+    pub execution_id: Option<String>,
+    pub tool_use_id: Option<String>,
+    /// The increase it stands for.
+    pub value: f64,
+    /// Seconds since the epoch.
+    pub timestamp: f64,
+}
+
+impl Exemplar {
+    /// An exemplar whose labels fit [`MAX_EXEMPLAR_CHARS`]: the tool use id keeps up to 48
+    /// characters, the execution id what is left.
+    pub fn new(
+        execution_id: Option<&str>,
+        tool_use_id: Option<&str>,
+        value: f64,
+        timestamp: f64,
+    ) -> Exemplar {
+        let cut = |s: &str, max: usize| s.chars().take(max).collect::<String>();
+        let tool_use_id = tool_use_id.filter(|s| !s.is_empty()).map(|s| cut(s, 48));
+        let used = tool_use_id
+            .as_ref()
+            .map_or(0, |s| "tool_use_id".len() + s.chars().count());
+        let room = MAX_EXEMPLAR_CHARS - used - "execution_id".len();
+        Exemplar {
+            execution_id: execution_id.filter(|s| !s.is_empty()).map(|s| cut(s, room)),
+            tool_use_id,
+            value,
+            timestamp,
+        }
+    }
+
+    /// The label pairs, in order.
+    pub fn labels(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if let Some(id) = &self.execution_id {
+            out.push(("execution_id".to_string(), id.clone()));
+        }
+        if let Some(id) = &self.tool_use_id {
+            out.push(("tool_use_id".to_string(), id.clone()));
+        }
+        out
+    }
 }
 
 /// The label set of one `permission_denials_total` series.
@@ -173,6 +240,9 @@ pub struct DenialKey {
 pub struct Metrics {
     #[serde(with = "pairs")]
     pub denials: BTreeMap<DenialKey, u64>,
+    /// The latest denial of each `permission_denials_total` series, for OpenMetrics exemplars.
+    #[serde(default, with = "pairs", skip_serializing_if = "BTreeMap::is_empty")]
+    pub denial_exemplars: BTreeMap<DenialKey, Exemplar>,
     pub workflows: BTreeMap<String, WorkflowSeries>,
     pub read_bytes: u64,
     /// Lines read, by outcome; `Ignored` is derived when rendering (lines read minus the rest).
@@ -280,6 +350,24 @@ mod tests {
         let json = serde_json::to_string(&m).unwrap();
         let back: Metrics = serde_json::from_str(&json).unwrap();
         assert_eq!(back, m);
+    }
+
+    #[test]
+    fn exemplar_labels_fit_the_openmetrics_limit() {
+        let long = "x".repeat(500);
+        let e = Exemplar::new(Some(&long), Some(&long), 1.0, 0.0);
+        let chars: usize = e
+            .labels()
+            .iter()
+            .map(|(k, v)| k.len() + v.chars().count())
+            .sum();
+        assert_eq!(chars, MAX_EXEMPLAR_CHARS);
+        let e = Exemplar::new(Some("exec_1"), None, 1.0, 0.0);
+        assert_eq!(
+            e.labels(),
+            [("execution_id".to_string(), "exec_1".to_string())]
+        );
+        assert!(Exemplar::new(None, Some(""), 1.0, 0.0).labels().is_empty());
     }
 
     #[test]

@@ -11,15 +11,18 @@ pub enum LabelName {
     Tool,
     #[serde(rename = "workflow")]
     Workflow,
+    #[serde(rename = "model")]
+    Model,
 }
 
 impl LabelName {
-    pub const ALL: [LabelName; 2] = [LabelName::Tool, LabelName::Workflow];
+    pub const ALL: [LabelName; 3] = [LabelName::Tool, LabelName::Workflow, LabelName::Model];
 
     pub fn as_str(self) -> &'static str {
         match self {
             LabelName::Tool => "tool",
             LabelName::Workflow => "workflow",
+            LabelName::Model => "model",
         }
     }
 }

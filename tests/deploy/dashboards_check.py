@@ -9,7 +9,9 @@ Default mode checks every dashboards/*.json against the conventions (fixed uniqu
 a `datasource` variable used by every panel and target, no __inputs / ${DS_...}, namespace /
 workflow / tool variables from label_values() with All = ".*", every selector filtered by them,
 $__rate_interval in every rate/irate/increase ($__range in instant targets), title + description +
-unit on every panel, allowed panel types, schemaVersion >= 39), and that every metric named in a
+unit on every panel, allowed panel types, schemaVersion >= 39, every data-link template resolving
+against the JSON model: ${__field.labels.X} and ${__data.fields.X} name a label of every query of
+that panel, a plain ${name} is a dashboard variable or a Grafana built-in), and that every metric named in a
 dashboard or rule expression is documented in docs/metrics.md (histograms as _bucket/_sum/_count),
 is a recording rule of deploy/prometheus/denials-exporter.rules.yml, or is `up` / `ALERTS`.
 
@@ -50,6 +52,12 @@ LABEL_VARS = ("workflow", "tool")
 GRAFANA_BUILTINS = {"__rate_interval", "__range", "__interval", "__range_s", "__range_ms",
                     "__interval_ms", "__rate_interval_ms"}
 RANGE_FUNCTIONS = {"rate", "irate", "increase"}
+# What a data link may use besides the dashboard's variables and the panel's labels.
+LINK_BUILTINS = {"__from", "__to", "__url_time_range", "__timezone", "__all_variables", "__org",
+                 "__user", "__dashboard", "__value", "__series", "__field", "__data"}
+_LINK_TEMPLATE = re.compile(r"\$\{([^}:]+)(?::[^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)|\[\[([^\]:]+)(?::[^\]]*)?\]\]")
+# Aggregations that keep their input's labels (they select series, they do not group them).
+_SELECTING_AGGREGATORS = {"topk", "bottomk"}
 SEVERITIES = {"critical", "warning", "info"}
 ALERT_NAME_RE = re.compile(r"^DenialsExporter[A-Z][A-Za-z0-9]*$")
 RECORD_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*:[a-z][a-z0-9_]*:[a-z0-9_]+$")
@@ -201,6 +209,69 @@ def analyse(expr):
         raise PromQLError("unbalanced (")
     variables = set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", expr))
     return selectors, windows, variables
+
+
+def output_labels(expr, series):
+    """The labels of an expression's result series: the grouping of its outermost aggregation
+    (`by (...)`; `without (...)`: the selected metrics' labels less those), none for an aggregation
+    without grouping, else the selected metrics' own labels and the target labels. None when a
+    selected metric is not documented (its labels are unknown)."""
+    tokens = _lex(expr)
+
+    def label_list(i):  # tokens[i] is "(": the identifiers up to ")"
+        out = []
+        while i < len(tokens) and tokens[i][1] != ")":
+            if tokens[i][0] == "ident":
+                out.append(tokens[i][1])
+            i += 1
+        return out
+
+    def selected():
+        labels = set(TARGET_LABELS)
+        for name, _ in analyse(expr)[0]:
+            if name not in series:
+                return None
+            labels |= series[name]
+        return labels
+
+    for i, (kind, text) in enumerate(tokens):
+        if kind != "ident" or text.lower() not in _AGGREGATORS:
+            continue
+        nxt = tokens[i + 1][1] if i + 1 < len(tokens) else None
+        grouping = None
+        if nxt in ("by", "without"):
+            grouping = (nxt, label_list(i + 2))
+        elif nxt == "(":
+            depth, j = 0, i + 1
+            while j < len(tokens):
+                depth += {"(": 1, ")": -1}.get(tokens[j][1], 0)
+                if depth == 0:
+                    break
+                j += 1
+            if j + 1 < len(tokens) and tokens[j + 1][1] in ("by", "without"):
+                grouping = (tokens[j + 1][1], label_list(j + 2))
+        if text.lower() in _SELECTING_AGGREGATORS:
+            continue
+        if grouping is None:
+            return set()
+        if grouping[0] == "by":
+            return set(grouping[1])
+        own = selected()
+        return None if own is None else own - set(grouping[1])
+    return selected()
+
+
+def panel_links(panel):
+    """Every data link and panel link of a panel: [(where in the panel, url)]."""
+    out = [("links", link.get("url", "")) for link in panel.get("links") or []]
+    fc = panel.get("fieldConfig") or {}
+    out += [("fieldConfig.defaults.links", link.get("url", ""))
+            for link in (fc.get("defaults") or {}).get("links") or []]
+    for override in fc.get("overrides") or []:
+        for prop in override.get("properties") or []:
+            if prop.get("id") == "links":
+                out += [("fieldConfig.overrides links", link.get("url", "")) for link in prop.get("value") or []]
+    return out
 
 
 def metric_names(expr):
@@ -513,6 +584,8 @@ class Checker:
                         used_labels |= own
                     self.check_filters(tw, name, matchers, own, variables)
 
+            self.check_links(pw, p, variables)
+
         for var_name in sorted(used_vars - GRAFANA_BUILTINS - set(variables)):
             self.error(where, f"expression uses ${var_name}, which is not a variable of the dashboard")
         required = list(ALWAYS_VARS) + [label for label in LABEL_VARS if label in used_labels]
@@ -540,6 +613,42 @@ class Checker:
                     self.check_selector(vw, sel_name, matchers)
             if name in ALWAYS_VARS + LABEL_VARS and not (v.get("includeAll") and v.get("allValue") == ".*"):
                 self.error(vw, 'needs includeAll with allValue ".*" (it must match series without the label)')
+
+    def check_links(self, where, panel, variables):
+        """Every template in a panel's links resolves: ${__field.labels.X} and ${__data.fields.X}
+        against the labels of every query of the panel, other names against the dashboard's
+        variables and Grafana's built-ins."""
+        links = panel_links(panel)
+        if not links:
+            return
+        per_target = []
+        for t in panel.get("targets") or []:
+            try:
+                per_target.append(output_labels(t.get("expr") or "", self.series))
+            except PromQLError:
+                return  # reported with the target
+        known = [labels for labels in per_target if labels is not None]
+        renamed = set()
+        for tr in panel.get("transformations") or []:
+            renamed |= set(((tr.get("options") or {}).get("renameByName") or {}).values())
+        for place, url in links:
+            lw = f"{where} {place} {url!r}"
+            for m in _LINK_TEMPLATE.finditer(url):
+                name = next(g for g in m.groups() if g)
+                for prefix, extra in (("__field.labels.", set()), ("__data.fields.", {"Value", "Time"} | renamed)):
+                    if name.startswith(prefix):
+                        label = name[len(prefix):]
+                        if not per_target:
+                            self.error(lw, f"${{{name}}}: the panel has no query")
+                        for labels in known:
+                            if label not in labels | extra:
+                                self.error(lw, f"${{{name}}}: the panel's query has no label {label!r} "
+                                               f"(its result labels: {sorted(labels) or 'none'})")
+                        break
+                else:
+                    root = name.split(".")[0]
+                    if root not in variables and root not in LINK_BUILTINS | GRAFANA_BUILTINS:
+                        self.error(lw, f"${{{name}}} is not a variable of the dashboard nor a Grafana built-in")
 
     def check_filters(self, where, name, matchers, own, variables):
         """Selectors honour the dashboard's variables: namespace always, job, workflow and tool
