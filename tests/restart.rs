@@ -496,3 +496,28 @@ fn sighup_reopens_the_audit_log_and_writes_the_state() {
     assert_eq!(fs::read_to_string(&rotated).unwrap().lines().count(), 2);
     stop(&mut exporter);
 }
+
+/// After a failed final state write, shutdown still logged "state written" and exited 0: the
+/// next start would then count again what was read since the last good write, silently.
+#[test]
+fn a_failed_final_state_write_is_an_error_exit() {
+    let wf = "final_write";
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("state");
+    fs::create_dir(&sub).unwrap();
+    let state = sub.join("state.json");
+    Writer::open(&dir.path().join("app.log")).denials(wf, 1);
+    let mut exporter = launch(dir.path(), &state)
+        .args(["--state-interval", "3600"])
+        .start();
+    exporter.wait_denials(wf, 1);
+    fs::remove_dir_all(&sub).unwrap();
+    exporter.signal("TERM");
+    let status = exporter
+        .wait_exit(Duration::from_secs(10))
+        .expect("exits after SIGTERM");
+    assert!(!status.success(), "{status}\n{}", exporter.stderr());
+    let stderr = exporter.stderr();
+    assert!(stderr.contains("cannot write the final state"), "{stderr}");
+    assert!(!stderr.contains("state written"), "{stderr}");
+}
