@@ -18,6 +18,7 @@ pub mod cli;
 pub mod config;
 pub(crate) mod decode;
 pub(crate) mod input;
+pub mod logging;
 pub(crate) mod output;
 pub(crate) mod pipeline;
 pub(crate) mod redact;

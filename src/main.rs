@@ -1,14 +1,14 @@
 //! Wiring only: parse flags, build the configuration, dispatch `replay` or `run`, and turn an
 //! error into one line on stderr and exit code 2.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use denials_exporter::cli::{Cli, Command, LogArgs, LogFormat};
+use denials_exporter::cli::{Cli, Command};
 use denials_exporter::config::Config;
-use denials_exporter::{replay, run};
+use denials_exporter::{logging, replay, run};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -31,12 +31,12 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Replay(args) => init_logging(&args.log).and_then(|()| {
+        Command::Replay(args) => logging::init(&args.log).and_then(|()| {
             let config = Config::from_args(&args.pipeline)?;
             let text = replay::replay(config, &args.files)?;
             replay::print(&text)
         }),
-        Command::Run(args) => init_logging(&args.log).and_then(|()| run::run(*args)),
+        Command::Run(args) => logging::init(&args.log).and_then(|()| run::run(*args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -45,21 +45,4 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-fn init_logging(log: &LogArgs) -> anyhow::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_new(&log.level)
-        .map_err(|e| anyhow::anyhow!("invalid --log.level {:?}: {e}", log.level))?;
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::stderr().is_terminal())
-        // A closed stderr must not take the exporter down: tracing's own fallback report of a
-        // failed write is an eprintln!, which panics on a closed stderr.
-        .log_internal_errors(false)
-        .with_writer(std::io::stderr);
-    match log.format {
-        LogFormat::Text => builder.init(),
-        LogFormat::Json => builder.json().flatten_event(true).init(),
-    }
-    Ok(())
 }

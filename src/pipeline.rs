@@ -278,8 +278,9 @@ impl Pipeline {
             LineOutcome::Malformed | LineOutcome::Oversized | LineOutcome::NonUtf8
         );
         if bad && source.logged.insert(outcome) {
-            let excerpt = decode::truncate_chars(&String::from_utf8_lossy(line), 120);
-            let excerpt = self.accountant.redact(&excerpt);
+            // Redacted whole, then cut: a token that straddles the cut never shows in part.
+            let excerpt = self.accountant.redact(&String::from_utf8_lossy(line));
+            let excerpt = decode::truncate_chars(&excerpt, 120);
             warn!(
                 path = %source.path,
                 outcome = outcome.as_str(),

@@ -458,13 +458,15 @@ impl ReadLoop {
                 source: r.pipeline.save_source(id),
             })
             .collect();
-        let state = StateFile::V1(StateV1 {
+        let mut state = StateV1 {
             written_at: wall_now(),
             files,
             orphans: saved.orphans,
             account: r.pipeline.accountant().state().clone(),
             audit_len: r.pipeline.audit_len(),
-        });
+        };
+        state.scrub();
+        let state = StateFile::V1(state);
         match state::write(path, &state) {
             Ok(()) => {
                 r.stats.state_writes_ok += 1;
@@ -510,13 +512,22 @@ impl Reader {
     /// the latest audit records for the recent-denials ring.
     fn publish(&mut self, shared: &Shared, changed: bool) {
         let kept = self.pipeline.take_kept();
-        let due = !self.published_at.is_some_and(|at| at.elapsed() < REPUBLISH);
+        let due = self.published_at.is_none_or(|at| at.elapsed() >= REPUBLISH);
         if !(changed || due || !kept.is_empty()) {
             return;
         }
         let accountant = self.pipeline.accountant();
         let mut run = self.stats.clone();
         run.follow = self.follower.stats();
+        // A path is a label value and shown on `/`: one that holds a secret is `redacted`
+        // (lags of paths that become one name are summed, so no series repeats).
+        let mut lags: std::collections::BTreeMap<String, u64> = Default::default();
+        for (path, lag) in std::mem::take(&mut run.follow.files) {
+            *lags
+                .entry(crate::account::label_value(&path).to_string())
+                .or_default() += lag;
+        }
+        run.follow.files = lags.into_iter().collect();
         let files = run.follow.files.clone();
         let published = Arc::new(Published {
             metrics: accountant.metrics().clone(),

@@ -28,7 +28,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::account::AccountState;
+use crate::account::labels::REDACTED;
+use crate::account::{holds_secret, shared_redactor, AccountState};
 use crate::input::follow::FileState;
 use crate::input::rejoin::Orphan;
 use crate::pipeline::SourceState;
@@ -70,6 +71,49 @@ pub struct StateV1 {
     /// read again after a crash can be cut from it (`None` without an audit file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_len: Option<u64>,
+}
+
+impl StateV1 {
+    /// Makes the state hold no raw secret: a path that holds one becomes `redacted` (the file is
+    /// still found by its identity), and a fragment or container partial that holds one is
+    /// redacted (a line joined from it then counts with the marker in place of the secret).
+    /// Ids are already digests, label values already passed the label policy.
+    pub fn scrub(&mut self) {
+        let path = |p: &mut String| {
+            if holds_secret(p) {
+                *p = REDACTED.to_string();
+            }
+        };
+        for entry in &mut self.files {
+            path(&mut entry.file.path);
+            if let Some(fragment) = &mut entry.file.fragment {
+                scrub_bytes(fragment);
+            }
+            for partial in &mut entry.source.partials {
+                scrub_bytes(&mut partial.content);
+            }
+        }
+        for orphan in &mut self.orphans {
+            for p in [&mut orphan.path, &mut orphan.sequence_path] {
+                if p.to_str().is_none_or(holds_secret) {
+                    *p = PathBuf::from(REDACTED);
+                }
+            }
+            scrub_bytes(&mut orphan.fragment);
+        }
+    }
+}
+
+/// Redacts `bytes` in place if they hold a secret; leaves them byte for byte otherwise.
+fn scrub_bytes(bytes: &mut Vec<u8>) {
+    let text = String::from_utf8_lossy(bytes);
+    if holds_secret(&text) {
+        let mut tally = Default::default();
+        *bytes = shared_redactor()
+            .redact(&text, &mut tally)
+            .into_owned()
+            .into_bytes();
+    }
 }
 
 /// The state file, tagged by version so that later versions can still read this one.

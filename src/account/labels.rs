@@ -5,8 +5,11 @@
 //! on first sight until its cap, after which new values become `other`. The admitted sets are
 //! part of the saved state, so a restart admits the same values.
 //!
-//! **Not here:** counting ([`super::Accountant`]), redaction (labels never carry free text, so they
-//! need validation, not redaction).
+//! Validation is not redaction: a valid value can still be a secret (a token glued into an MCP
+//! tool name, a key id as a workflow), so a value is asked whether it holds one before it is
+//! admitted, and becomes `redacted` if it does.
+//!
+//! **Not here:** counting ([`super::Accountant`]), the redaction rules (`crate::redact`).
 //!
 //! Cold: per counted event.
 
@@ -82,6 +85,8 @@ impl ReasonRules {
 pub const OTHER: &str = "other";
 /// Label value for anything that fails validation.
 pub const INVALID: &str = "invalid";
+/// Label value for anything that holds a secret (never the secret, never a hash of it).
+pub const REDACTED: &str = "redacted";
 /// Longest accepted label value, in bytes.
 pub const MAX_LABEL_BYTES: usize = 128;
 
@@ -91,6 +96,7 @@ pub enum Admission {
     Admitted,
     Overflow,
     Invalid,
+    Redacted,
 }
 
 /// The admitted values of one capped label. Part of the saved state.
@@ -101,13 +107,23 @@ pub struct AdmittedSet {
 
 impl AdmittedSet {
     /// Returns the label value for `raw`: itself if valid and admitted (or admissible under
-    /// `cap`), `other` past the cap, `invalid` if it fails the charset/length rule.
-    pub fn admit(&mut self, raw: &str, cap: usize) -> (String, Admission) {
+    /// `cap`), `other` past the cap, `invalid` if it fails the charset/length rule, `redacted`
+    /// if `holds_secret` says it holds one (asked only of a valid value not yet admitted, so a
+    /// known value costs no scan and no secret is ever admitted into the saved state).
+    pub fn admit(
+        &mut self,
+        raw: &str,
+        cap: usize,
+        holds_secret: impl FnOnce(&str) -> bool,
+    ) -> (String, Admission) {
         if !is_valid_label(raw) {
             return (INVALID.to_string(), Admission::Invalid);
         }
         if self.values.contains(raw) {
             return (raw.to_string(), Admission::Admitted);
+        }
+        if holds_secret(raw) {
+            return (REDACTED.to_string(), Admission::Redacted);
         }
         if self.values.len() >= cap {
             return (OTHER.to_string(), Admission::Overflow);
@@ -184,19 +200,31 @@ mod tests {
     #[test]
     fn admission_validates_and_caps() {
         let mut set = AdmittedSet::default();
-        assert_eq!(set.admit("Bash", 2), ("Bash".into(), Admission::Admitted));
         assert_eq!(
-            set.admit("mcp__github__add_comment", 2).1,
+            set.admit("Bash", 2, |_| false),
+            ("Bash".into(), Admission::Admitted)
+        );
+        assert_eq!(
+            set.admit("mcp__github__add_comment", 2, |_| false).1,
             Admission::Admitted
         );
-        assert_eq!(set.admit("Edit", 2), (OTHER.into(), Admission::Overflow));
-        assert_eq!(set.admit("Bash", 2), ("Bash".into(), Admission::Admitted));
         assert_eq!(
-            set.admit("rm -rf /", 2),
+            set.admit("Edit", 2, |_| false),
+            (OTHER.into(), Admission::Overflow)
+        );
+        assert_eq!(
+            set.admit("Bash", 2, |_| false),
+            ("Bash".into(), Admission::Admitted)
+        );
+        assert_eq!(
+            set.admit("rm -rf /", 2, |_| false),
             (INVALID.into(), Admission::Invalid)
         );
-        assert_eq!(set.admit(&"x".repeat(129), 2).1, Admission::Invalid);
-        assert_eq!(set.admit("", 2).1, Admission::Invalid);
+        assert_eq!(
+            set.admit(&"x".repeat(129), 2, |_| false).1,
+            Admission::Invalid
+        );
+        assert_eq!(set.admit("", 2, |_| false).1, Admission::Invalid);
         assert_eq!(set.len(), 2);
     }
 }

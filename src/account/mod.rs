@@ -225,7 +225,8 @@ impl Accountant {
             let (new, evicted) = self.state.executions.with(id, clock, cap, |execution| {
                 let new = execution.note_denial(&tool, denial.tool_use_id.as_deref());
                 if workflow.is_some() {
-                    execution.workflow.clone_from(&workflow);
+                    // Kept in the state file: never a value that holds a secret.
+                    execution.workflow = workflow.as_deref().map(|w| label_value(w).to_string());
                 } else {
                     workflow.clone_from(&execution.workflow);
                 }
@@ -304,7 +305,10 @@ impl Accountant {
                         ..current
                     };
                     if record.workflow.is_some() {
-                        execution.workflow.clone_from(&record.workflow);
+                        execution.workflow = record
+                            .workflow
+                            .as_deref()
+                            .map(|w| label_value(w).to_string());
                     }
                     let workflow = record
                         .workflow
@@ -445,9 +449,14 @@ impl Accountant {
     }
 
     fn model_label(&mut self, raw: &str) -> String {
-        let (value, admission) = self.state.models.admit(raw, self.config.limits.max_models);
-        self.count_admission(LabelName::Model, admission);
-        value
+        let max = self.config.limits.max_models;
+        admit(
+            &mut self.state.models,
+            &mut self.state.metrics,
+            LabelName::Model,
+            max,
+            raw,
+        )
     }
 
     /// The workflow label: the line's, else the path's capture, else the default.
@@ -456,16 +465,14 @@ impl Accountant {
             .or(source.path_workflow)
             .unwrap_or(&self.config.workflow_default);
         let raw = raw.to_string();
-        let (value, admission) = self
-            .state
-            .workflows
-            .admit(&raw, self.config.limits.max_workflows);
-        self.count_admission(LabelName::Workflow, admission);
-        value
-    }
-
-    fn count_admission(&mut self, label: LabelName, admission: Admission) {
-        count_admission(&mut self.state.metrics, label, admission);
+        let max = self.config.limits.max_workflows;
+        admit(
+            &mut self.state.workflows,
+            &mut self.state.metrics,
+            LabelName::Workflow,
+            max,
+            &raw,
+        )
     }
 
     fn audit_denial(&mut self, input: AuditInput<'_>) {
@@ -545,9 +552,28 @@ fn admit(
     max: usize,
     raw: &str,
 ) -> String {
-    let (value, admission) = set.admit(raw, max);
+    let (value, admission) = set.admit(raw, max, holds_secret);
     count_admission(metrics, label, admission);
     value
+}
+
+/// Whether `text` holds a secret the redactor would replace: the label policy (a tool name,
+/// workflow, model or path that holds one is replaced whole by `redacted`).
+pub(crate) fn holds_secret(text: &str) -> bool {
+    let mut tally = Default::default();
+    matches!(
+        shared_redactor().redact(text, &mut tally),
+        std::borrow::Cow::Owned(_)
+    )
+}
+
+/// `value`, or `redacted` when it holds a secret.
+pub(crate) fn label_value(value: &str) -> &str {
+    if holds_secret(value) {
+        labels::REDACTED
+    } else {
+        value
+    }
 }
 
 fn denial_key(tool: &str, workflow: &str, reason: Reason) -> DenialKey {
@@ -563,11 +589,12 @@ fn count_admission(m: &mut Metrics, label: LabelName, admission: Admission) {
         Admission::Admitted => {}
         Admission::Overflow => *m.label_overflow.entry(label).or_default() += 1,
         Admission::Invalid => *m.label_invalid.entry(label).or_default() += 1,
+        Admission::Redacted => *m.label_redacted.entry(label).or_default() += 1,
     }
 }
 
 /// The process's one redactor: compiling the rule set is the costly part, and it never changes.
-fn shared_redactor() -> &'static Redactor {
+pub(crate) fn shared_redactor() -> &'static Redactor {
     static REDACTOR: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
     REDACTOR.get_or_init(Redactor::new)
 }

@@ -119,15 +119,15 @@ impl Filter {
     /// Whether `record` passes every filter.
     pub fn matches(&self, record: &AuditRecord) -> bool {
         let same = |want: &Option<String>, have: Option<&str>| {
-            want.as_deref().map_or(true, |w| have == Some(w))
+            want.as_deref().is_none_or(|w| have == Some(w))
         };
         same(&self.execution_id, record.execution_id.as_deref())
             && same(&self.tool, Some(&record.tool))
             && same(&self.workflow, Some(&record.workflow))
-            && self.reason.map_or(true, |r| r == record.reason)
-            && self.since.map_or(true, |since| {
-                parse_rfc3339(&record.time).is_some_and(|t| t >= since)
-            })
+            && self.reason.is_none_or(|r| r == record.reason)
+            && self
+                .since
+                .is_none_or(|since| parse_rfc3339(&record.time).is_some_and(|t| t >= since))
     }
 
     /// The records that pass, newest first, at most `limit`.

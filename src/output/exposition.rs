@@ -249,6 +249,20 @@ pub fn families(
             .collect(),
     ));
     push(family(
+        "denials_exporter_label_redacted_total",
+        "Label values replaced by \"redacted\" because they held a secret.",
+        MetricType::COUNTER,
+        LabelName::ALL
+            .iter()
+            .map(|l| {
+                counter(
+                    &[("label", l.as_str())],
+                    m.label_redacted.get(l).copied().unwrap_or(0) as f64,
+                )
+            })
+            .collect(),
+    ));
+    push(family(
         "denials_exporter_label_values",
         "Distinct admitted label values.",
         MetricType::GAUGE,

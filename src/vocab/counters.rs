@@ -251,6 +251,9 @@ pub struct Metrics {
     pub redactions: BTreeMap<String, u64>,
     pub label_overflow: BTreeMap<LabelName, u64>,
     pub label_invalid: BTreeMap<LabelName, u64>,
+    /// Label values replaced by `redacted` because they held a secret.
+    #[serde(default)]
+    pub label_redacted: BTreeMap<LabelName, u64>,
     pub evicted_cap: u64,
     pub evicted_idle: u64,
     /// Denials counted under tool and workflow `other` because `--max-series` was reached.
