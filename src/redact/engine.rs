@@ -1,0 +1,257 @@
+//! Finds the secrets in a text: the prefilter picks the rules whose anchors occur, each picked
+//! rule runs its regex (compiled on first use), the vetting keeps what is a secret, and the
+//! decoded views of the text (JSON escapes, percent-encoding, base64 runs) are scanned the
+//! same way, their finds mapped back onto the text.
+//!
+//! Owns the compiled rules and the scan; the invariant is that every returned span lies on
+//! char boundaries and never overlaps a marker already in the text.
+//!
+//! Not here: rule data (`rules`), vetting heuristics (`vet`), decoders (`decode`), writing the
+//! output (`spans`).
+//!
+//! Cost: hot for the prefilter pass; a rule's regex runs only on texts holding its anchors.
+//! Regexes are byte-oriented and non-Unicode, each with a small lazy-DFA cache
+//! ([`DFA_CACHE_BYTES`]), so a process that redacts a few kinds of text compiles a few rules.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use regex::bytes::{Regex, RegexBuilder};
+
+use super::decode::{self, Decoded};
+use super::prefilter::Prefilter;
+use super::rules::{self, Rule};
+use super::spans::{self, Span, Spans};
+
+/// Upper bound on the compiled size of one rule's regex.
+const SIZE_LIMIT: usize = 16 << 20;
+/// Upper bound on one rule's lazy DFA cache (per searching thread). Texts are short (a command,
+/// a reason), so few states are ever built; a cache that fills is cleared and refilled.
+pub(super) const DFA_CACHE_BYTES: usize = 256 << 10;
+/// How many decodings deep a secret is looked for (JSON in base64 in a JSON string…).
+const MAX_DEPTH: u8 = 3;
+
+pub(super) struct Engine {
+    prefilter: Prefilter,
+    /// All rules, highest priority first.
+    rules: Vec<Compiled>,
+}
+
+/// A rule with its regex, compiled the first time the prefilter picks it.
+struct Compiled {
+    rule: Rule,
+    lazy: OnceLock<Lazy>,
+}
+
+struct Lazy {
+    regex: Regex,
+    /// Capture groups that hold the secret, in order; the first that participates is used.
+    secret_groups: Vec<usize>,
+    requires: Option<Regex>,
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        let rules: Vec<Rule> = rules::default_rules();
+        let anchors: Vec<Vec<String>> = rules.iter().map(|r| r.anchors.clone()).collect();
+        Engine {
+            prefilter: Prefilter::new(&anchors),
+            rules: rules
+                .into_iter()
+                .map(|rule| Compiled {
+                    rule,
+                    lazy: OnceLock::new(),
+                })
+                .collect(),
+        }
+    }
+
+    #[cfg(test)]
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.rules.iter().map(|c| &c.rule)
+    }
+
+    /// The secrets in `text`, disjoint and keyed by start.
+    pub fn spans(&self, text: &str) -> Spans {
+        let mut spans = BTreeMap::new();
+        self.scan(text, 0, &mut spans);
+        spans
+    }
+
+    fn scan(&self, text: &str, depth: u8, spans: &mut Spans) {
+        let protected = spans::marker_spans(text);
+        for index in self.prefilter.candidates(text) {
+            self.rules[index].find(index, text, &protected, spans);
+        }
+        if depth >= MAX_DEPTH {
+            return;
+        }
+        if let Some(view) = decode::json_unescape(text) {
+            self.scan_view(&view, depth, spans);
+        }
+        if let Some(view) = decode::percent_decode(text) {
+            self.scan_view(&view, depth, spans);
+        }
+        for (start, end) in decode::base64_runs(text) {
+            if spans::overlaps_span(spans, start, end) || spans::overlaps(&protected, start, end) {
+                continue;
+            }
+            let Some(decoded) = decode::base64_text(&text[start..end]) else {
+                continue;
+            };
+            let mut inner = BTreeMap::new();
+            self.scan(&decoded, depth + 1, &mut inner);
+            if let Some(strongest) = inner.values().min_by_key(|span| span.priority) {
+                let whole = Span {
+                    start,
+                    end,
+                    ..*strongest
+                };
+                spans::insert(spans, whole);
+            }
+        }
+    }
+
+    /// Scans a decoded view and maps what it finds back onto the original text.
+    fn scan_view(&self, view: &Decoded, depth: u8, spans: &mut Spans) {
+        let mut inner = BTreeMap::new();
+        self.scan(&view.text, depth + 1, &mut inner);
+        for span in inner.values() {
+            let (start, end) = view.original(span.start, span.end);
+            if start < end {
+                spans::insert(
+                    spans,
+                    Span {
+                        start,
+                        end,
+                        ..*span
+                    },
+                );
+            }
+        }
+    }
+
+    /// Compiles every rule now (tests; a process compiles rules as texts need them).
+    #[cfg(test)]
+    pub fn compile_all(&self) {
+        for compiled in &self.rules {
+            let _ = compiled.lazy();
+        }
+    }
+}
+
+impl Compiled {
+    /// Adds this rule's accepted secrets in `text` to `spans`.
+    fn find(&self, priority: usize, text: &str, protected: &[(usize, usize)], spans: &mut Spans) {
+        let lazy = self.lazy();
+        let bytes = text.as_bytes();
+        if lazy
+            .requires
+            .as_ref()
+            .is_some_and(|requires| !requires.is_match(bytes))
+        {
+            return;
+        }
+        let mut at = 0;
+        while at <= text.len() {
+            let Some(caps) = lazy.regex.captures_at(bytes, at) else {
+                break;
+            };
+            let whole = caps.get(0).expect("group 0 always participates");
+            let whole_start = spans::floor_boundary(text, whole.start());
+            let (start, end) = lazy
+                .secret_groups
+                .iter()
+                .find_map(|&group| caps.get(group))
+                .map_or((whole.start(), whole.end()), |m| (m.start(), m.end()));
+            let (mut start, end) = (
+                spans::floor_boundary(text, start),
+                spans::ceil_boundary(text, end),
+            );
+            // A whole-match secret may begin with the `\n` escape its boundary matched.
+            while ["\\n", "\\r", "\\t"]
+                .iter()
+                .any(|escape| text[start..end].starts_with(escape))
+            {
+                start += 2;
+            }
+            let name = caps.name("k").map(|m| {
+                (
+                    spans::floor_boundary(text, m.start()),
+                    spans::ceil_boundary(text, m.end()),
+                )
+            });
+            let accepted = self
+                .rule
+                .vet(name.map(|(s, e)| &text[s..e]), text, start, end)
+                // An existing marker is neither redacted again nor read as a key name
+                // (`[REDACTED:password] = x` is not a password assignment).
+                .filter(|&(s, e)| {
+                    !spans::overlaps(protected, s, e)
+                        && !name.is_some_and(|(s, e)| spans::overlaps(protected, s, e))
+                });
+            // Resume after an accepted secret. After a rejected one, resume one character
+            // before it, so a match may start inside it or use the character before it as its
+            // left edge (`-p$X/mysql -pY`, `key: .auth: y`). Never after the whole match: its
+            // trailing context (a quote, a newline) may lead the next match.
+            at = match accepted {
+                Some((_, e)) if e > at => e,
+                _ => spans::next_char_boundary(text, whole_start)
+                    .max(spans::prev_char_boundary(text, start)),
+            };
+            if let Some((start, end)) = accepted {
+                let kind = self.rule.kind;
+                spans::insert(
+                    spans,
+                    Span {
+                        start,
+                        end,
+                        kind,
+                        priority,
+                    },
+                );
+            }
+        }
+    }
+
+    fn lazy(&self) -> &Lazy {
+        self.lazy.get_or_init(|| {
+            let regex = build_bytes_regex(&self.rule.pattern);
+            let secret_groups = regex
+                .capture_names()
+                .enumerate()
+                .skip(1)
+                .filter(|(_, name)| *name != Some("k"))
+                .map(|(index, _)| index)
+                .collect();
+            let requires = self
+                .rule
+                .requires
+                .map(|pattern| build_bytes_regex(&rules::word_boundaries(pattern)));
+            Lazy {
+                regex,
+                secret_groups,
+                requires,
+            }
+        })
+    }
+}
+
+/// A rule's regex: bytes, ASCII-only classes, small caches.
+fn build_bytes_regex(pattern: &str) -> Regex {
+    // `every_rule_compiles` compiles each built-in pattern, so this cannot fail at run time.
+    RegexBuilder::new(pattern)
+        .unicode(false)
+        .size_limit(SIZE_LIMIT)
+        .dfa_size_limit(DFA_CACHE_BYTES)
+        .build()
+        .expect("the built-in redaction rule compiles")
+}
+
+/// A vetting helper's regex over `&str` (compiled once, on first use).
+pub(super) fn build_regex(pattern: &str) -> regex::Regex {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(SIZE_LIMIT)
+        .build()
+        .expect("the built-in redaction helper regex compiles")
+}
