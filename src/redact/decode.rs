@@ -136,6 +136,13 @@ fn unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
 pub(super) fn percent_decode(text: &str) -> Option<Decoded> {
     let bytes = text.as_bytes();
     let hex = |b: u8| char::from(b).to_digit(16);
+    let has_escape = memchr::memchr_iter(b'%', bytes).any(|at| {
+        bytes.get(at + 1).and_then(|&b| hex(b)).is_some()
+            && bytes.get(at + 2).and_then(|&b| hex(b)).is_some()
+    });
+    if !has_escape {
+        return None;
+    }
     let mut view = Builder::with_capacity(text.len());
     let mut i = 0;
     let mut changed = false;
@@ -206,14 +213,19 @@ pub(super) fn base64_text(run: &str) -> Option<String> {
             _ => 63, // `/` or `_`: the run holds nothing else
         }
     };
-    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    // Most runs are paths or identifiers: give up at the first byte that is no text.
+    let is_text_byte = |b: u8| b >= 0x20 && b != 0x7f || matches!(b, b'\n' | b'\r' | b'\t');
+    let mut out = Vec::new();
     for chunk in digits.chunks(4) {
         let n = chunk
             .iter()
             .enumerate()
             .fold(0u32, |acc, (k, &b)| acc | value(b) << (18 - 6 * k));
-        let produced = chunk.len() * 6 / 8;
-        out.extend_from_slice(&n.to_be_bytes()[1..=produced]);
+        let produced = &n.to_be_bytes()[1..=chunk.len() * 6 / 8];
+        if !produced.iter().all(|&b| is_text_byte(b)) {
+            return None;
+        }
+        out.extend_from_slice(produced);
     }
     let text = String::from_utf8(out).ok()?;
     let printable = text

@@ -7,12 +7,14 @@
 //!
 //! Not here: the rules themselves (`rules`), running them (`engine`).
 //!
-//! Cost: hot, one pass over every redacted text. The automaton is a contiguous NFA of a few
-//! hundred anchors (tens of KiB), built with the [`super::Redactor`].
+//! Cost: hot, one pass over every redacted text. The automaton is a DFA over a few hundred anchors
+//! (a few hundred KiB), built with the [`super::Redactor`].
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
+/// Most rules a prefilter serves (the candidate set is a fixed bitset).
+const MAX_RULES: usize = 512;
 /// Anchors shorter than this would make a rule run on almost every text.
 const MIN_ANCHOR_BYTES: usize = 2;
 
@@ -26,6 +28,10 @@ pub(super) struct Prefilter {
 impl Prefilter {
     /// Builds the automaton from each rule's anchors (`anchors[rule]`, lowercase).
     pub fn new(anchors: &[Vec<String>]) -> Prefilter {
+        assert!(
+            anchors.len() <= MAX_RULES,
+            "more rules than the prefilter's bitset holds"
+        );
         let mut patterns: Vec<String> = Vec::new();
         let mut rules_of: Vec<Vec<usize>> = Vec::new();
         for (rule, list) in anchors.iter().enumerate() {
@@ -42,7 +48,7 @@ impl Prefilter {
         let automaton = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .kind(Some(AhoCorasickKind::DFA))
             .build(&patterns)
             .expect("the redaction anchors build an automaton");
         Prefilter {
@@ -54,18 +60,20 @@ impl Prefilter {
 
     /// The rules that may match `text`, in priority order.
     pub fn candidates(&self, text: &str) -> Vec<usize> {
-        let mut hit = vec![false; self.rule_count];
+        let mut hit = [0u64; MAX_RULES / 64];
         let mut any = false;
         for found in self.automaton.find_overlapping_iter(text) {
             for &rule in &self.rules_of[found.pattern().as_usize()] {
-                hit[rule] = true;
+                hit[rule / 64] |= 1 << (rule % 64);
                 any = true;
             }
         }
         if !any {
             return Vec::new();
         }
-        (0..self.rule_count).filter(|&rule| hit[rule]).collect()
+        (0..self.rule_count)
+            .filter(|&rule| hit[rule / 64] & (1 << (rule % 64)) != 0)
+            .collect()
     }
 }
 

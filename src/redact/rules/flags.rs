@@ -120,6 +120,14 @@ pub(super) fn password_flags() -> Vec<Rule> {
                 r"\brabbitmqctl\b{SAME_COMMAND}[ \t](?:add_user|change_password)[ \t]+[^\s-][^\s]*{SPACED}"
             ),
         ),
+        // `echo X | docker login --password-stdin`, `| gh auth login --with-token`,
+        // `| passwd --stdin user`, `| chpasswd`: a secret piped to a command that reads it.
+        (
+            "password-stdin|with-token|stdin|chpasswd|passphrase-fd",
+            format!(
+                r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bchpasswd\b|--passphrase-fd[ \t]+0)"
+            ),
+        ),
         // `ConvertTo-SecureString "X" -AsPlainText`.
         (
             "convertto-securestring",

@@ -186,7 +186,7 @@ pub(super) fn token_formats() -> Vec<Rule> {
         prefixed("shippo_token", r"\bshippo_(?:live|test)_[a-fA-F0-9]{40}"),
         prefixed("intra42_secret", r"\bs-s4t2(?:ud|af)-[a-fA-F0-9]{64}"),
         // Messaging, marketing, productivity.
-        rule("sendgrid_api_key", r"\bSG\.[A-Za-z0-9=_.-]{66}"),
+        prefixed("sendgrid_api_key", r"\bSG\.[A-Za-z0-9=_.-]{66}"),
         prefixed(
             "sendinblue_api_key",
             r"\bx(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}",
@@ -226,7 +226,7 @@ pub(super) fn token_formats() -> Vec<Rule> {
             r#"\\?["']secret_key\\?["']\s*=>\s*\\?["'](sk_[^\s"'\\]{29})\\?["']"#,
         ),
         // Generic token shapes last among formats: a JWT may carry any of the above's claims.
-        rule(
+        prefixed(
             "jwt",
             r"\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*|\bZXlK[A-Za-z0-9+/]{40,}={0,2}",
         ),
