@@ -394,3 +394,69 @@ fn empty_and_marker_only_text_is_borrowed() {
         );
     }
 }
+
+#[test]
+fn label_values_holding_a_secret_become_the_fixed_marker() {
+    let token = format!("ghp_{}", fake(AN, 36));
+    let r = redactor();
+    for value in [
+        format!("mcp__x__send_{token}"),
+        format!("/tmp/{token}/out.log"),
+        format!("exec_{token}"),
+    ] {
+        assert_eq!(r.label_value(&value), super::REDACTED_LABEL, "{value}");
+        assert!(r.contains_secret(&value));
+    }
+    for value in [
+        "mcp__github__create_issue",
+        "Bash",
+        "toolu_01A2b3C4d5E6f7G8h9J0kLmN",
+        "exec_01HZX3K9M2N4P5Q6R7S8T9V0W1",
+        "/home/dev/project/src/main.rs",
+        "9fceb02d0ae598e95dc970b74767f19372d61af8",
+    ] {
+        assert_eq!(r.label_value(value), value);
+        assert!(!r.contains_secret(value));
+    }
+}
+
+#[test]
+fn excerpt_redacts_before_it_cuts() {
+    let token = format!("ghp_{}", fake(AN, 36));
+    let text = format!("deploy with {token} now");
+    let r = redactor();
+    let mut tally = BTreeMap::new();
+    // A cut inside the token: neither the token nor its first part may show.
+    for max in [14, 16, 20, 30] {
+        let out = r.excerpt(&text, max, &mut tally);
+        assert!(!out.contains("ghp_"), "{max}: {out}");
+        assert!(out.chars().count() <= max, "{max}: {out}");
+        assert!(
+            !out.contains("[REDACTED:gith"),
+            "a cut marker is dropped whole: {out}"
+        );
+    }
+    assert_eq!(tally["github_token"], 4);
+    let out = r.excerpt(&text, 100, &mut BTreeMap::new());
+    assert_eq!(out, "deploy with [REDACTED:github_token] now");
+    assert_eq!(r.excerpt(&text, 0, &mut BTreeMap::new()), "");
+    assert_eq!(r.excerpt("héllo wörld", 6, &mut BTreeMap::new()), "héllo…");
+}
+
+#[test]
+fn secrets_in_encodings_are_replaced_where_they_sit() {
+    let token = format!("ghp_{}", fake(AN, 36));
+    let pct: String = token.bytes().map(|b| format!("%{b:02X}")).collect();
+    let (out, tally) = run(&format!("open https://x.example.com/?t={pct}&page=2"));
+    assert_eq!(
+        out,
+        "open https://x.example.com/?t=[REDACTED:github_token]&page=2"
+    );
+    assert_eq!(tally["github_token"], 1);
+    let escaped: String = token
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let (out, _) = run(&format!(r#"{{"command":"echo {escaped}"}}"#));
+    assert_eq!(out, r#"{"command":"echo [REDACTED:github_token]"}"#);
+}

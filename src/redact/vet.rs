@@ -293,6 +293,7 @@ const BENIGN_NAME_SUFFIXES: &[&str] = &[
     "nextpagetoken", "paginationtoken", "continuationtoken", "cancellationtoken", "canceltoken",
     "synctoken", "resumetoken", "eostoken", "bostoken", "padtoken", "unktoken", "septoken",
     "clstoken", "masktoken", "maxtoken", "mintoken", "numtoken", "withcredentials",
+    "existingsecret", "secretname", "secretref", "secretkeyref", "secretarn", "secretid",
 ];
 
 /// Unquoted values that are type names, keywords or literals in code, not secrets.
@@ -386,7 +387,16 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
     if norm.ends_with("credentials") && matches!(value, "include" | "omit" | "same-origin") {
         return false;
     }
-    true
+    // The entropy gate of generic assignments: a value named only by `…_KEY` must look random,
+    // not like one word (`SIGNING_KEY=Production`, `SORT_KEY=Name`); and no named secret is
+    // one repeated character class run (`TOKEN=aaaaaaaaaaaa`, `SECRET=000000000000`).
+    let one_word = value.len() <= 16
+        && value.bytes().skip(1).all(|b| b.is_ascii_lowercase())
+        && value.bytes().all(|b| b.is_ascii_alphabetic());
+    if norm.ends_with("key") && one_word {
+        return false;
+    }
+    value.len() < 8 || entropy(value) >= 1.5
 }
 
 /// An unquoted value that reads as code: a type, call, index, member path or literal.

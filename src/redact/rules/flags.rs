@@ -128,6 +128,13 @@ pub(super) fn password_flags() -> Vec<Rule> {
                 r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bchpasswd\b|--passphrase-fd[ \t]+0)"
             ),
         ),
+        // `net use \\host\share /user:DOMAIN\user PASS` (not `/persistent:no`).
+        (
+            "net",
+            format!(
+                r#"\bnet[ \t]+use\b{SAME_COMMAND}[ \t]/user:[^\s]+[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#
+            ),
+        ),
         // `ConvertTo-SecureString "X" -AsPlainText`.
         (
             "convertto-securestring",

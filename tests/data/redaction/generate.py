@@ -155,6 +155,19 @@ FLAGS = [
     "java -Dspring.datasource.password={} -jar app.jar",
     "mvn deploy -Drepo.password={}",
     "echo '{}' | docker login -u ci --password-stdin ghcr.io && docker login -u ci -p {} ghcr.io",
+    "echo '{}' | passwd --stdin deploy",
+    "echo \"deploy:{}\" | chpasswd",
+    "printf '{}' | gh auth login --with-token",
+    "curl --proxy-user proxy:{} https://example.com",
+    "docker run -e POSTGRES_PASSWORD={} -d postgres:16",
+    "docker run -e MYSQL_ROOT_PASSWORD='{}' mysql:8",
+    "helm install db bitnami/postgresql --set auth.postgresPassword={}",
+    "DATABASE_URL=postgres://app:{}@db.internal:5432/app",
+    "stringData:\\n  password: {}\\n",
+    '{{"username":"admin","password":"{}"}}',
+    "net use \\\\fs01\\share /user:CORP\\alice {}",
+    "echo 'machine api.example.com login bot password {}' > ~/.netrc",
+    "Invoke-RestMethod -Uri $u -Credential (New-Object PSCredential('admin', (ConvertTo-SecureString '{}' -AsPlainText -Force)))",
 ]
 for t in FLAGS:
     s = pw()
@@ -174,6 +187,15 @@ GENERIC = [
     "docker run -e INTERNAL_TOKEN={} app",
     "config.secret_key_base = '{}'",
     "DJANGO_SECRET_KEY={}",
+    "NEXTAUTH_SECRET={}",
+    "GITHUB_CLIENT_SECRET={}",
+    "export MASTER_KEY={}",
+    "PRIVATE_KEY={}",
+    "ENCRYPTION_KEY: \"{}\"",
+    "SENTRY_AUTH_TOKEN={} sentry-cli releases new v1",
+    "HMAC_SIGNING_SECRET='{}' ./verify",
+    "terraform apply -var db_password={}",
+    "npm config set //registry.npmjs.org/:_authToken={}",
 ]
 for t in GENERIC:
     s = r(AN, 6) + "9" + r(AN, 25)
@@ -290,6 +312,20 @@ NEG = [
     "AKIAxxxx is the prefix of an access key id", "ghp_ is GitHub's prefix for classic tokens",
     "mcp__github__create_issue", "mcp__slack__post_message", "mcp__filesystem__read_file", "mcp__x__send_message",
     "WebFetch(https://docs.anthropic.com/en/docs/claude-code)", "Read(/home/dev/project/README.md)",
+    "PRIMARY_KEY=id", "SORT_KEY=created_at", "CACHE_KEY=v2", "NODE_ENV=production", "TOKEN_TTL=3600",
+    "SECRET_NAME=db-creds", "API_URL=https://api.example.com/v2", "PASSWORD_MIN_LENGTH=12", "KEY_PATH=/etc/ssl/private/server.key",
+    "AUTH_MODE=oauth", "export TOKEN_FILE=/run/secrets/token", "SECRET_ARN=arn:aws:secretsmanager:eu-west-1:123456789012:secret:db",
+    "echo \"$DB_PASSWORD\" | docker login -u ci --password-stdin", "cat ~/.token | gh auth login --with-token",
+    "passwd --stdin deploy < /run/secrets/pw", "docker run -e POSTGRES_PASSWORD_FILE=/run/secrets/pg postgres:16",
+    "helm install db bitnami/postgresql --set auth.existingSecret=db-creds", "DATABASE_URL=postgres://app@db.internal:5432/app",
+    "stringData:\\n  username: app\\n", "mysql --defaults-extra-file=~/.my.cnf -e 'select 1'",
+    "curl --netrc-file ~/.netrc https://api.example.com", "git config --global credential.helper store",
+    "aws configure set region eu-west-1", "az keyvault secret show --name db-password --vault-name kv-prod",
+    "vault kv get -field=password secret/db", "op read op://prod/db/password", "gh secret list -R acme/web",
+    "kubectl create secret generic db --from-file=password=./pw.txt", "sops -d secrets.enc.yaml > /dev/null",
+    "SIGNING_KEY=Production", "SORT_KEY=Name", "TOKEN=aaaaaaaaaaaaaaaa", "API_KEY=None", "SECRET=000000000000",
+    "echo cGF0aCB0byB0aGUgYnVpbGQgYXJ0aWZhY3Rz | base64 -d", "curl 'https://example.com/?q=%E2%9C%93%20ok&lang=de'",
+    '{"command":"echo \\u0068\\u0065\\u006c\\u006c\\u006f"}', "git log --format='%H %an %s' -5",
 ]
 neg.extend(NEG)
 # Word-ish negatives from a small grammar: tool, verb, path/host/id.
@@ -297,7 +333,7 @@ TOOLS = ["git", "npm", "cargo", "docker", "kubectl", "ls", "cat", "grep", "curl"
 VERBS = ["status", "build", "test", "run", "get", "apply", "diff", "list", "describe", "logs", "push", "pull", "init", "plan"]
 ARGS = ["src/main.rs", "./dist", "/tmp/out.log", "web", "api", "-n prod", "--dry-run", "-o json", "https://example.com/health",
         "origin main", "--verbose", "-v", "8080:80", "build.example.com", "README.md", "--since 1h", "HEAD~3", "-f values.yaml"]
-while len(neg) < 400:
+while len(neg) < 500:
     uid = "-".join(r(HEX, n) for n in (8, 4, 4, 4, 12))
     sha = r(HEX, 40)
     extra = rng.choice(["", f" {uid}", f" {sha}", f" toolu_01{r(AN, 22)}", f" # {rng.choice(VERBS)} done"])
