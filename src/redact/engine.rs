@@ -10,16 +10,19 @@
 //! output (`spans`).
 //!
 //! Cost: hot for the prefilter pass; a rule's regex runs only on texts holding its anchors.
-//! Regexes are byte-oriented and non-Unicode, each with a small lazy-DFA cache
+//! Regexes are byte-oriented and non-Unicode (`regex-automata`'s meta engine without the
+//! one-pass DFA and backtracker), each with a small lazy-DFA cache
 //! ([`DFA_CACHE_BYTES`]), so a process that redacts a few kinds of text compiles a few rules.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::meta::{self, Regex};
+use regex_automata::util::syntax;
+use regex_automata::{Input, PatternID};
 
 use super::decode::{self, Decoded};
-use super::prefilter::Prefilter;
+use super::prefilter::{derive_anchors, Prefilter};
 use super::rules::{self, Rule};
 use super::spans::{self, Span, Spans};
 
@@ -52,7 +55,11 @@ struct Lazy {
 
 impl Engine {
     pub fn new() -> Engine {
-        let rules: Vec<Rule> = rules::default_rules();
+        let mut rules: Vec<Rule> = rules::default_rules();
+        for rule in rules.iter_mut().filter(|r| r.anchors.is_empty()) {
+            // `every_rule_compiles_has_anchors_and_uses_ascii_classes` checks none is left empty.
+            rule.anchors = derive_anchors(&rule.pattern).unwrap_or_default();
+        }
         let anchors: Vec<Vec<String>> = rules.iter().map(|r| r.anchors.clone()).collect();
         Engine {
             prefilter: Prefilter::new(&anchors),
@@ -152,18 +159,20 @@ impl Compiled {
         {
             return;
         }
+        let mut caps = lazy.regex.create_captures();
         let mut at = 0;
         while at <= text.len() {
-            let Some(caps) = lazy.regex.captures_at(bytes, at) else {
+            lazy.regex
+                .search_captures(&Input::new(bytes).range(at..), &mut caps);
+            let Some(whole) = caps.get_match() else {
                 break;
             };
-            let whole = caps.get(0).expect("group 0 always participates");
             let whole_start = spans::floor_boundary(text, whole.start());
             let (start, end) = lazy
                 .secret_groups
                 .iter()
-                .find_map(|&group| caps.get(group))
-                .map_or((whole.start(), whole.end()), |m| (m.start(), m.end()));
+                .find_map(|&group| caps.get_group(group))
+                .map_or((whole.start(), whole.end()), |m| (m.start, m.end));
             let (mut start, end) = (
                 spans::floor_boundary(text, start),
                 spans::ceil_boundary(text, end),
@@ -175,10 +184,10 @@ impl Compiled {
             {
                 start += 2;
             }
-            let name = caps.name("k").map(|m| {
+            let name = caps.get_group_by_name("k").map(|m| {
                 (
-                    spans::floor_boundary(text, m.start()),
-                    spans::ceil_boundary(text, m.end()),
+                    spans::floor_boundary(text, m.start),
+                    spans::ceil_boundary(text, m.end),
                 )
             });
             let accepted = self
@@ -218,7 +227,8 @@ impl Compiled {
         self.lazy.get_or_init(|| {
             let regex = build_bytes_regex(&self.rule.pattern);
             let secret_groups = regex
-                .capture_names()
+                .group_info()
+                .pattern_names(PatternID::ZERO)
                 .enumerate()
                 .skip(1)
                 .filter(|(_, name)| *name != Some("k"))
@@ -237,14 +247,21 @@ impl Compiled {
     }
 }
 
-/// A rule's regex: bytes, ASCII-only classes, small caches.
+/// A rule's regex: bytes, ASCII-only classes, a lazy DFA with a small cache to find matches
+/// and the PikeVM to resolve their groups. The one-pass DFA and the backtracker are left out:
+/// on short texts they save little and cost memory and build time per rule.
 fn build_bytes_regex(pattern: &str) -> Regex {
-    // `every_rule_compiles` compiles each built-in pattern, so this cannot fail at run time.
-    RegexBuilder::new(pattern)
-        .unicode(false)
-        .size_limit(SIZE_LIMIT)
-        .dfa_size_limit(DFA_CACHE_BYTES)
-        .build()
+    // `every_rule_compiles…` compiles each built-in pattern, so this cannot fail at run time.
+    Regex::builder()
+        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .configure(
+            meta::Config::new()
+                .nfa_size_limit(Some(SIZE_LIMIT))
+                .hybrid_cache_capacity(DFA_CACHE_BYTES)
+                .onepass(false)
+                .backtrack(false),
+        )
+        .build(pattern)
         .expect("the built-in redaction rule compiles")
 }
 

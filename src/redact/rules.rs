@@ -16,7 +16,6 @@
 //! Not here: vetting matches (`vet`), running the rules (`engine`), choosing which rules run
 //! (`prefilter`, from each rule's anchors).
 
-use super::prefilter::derive_anchors;
 use super::vet::{accept, Check};
 
 mod flags;
@@ -35,9 +34,9 @@ pub(super) struct Rule {
     pub check: Check,
     /// A regex that must also match somewhere in the text for the rule to apply.
     pub requires: Option<&'static str>,
-    /// Literals (lowercase; matched ASCII case-insensitively) of which every match contains
-    /// at least one: the rule runs only on texts that hold one. Derived from the pattern
-    /// unless given.
+    /// Literals (lowercase; matched ASCII case-insensitively) of which the text must contain
+    /// at least one for the rule to run. Empty: derived from the pattern when the redactor is
+    /// built (not when kinds are listed, which must stay cheap).
     pub anchors: Vec<String>,
 }
 
@@ -86,7 +85,7 @@ fn rule(kind: &'static str, pattern: &str) -> Rule {
     let pattern = word_boundaries(pattern);
     Rule {
         kind,
-        anchors: derive_anchors(&pattern).unwrap_or_default(),
+        anchors: Vec::new(),
         pattern,
         check: Check::None,
         requires: None,
