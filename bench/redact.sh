@@ -6,7 +6,8 @@
 #
 # Environment (all optional):
 #   SEED=1                 generator seed
-#   RUNS=7                 repetitions per mode; the table shows the median and the best wall time
+#   RUNS=15                repetitions per binary and mode, interleaved; the table shows the
+#                          median and the best wall time, and the median peak RSS
 #   BENCH_DIR=/tmp/denials-bench   where the log lives (reused for the same size and seed)
 #   BENCH_SKIP_BUILD=1     use the binaries already built
 #   BEFORE=PATH            another denials-exporter binary (say, built from an older commit) to
@@ -19,7 +20,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SIZE=${1:-64M}
 SEED=${SEED:-1}
-RUNS=${RUNS:-7}
+RUNS=${RUNS:-15}
 BENCH_DIR=${BENCH_DIR:-${TMPDIR:-/tmp}/denials-bench}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 GEN=$TARGET_DIR/release/examples/gen-executor-log
@@ -44,32 +45,50 @@ AUDIT=$BENCH_DIR/redact-audit.jsonl
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# run BINARY MODE -> "median_wall best_wall median_rss_kib"
-run() {
-    local bin=$1 mode=$2 walls=() rsses=() i start end args=(replay)
-    [[ $mode == audit ]] && args+=(--audit-log "$AUDIT")
-    cat "$LOG" >/dev/null
-    for ((i = 0; i < RUNS; i++)); do
-        start=$(date +%s%N)
-        /usr/bin/time -f %M -o "$BENCH_DIR/redact.time" "$bin" "${args[@]}" "$LOG" >/dev/null
-        end=$(date +%s%N)
-        walls+=("$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.4f", (e - s) / 1e9 }')")
-        rsses+=("$(tail -n 1 "$BENCH_DIR/redact.time")")
-    done
-    echo "$(printf '%s\n' "${walls[@]}" | median) $(printf '%s\n' "${walls[@]}" | sort -g | head -1) $(printf '%s\n' "${rsses[@]}" | median)"
+# once BINARY MODE -> "wall_s rss_kib" for one run.
+once() {
+    local bin=$1 mode=$2 start end args=(replay)
+    if [[ $mode == audit ]]; then
+        rm -f "$AUDIT"
+        args+=(--audit-log "$AUDIT")
+    fi
+    start=$(date +%s%N)
+    /usr/bin/time -f %M -o "$BENCH_DIR/redact.time" "$bin" "${args[@]}" "$LOG" >/dev/null
+    end=$(date +%s%N)
+    echo "$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.4f", (e - s) / 1e9 }') $(tail -n 1 "$BENCH_DIR/redact.time")"
 }
+
+BINS=(${BEFORE:+"$BEFORE"} "$EXPORTER")
+# Runs are interleaved (each binary, plain then audit, RUNS times) so that load from other
+# processes falls on every column alike.
+declare -A WALLS RSSES
+cat "$LOG" >/dev/null
+for ((i = 0; i < RUNS; i++)); do
+    for bin in "${BINS[@]}"; do
+        for mode in plain audit; do
+            read -r w r <<<"$(once "$bin" "$mode")"
+            WALLS[$bin $mode]+="$w "
+            RSSES[$bin $mode]+="$r "
+        done
+    done
+done
+stat_of() { tr ' ' '\n' | grep . | "$@"; }
+best() { sort -g | head -1; }
 
 status=0
 echo "## Redaction footprint ($(nproc) cores, warm cache, $RUNS runs, $(awk -v b="$BYTES" 'BEGIN { printf "%.0f MiB", b / 1048576 }') log, seed $SEED)"
 echo
 echo "| binary | mode | median wall s | best wall s | MB/s (median) | peak RSS MiB | audit throughput vs plain |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
-for bin in ${BEFORE:+"$BEFORE"} "$EXPORTER"; do
-    read -r pw pb pr <<<"$(run "$bin" plain)"
-    read -r aw ab ar <<<"$(run "$bin" audit)"
+for bin in "${BINS[@]}"; do
+    pw=$(stat_of median <<<"${WALLS[$bin plain]}")
+    aw=$(stat_of median <<<"${WALLS[$bin audit]}")
+    ar=$(stat_of median <<<"${RSSES[$bin audit]}")
     name=$([[ $bin == "$EXPORTER" ]] && echo "this tree" || echo "before")
-    for row in "plain $pw $pb $pr" "audit $aw $ab $ar"; do
-        read -r mode w b r <<<"$row"
+    for mode in plain audit; do
+        w=$(stat_of median <<<"${WALLS[$bin $mode]}")
+        b=$(stat_of best <<<"${WALLS[$bin $mode]}")
+        r=$(stat_of median <<<"${RSSES[$bin $mode]}")
         ratio=$([[ $mode == audit ]] && awk -v p="$pw" -v a="$aw" 'BEGIN { printf "%.0f%%", 100 * p / a }' || echo "")
         printf '| %s | %s | %s | %s | %.1f | %.1f | %s |\n' "$name" "$mode" "$w" "$b" \
             "$(awk -v x="$BYTES" -v w="$w" 'BEGIN { print x / 1e6 / w }')" "$(awk -v k="$r" 'BEGIN { print k / 1024 }')" "$ratio"

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use regex_automata::meta::{self, Regex};
-use regex_automata::util::syntax;
+use regex_automata::util::{captures::Captures, syntax};
 use regex_automata::{Input, PatternID};
 
 use super::decode::{self, Decoded};
@@ -51,6 +51,7 @@ struct Lazy {
     /// Capture groups that hold the secret, in order; the first that participates is used.
     secret_groups: Vec<usize>,
     requires: Option<Regex>,
+    scope: Option<Regex>,
 }
 
 impl Engine {
@@ -159,11 +160,42 @@ impl Compiled {
         {
             return;
         }
+        let regions: Vec<(usize, usize)> = match &lazy.scope {
+            None => vec![(0, text.len())],
+            Some(scope) => scope
+                .find_iter(bytes)
+                .map(|m| (m.start(), m.end()))
+                .collect(),
+        };
         let mut caps = lazy.regex.create_captures();
-        let mut at = 0;
-        while at <= text.len() {
+        for (region_start, region_end) in regions {
+            self.find_in(
+                priority,
+                text,
+                (region_start, region_end),
+                &mut caps,
+                protected,
+                spans,
+            );
+        }
+    }
+
+    /// [`Compiled::find`] within one region: every match that starts and ends inside it.
+    fn find_in(
+        &self,
+        priority: usize,
+        text: &str,
+        (region_start, region_end): (usize, usize),
+        caps: &mut Captures,
+        protected: &[(usize, usize)],
+        spans: &mut Spans,
+    ) {
+        let lazy = self.lazy();
+        let bytes = text.as_bytes();
+        let mut at = region_start;
+        while at <= region_end {
             lazy.regex
-                .search_captures(&Input::new(bytes).range(at..), &mut caps);
+                .search_captures(&Input::new(bytes).range(at..region_end), caps);
             let Some(whole) = caps.get_match() else {
                 break;
             };
@@ -238,10 +270,12 @@ impl Compiled {
                 .rule
                 .requires
                 .map(|pattern| build_bytes_regex(&rules::word_boundaries(pattern)));
+            let scope = self.rule.scope.as_deref().map(build_bytes_regex);
             Lazy {
                 regex,
                 secret_groups,
                 requires,
+                scope,
             }
         })
     }

@@ -34,6 +34,10 @@ pub(super) struct Rule {
     pub check: Check,
     /// A regex that must also match somewhere in the text for the rule to apply.
     pub requires: Option<&'static str>,
+    /// Where the pattern may match: when set, `pattern` is searched (every match) only inside
+    /// each match of this regex, e.g. a flag grammar inside the command that names its tool,
+    /// so `snmpwalk -A X -X Y` yields both values.
+    pub scope: Option<String>,
     /// Literals (lowercase; matched ASCII case-insensitively) of which the text must contain
     /// at least one for the rule to run. Empty: derived from the pattern when the redactor is
     /// built (not when kinds are listed, which must stay cheap).
@@ -43,6 +47,11 @@ pub(super) struct Rule {
 impl Rule {
     fn check(mut self, check: Check) -> Rule {
         self.check = check;
+        self
+    }
+
+    fn scope(mut self, scope: &str) -> Rule {
+        self.scope = Some(word_boundaries(scope));
         self
     }
 
@@ -89,6 +98,7 @@ fn rule(kind: &'static str, pattern: &str) -> Rule {
         pattern,
         check: Check::None,
         requires: None,
+        scope: None,
     }
 }
 

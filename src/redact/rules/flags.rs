@@ -3,7 +3,9 @@
 //! with the user name (`htpasswd -b f user PASS`, `smbclient -U user%PASS`, `sqlplus u/PASS@db`).
 //!
 //! Owns the table of tools and flags. Every row becomes one rule whose anchors are the tool
-//! names, so a row runs only on texts that name its tool. Values may be bare, `'single'`,
+//! names, so a row runs only on texts that name its tool, and whose scope is the rest of the
+//! simple command after the tool name (up to a newline, `|`, `;` or `&`): every flag in it is
+//! read, so `snmpwalk -A X -X Y` gives up both. Values may be bare, `'single'`,
 //! `"double"` or `\"JSON-escaped\"` quoted; a spaced value never starts with `-` (that is the
 //! next flag: `mysql -p -h db` prompts).
 //!
@@ -56,22 +58,20 @@ const ROWS: &[(&str, &str, &str, Attach)] = &[
 ];
 
 fn row_rule(tools: &str, between: &str, flags: &str, attach: Attach) -> Rule {
-    let between = if between.is_empty() {
-        String::new()
-    } else {
-        format!("{SAME_COMMAND}{between}")
-    };
     let value = match attach {
         Attach::Spaced => SPACED.to_string(),
         Attach::Glued => GLUED.to_string(),
         Attach::Either => format!("(?:{SPACED}|[ \t]*{GLUED})"),
     };
-    rule(
-        "password",
-        &format!(r"\b(?:{tools})\b{between}{SAME_COMMAND}[ \t](?:{flags}){value}"),
-    )
-    .check(Check::Value)
-    .anchors(tools)
+    let between = if between.is_empty() {
+        String::new()
+    } else {
+        format!("{SAME_COMMAND}{between}")
+    };
+    rule("password", &format!(r"[ \t](?:{flags}){value}"))
+        .scope(&format!(r"\b(?:{tools})\b{between}[^\n|;&]*"))
+        .check(Check::Value)
+        .anchors(tools)
 }
 
 /// Password arguments of common command-line tools.
