@@ -234,6 +234,26 @@ pub(super) fn base64_text(run: &str) -> Option<String> {
     printable.then_some(text)
 }
 
+/// Whether a decoded base64 text is a `user:password` pair, the payload of HTTP Basic auth
+/// (`echo dXNlcjpwYXNz | base64 -d`, a `.dockerconfigjson` `auth`): one line, a short name
+/// without spaces, and a password of at least 6 characters that is not one lowercase word.
+pub(super) fn is_credential_pair(decoded: &str) -> bool {
+    let Some((user, password)) = decoded.trim_end_matches(['\n', '\r']).split_once(':') else {
+        return false;
+    };
+    (1..=64).contains(&user.len())
+        && !user.contains(char::is_whitespace)
+        && password.len() >= 6
+        && !password.contains(char::is_whitespace)
+        && !password.bytes().all(|b| b.is_ascii_lowercase())
+        && !password.starts_with("//")
+        // `host:5432/db`, `host:8080`: a port, not a password.
+        && !password
+            .split('/')
+            .next()
+            .is_some_and(|port| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +292,16 @@ mod tests {
         );
         assert!(base64_text("9fceb02d0ae598e95dc970b74767f19372d61af8").is_none());
         assert!(base64_text("home/user/projects/web/src").is_none());
+    }
+
+    #[test]
+    fn credential_pairs() {
+        assert!(is_credential_pair("deploy:Fake8x!9qz"));
+        assert!(is_credential_pair("ci:0123abcdEF\n"));
+        assert!(!is_credential_pair("https://example.com/path"));
+        assert!(!is_credential_pair("note: hello world"));
+        assert!(!is_credential_pair("key:value"));
+        assert!(!is_credential_pair("localhost:5432/app"));
+        assert!(!is_credential_pair("no pair here"));
     }
 }

@@ -109,15 +109,34 @@ impl Engine {
             };
             let mut inner = BTreeMap::new();
             self.scan(&decoded, depth + 1, &mut inner);
-            if let Some(strongest) = inner.values().min_by_key(|span| span.priority) {
-                let whole = Span {
+            let strongest = inner.values().min_by_key(|span| span.priority).copied();
+            let found = strongest.or_else(|| {
+                decode::is_credential_pair(&decoded).then_some(Span {
                     start,
                     end,
-                    ..*strongest
-                };
-                spans::insert(spans, whole);
+                    kind: "basic_auth",
+                    priority: self.priority_of("basic_auth"),
+                })
+            });
+            if let Some(found) = found {
+                spans::insert(
+                    spans,
+                    Span {
+                        start,
+                        end,
+                        ..found
+                    },
+                );
             }
         }
+    }
+
+    /// The priority of the first rule of `kind` (kinds found by a decoder rank with it).
+    fn priority_of(&self, kind: &str) -> usize {
+        self.rules
+            .iter()
+            .position(|c| c.rule.kind == kind)
+            .expect("a decoder's kind is a rule kind")
     }
 
     /// Scans a decoded view and maps what it finds back onto the original text.
