@@ -12,6 +12,8 @@
 #   BENCH_SKIP_BUILD=1     use the binaries already built
 #   BEFORE=PATH            another denials-exporter binary (say, built from an older commit) to
 #                          measure the same way, for a before/after table
+#   NOOP=PATH              a binary built with `Redactor::redact` returning its input unchanged:
+#                          separates what the audit stream itself costs from what redaction costs
 #
 # Budgets checked (exit 1 when missed): audit peak RSS <= 12 MiB; audit throughput >= 75% of
 # plain (median wall times). On a shared machine, wall times are noisy: raise RUNS.
@@ -58,7 +60,7 @@ once() {
     echo "$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.4f", (e - s) / 1e9 }') $(tail -n 1 "$BENCH_DIR/redact.time")"
 }
 
-BINS=(${BEFORE:+"$BEFORE"} "$EXPORTER")
+BINS=(${BEFORE:+"$BEFORE"} ${NOOP:+"$NOOP"} "$EXPORTER")
 # Runs are interleaved (each binary, plain then audit, RUNS times) so that load from other
 # processes falls on every column alike.
 declare -A WALLS RSSES
@@ -84,7 +86,11 @@ for bin in "${BINS[@]}"; do
     pw=$(stat_of median <<<"${WALLS[$bin plain]}")
     aw=$(stat_of median <<<"${WALLS[$bin audit]}")
     ar=$(stat_of median <<<"${RSSES[$bin audit]}")
-    name=$([[ $bin == "$EXPORTER" ]] && echo "this tree" || echo "before")
+    case $bin in
+        "$EXPORTER") name="this tree" ;;
+        "${NOOP:-}") name="no-op redactor" ;;
+        *) name="before" ;;
+    esac
     for mode in plain audit; do
         w=$(stat_of median <<<"${WALLS[$bin $mode]}")
         b=$(stat_of best <<<"${WALLS[$bin $mode]}")

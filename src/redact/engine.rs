@@ -30,7 +30,7 @@ use super::spans::{self, Span, Spans};
 const SIZE_LIMIT: usize = 16 << 20;
 /// Upper bound on one rule's lazy DFA cache (per searching thread). Texts are short (a command,
 /// a reason), so few states are ever built; a cache that fills is cleared and refilled.
-pub(super) const DFA_CACHE_BYTES: usize = 256 << 10;
+pub(super) const DFA_CACHE_BYTES: usize = 1 << 20;
 /// How many decodings deep a secret is looked for (JSON in base64 in a JSON string…).
 const MAX_DEPTH: u8 = 3;
 
@@ -312,7 +312,7 @@ fn build_bytes_regex(pattern: &str) -> Regex {
                 .nfa_size_limit(Some(SIZE_LIMIT))
                 .hybrid_cache_capacity(DFA_CACHE_BYTES)
                 .onepass(false)
-                .backtrack(false),
+                .backtrack(true),
         )
         .build(pattern)
         .expect("the built-in redaction rule compiles")

@@ -1,7 +1,13 @@
 //! Vets the matches of the rules: placeholders, code, prose, paths and ids are not secrets.
 //!
-//! Owns [`Check`] and the heuristics behind it. Not here: patterns (`rules`), replacing text
-//! (`engine`). Cost: cold, once per regex match.
+//! Owns [`Check`] and the heuristics behind it: placeholders (`$TOKEN`, `<password>`, `***`),
+//! code (`token: Token,`), prose, paths, UUIDs, commit SHAs, tool-use ids, and the entropy
+//! gates of generic assignments. A check only reads the text; it never changes what a rule
+//! matched beyond trimming a value's trailing `,`/`}`.
+//!
+//! Not here: patterns (`rules`), running them or replacing text (`engine`, `spans`).
+//!
+//! Cost: cold, once per regex match.
 
 use std::sync::OnceLock;
 

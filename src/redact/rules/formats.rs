@@ -1,6 +1,11 @@
 //! Secrets recognisable by their own format: a vendor prefix, a fixed length, a checksum shape.
 //!
-//! Not here: vetting (`super::super::vet`), secrets found by their place or name.
+//! Owns one rule per vendor family (gitleaks' formats). Tokens with a distinctive prefix are
+//! built with [`prefixed`] and need no word boundary (`send_ghp_…` is still a token); short or
+//! base64-like prefixes (`EAAA`, `AKCp`, `cmVmd`) keep theirs, since they occur inside blobs.
+//!
+//! Not here: values recognised by a key name or keyword (`keywords`, `named`), vetting beyond
+//! an entropy floor (`vet`).
 
 use super::{prefixed, rule, Rule, UUID};
 use crate::redact::vet::Check;

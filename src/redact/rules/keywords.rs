@@ -1,6 +1,8 @@
-//! gitleaks families recognisable only by a keyword naming the service before the value.
+//! gitleaks families recognisable only by a keyword naming the service before the value
+//! (`adafruit … = <32 chars>`): keyword, up to 20 name characters, an assignment, a value of
+//! the family's shape. A rule's anchors are its keywords.
 //!
-//! Not here: vetting (`super::super::vet`).
+//! Not here: formats recognisable alone (`formats`), vetting (`vet`).
 
 use super::{kw, Rule, UUID};
 

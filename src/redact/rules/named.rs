@@ -1,6 +1,9 @@
-//! Values whose key, flag or surrounding command names them as passwords or secrets.
+//! Values whose key or flag names them as passwords or secrets: `PGPASSWORD=…`, `--password=…`,
+//! `"api_key": "…"`, `<password>…</password>`, `- name: DB_PASSWORD / value: …`, Kubernetes
+//! Secret data, and gitleaks' generic rule (a key-ish name with a high-entropy value) last.
 //!
-//! Not here: vetting (`super::super::vet`).
+//! Not here: a particular tool's password flag (`flags`), vetting (`vet`: placeholders, code
+//! and prose are told apart there).
 
 use super::*;
 use crate::redact::vet::Check;

@@ -1,6 +1,7 @@
-//! Secrets found by where they sit: URLs, HTTP headers, command lines.
+//! Secrets found by where they sit: credentials in URLs and query strings, webhook URLs,
+//! `Authorization`/`X-…-Token` headers, cookies, `curl -u user:PASS`.
 //!
-//! Not here: vetting (`super::super::vet`).
+//! Not here: vetting (`vet`), values named by a key (`named`).
 
 use super::{rule, Rule};
 use crate::redact::vet::Check;
