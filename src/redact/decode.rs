@@ -235,14 +235,16 @@ pub(super) fn base64_text(run: &str) -> Option<String> {
 }
 
 /// Whether a decoded base64 text is a `user:password` pair, the payload of HTTP Basic auth
-/// (`echo dXNlcjpwYXNz | base64 -d`, a `.dockerconfigjson` `auth`): one line, a short name
-/// without spaces, and a password of at least 6 characters that is not one lowercase word.
+/// (`echo dXNlcjpwYXNz | base64 -d`, a `.dockerconfigjson` `auth`): one line, a user name
+/// (letters, digits, `._-@+\`; not `{"alg"` of a JWT header), and a password of at least 6 characters that is not one lowercase word.
 pub(super) fn is_credential_pair(decoded: &str) -> bool {
     let Some((user, password)) = decoded.trim_end_matches(['\n', '\r']).split_once(':') else {
         return false;
     };
     (1..=64).contains(&user.len())
-        && !user.contains(char::is_whitespace)
+        && user
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'@' | b'+' | b'\\'))
         && password.len() >= 6
         && !password.contains(char::is_whitespace)
         && !password.bytes().all(|b| b.is_ascii_lowercase())
@@ -302,6 +304,7 @@ mod tests {
         assert!(!is_credential_pair("note: hello world"));
         assert!(!is_credential_pair("key:value"));
         assert!(!is_credential_pair("localhost:5432/app"));
+        assert!(!is_credential_pair(r#"{"alg":"HS256","typ":"JWT"}"#));
         assert!(!is_credential_pair("no pair here"));
     }
 }

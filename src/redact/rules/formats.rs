@@ -233,7 +233,12 @@ pub(super) fn token_formats() -> Vec<Rule> {
         // Generic token shapes last among formats: a JWT may carry any of the above's claims.
         prefixed(
             "jwt",
-            r"\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*|\bZXlK[A-Za-z0-9+/]{40,}={0,2}",
+            concat!(
+                r"\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*",
+                // A JSON header (`{"alg"…`, `{"typ"…`) and two more segments, whatever the payload.
+                r"|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
+                r"|\bZXlK[A-Za-z0-9+/]{40,}={0,2}",
+            ),
         ),
     ]
 }

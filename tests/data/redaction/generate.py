@@ -57,6 +57,7 @@ TOKENS = {
     "vault": lambda: "hvs." + fake(URL, 90),
     "linear": lambda: "lin_api_" + fake(AN, 40),
     "jwt": lambda: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJGQUtFIn0." + r(URL, 43),
+    "jws_opaque_payload": lambda: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + fake(AN, 40) + "." + r(URL, 43),
 }
 
 pos = []
