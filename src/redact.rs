@@ -6,8 +6,8 @@
 //! like (token formats, keyword families, places, password flags of CLI tools, named values),
 //! `vet` decides whether a match is a secret (placeholders, code and prose are not),
 //! `prefilter` picks the rules whose anchors occur in a text, `engine` runs them over the text
-//! and over its decoded views (`decode`: JSON escapes, percent-encoding, base64), and `spans`
-//! merges the finds and writes the markers.
+//! and over its decoded views (`decode`: JSON escapes, percent-encoding, base64), `spans`
+//! merges the finds and writes the markers, and `memo` remembers recent clean texts per thread.
 //!
 //! Owns the closed set of kind names, which are Prometheus label values, and the label policy
 //! ([`Redactor::label_value`]): a label value holding a secret becomes [`REDACTED_LABEL`].
@@ -30,6 +30,7 @@ use std::sync::OnceLock;
 
 mod decode;
 mod engine;
+mod memo;
 mod prefilter;
 mod rules;
 mod spans;
@@ -65,12 +66,25 @@ impl Redactor {
     /// Returns `text` with every secret replaced by `[REDACTED:<kind>]`, borrowing when nothing matched.
     /// For each replacement, `*tally.entry(kind.to_string()).or_insert(0) += 1`.
     pub fn redact<'a>(&self, text: &'a str, tally: &mut BTreeMap<String, u64>) -> Cow<'a, str> {
-        spans::apply(text, &self.engine.spans(text), tally)
+        spans::apply(text, &self.spans(text), tally)
     }
 
     /// Returns true if and only if `text` holds a secret that [`Redactor::redact`] would replace.
     pub fn contains_secret(&self, text: &str) -> bool {
-        !self.engine.spans(text).is_empty()
+        !self.spans(text).is_empty()
+    }
+
+    /// The secrets in `text`; a text this thread recently found clean is not scanned again.
+    fn spans(&self, text: &str) -> spans::Spans {
+        let owner = self as *const Redactor as usize;
+        if memo::is_known_clean(owner, text) {
+            return spans::Spans::new();
+        }
+        let found = self.engine.spans(text);
+        if found.is_empty() {
+            memo::remember_clean(owner, text);
+        }
+        found
     }
 
     /// The label policy: `value` itself, or [`REDACTED_LABEL`] when it holds a secret anywhere
