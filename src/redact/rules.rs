@@ -72,8 +72,7 @@ impl Rule {
                 w[..end].to_ascii_lowercase()
             })
             .collect();
-        self.anchors.sort();
-        self.anchors.dedup();
+        super::prefilter::minimise(&mut self.anchors);
         self
     }
 
