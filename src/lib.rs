@@ -21,7 +21,7 @@ pub(crate) mod input;
 pub mod logging;
 pub(crate) mod output;
 pub(crate) mod pipeline;
-pub(crate) mod redact;
+pub mod redact;
 pub mod replay;
 pub mod run;
 pub(crate) mod signal;

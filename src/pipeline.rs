@@ -279,8 +279,7 @@ impl Pipeline {
         );
         if bad && source.logged.insert(outcome) {
             // Redacted whole, then cut: a token that straddles the cut never shows in part.
-            let excerpt = self.accountant.redact(&String::from_utf8_lossy(line));
-            let excerpt = decode::truncate_chars(&excerpt, 120);
+            let excerpt = self.accountant.excerpt(&String::from_utf8_lossy(line), 120);
             warn!(
                 path = %source.path,
                 outcome = outcome.as_str(),

@@ -86,7 +86,7 @@ pub const OTHER: &str = "other";
 /// Label value for anything that fails validation.
 pub const INVALID: &str = "invalid";
 /// Label value for anything that holds a secret (never the secret, never a hash of it).
-pub const REDACTED: &str = "redacted";
+pub const REDACTED: &str = crate::redact::REDACTED_LABEL;
 /// Longest accepted label value, in bytes.
 pub const MAX_LABEL_BYTES: usize = 128;
 

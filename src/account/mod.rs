@@ -114,6 +114,12 @@ impl Accountant {
             .into_owned()
     }
 
+    /// Redacts `text` and then cuts it to `max_chars`, tallying like [`Accountant::redact`].
+    pub fn excerpt(&mut self, text: &str, max_chars: usize) -> String {
+        let redactor = *self.redactor.get_or_init(shared_redactor);
+        redactor.excerpt(text, max_chars, &mut self.state.metrics.redactions)
+    }
+
     /// Adds a batch of bytes and lines read (once per chunk, not per line).
     pub fn add_read(&mut self, bytes: u64, lines: u64) {
         self.state.metrics.read_bytes += bytes;
@@ -479,8 +485,7 @@ impl Accountant {
         if !self.auditing {
             return; // nobody reads audit records: skip building (and redacting) them
         }
-        let mut text =
-            |s: Option<&str>| s.map(|s| decode::truncate_chars(&self.redact(s), AUDIT_TEXT_CHARS));
+        let mut text = |s: Option<&str>| s.map(|s| self.excerpt(s, AUDIT_TEXT_CHARS));
         let record = AuditRecord {
             time: decode::time::format_rfc3339(input.time.unwrap_or_else(wall_now)),
             tool: text(Some(input.tool)).unwrap_or_default(),
@@ -560,20 +565,12 @@ fn admit(
 /// Whether `text` holds a secret the redactor would replace: the label policy (a tool name,
 /// workflow, model or path that holds one is replaced whole by `redacted`).
 pub(crate) fn holds_secret(text: &str) -> bool {
-    let mut tally = Default::default();
-    matches!(
-        shared_redactor().redact(text, &mut tally),
-        std::borrow::Cow::Owned(_)
-    )
+    shared_redactor().contains_secret(text)
 }
 
 /// `value`, or `redacted` when it holds a secret.
 pub(crate) fn label_value(value: &str) -> &str {
-    if holds_secret(value) {
-        labels::REDACTED
-    } else {
-        value
-    }
+    shared_redactor().label_value(value)
 }
 
 fn denial_key(tool: &str, workflow: &str, reason: Reason) -> DenialKey {

@@ -93,11 +93,13 @@ fn increases(seen: &mut SeenModels, cumulative: &ModelUsage) -> Vec<(String, Mod
     cumulative
         .iter()
         .map(|(model, spend)| {
+            // Kept per execution in the state file: a model name that holds a secret is not.
+            let model = &super::label_value(model).to_string();
             let now = as_array(spend);
             let before = seen.get(model).copied().unwrap_or_default();
             let step: [f64; 5] = std::array::from_fn(|i| increase(before[i], now[i]));
             remember(seen, model, now);
-            (model.clone(), as_series(step))
+            (model.to_string(), as_series(step))
         })
         .collect()
 }
@@ -108,10 +110,11 @@ fn add_delta(seen: &mut SeenModels, delta: &ModelUsage) -> Vec<(String, ModelSer
     delta
         .iter()
         .map(|(model, spend)| {
+            let model = &super::label_value(model).to_string();
             let step = as_array(spend);
             let before = seen.get(model).copied().unwrap_or_default();
             remember(seen, model, std::array::from_fn(|i| before[i] + step[i]));
-            (model.clone(), as_series(step))
+            (model.to_string(), as_series(step))
         })
         .collect()
 }

@@ -1,0 +1,149 @@
+//! Picks, for a text, the rules that can match it: one Aho-Corasick pass (ASCII
+//! case-insensitive) over every rule's anchors, the literals each of its matches must contain.
+//!
+//! Owns the anchors: derived from a rule's pattern (its prefix or suffix literals) unless the
+//! rule names them. A rule's regex runs only when one of its anchors occurs, and is compiled
+//! only then, so ordinary text costs one automaton pass and no regex at all.
+//!
+//! Not here: the rules themselves (`rules`), running them (`engine`).
+//!
+//! Cost: hot, one pass over every redacted text. The automaton is a contiguous NFA over a few hundred
+//! anchors (tens of KiB; a DFA would be faster on long texts but adds about 1 MiB of heap),
+//! built with the [`super::Redactor`].
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
+
+/// Most rules a prefilter serves (the candidate set is a fixed bitset).
+const MAX_RULES: usize = 512;
+/// Anchors shorter than this would make a rule run on almost every text.
+const MIN_ANCHOR_BYTES: usize = 2;
+
+pub(super) struct Prefilter {
+    automaton: AhoCorasick,
+    /// For each anchor (automaton pattern), the rules that need it.
+    rules_of: Vec<Vec<usize>>,
+    rule_count: usize,
+}
+
+impl Prefilter {
+    /// Builds the automaton from each rule's anchors (`anchors[rule]`, lowercase).
+    pub fn new(anchors: &[Vec<String>]) -> Prefilter {
+        assert!(
+            anchors.len() <= MAX_RULES,
+            "more rules than the prefilter's bitset holds"
+        );
+        let mut patterns: Vec<String> = Vec::new();
+        let mut rules_of: Vec<Vec<usize>> = Vec::new();
+        for (rule, list) in anchors.iter().enumerate() {
+            for anchor in list {
+                match patterns.iter().position(|p| p == anchor) {
+                    Some(at) => rules_of[at].push(rule),
+                    None => {
+                        patterns.push(anchor.clone());
+                        rules_of.push(vec![rule]);
+                    }
+                }
+            }
+        }
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(&patterns)
+            .expect("the redaction anchors build an automaton");
+        Prefilter {
+            automaton,
+            rules_of,
+            rule_count: anchors.len(),
+        }
+    }
+
+    /// The rules that may match `text`, in priority order.
+    pub fn candidates(&self, text: &str) -> Vec<usize> {
+        let mut hit = [0u64; MAX_RULES / 64];
+        let mut any = false;
+        for found in self.automaton.find_overlapping_iter(text) {
+            for &rule in &self.rules_of[found.pattern().as_usize()] {
+                hit[rule / 64] |= 1 << (rule % 64);
+                any = true;
+            }
+        }
+        if !any {
+            return Vec::new();
+        }
+        (0..self.rule_count)
+            .filter(|&rule| hit[rule / 64] & (1 << (rule % 64)) != 0)
+            .collect()
+    }
+}
+
+/// The literals every match of `pattern` contains: its prefix literals, else its suffix
+/// literals, lowercased and deduplicated; `None` when neither set is finite and long enough.
+pub(super) fn derive_anchors(pattern: &str) -> Option<Vec<String>> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .ok()?;
+    [ExtractKind::Prefix, ExtractKind::Suffix]
+        .into_iter()
+        .find_map(|kind| {
+            let seq = Extractor::new().kind(kind).extract(&hir);
+            let literals = seq.literals()?;
+            let mut anchors: Vec<String> = literals
+                .iter()
+                .map(|lit| String::from_utf8_lossy(lit.as_bytes()).to_ascii_lowercase())
+                .collect();
+            minimise(&mut anchors);
+            let usable =
+                !anchors.is_empty() && anchors.iter().all(|a| a.trim().len() >= MIN_ANCHOR_BYTES);
+            usable.then_some(anchors)
+        })
+}
+
+/// Sorts and dedups `anchors`, and drops every anchor that contains another: a text holding
+/// the longer one holds the shorter, so the set still picks the rule (`\nghp_` goes, `ghp_`
+/// stays). Fewer patterns make a smaller automaton that is quicker to build and to run.
+pub(super) fn minimise(anchors: &mut Vec<String>) {
+    anchors.sort();
+    anchors.dedup();
+    let all = anchors.clone();
+    anchors.retain(|a| !all.iter().any(|b| b != a && a.contains(b.as_str())));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_come_from_prefixes_or_suffixes() {
+        let mut got = derive_anchors(r"(?:ghp|gho)_[A-Za-z0-9]{36}").unwrap();
+        got.sort();
+        assert_eq!(got, vec!["gho_", "ghp_"]);
+        assert_eq!(
+            derive_anchors(r"[a-f0-9]{32}-us[0-9]").is_none(),
+            derive_anchors(r"[a-f0-9]{32}-us").is_none()
+        );
+        assert!(derive_anchors(r"[a-z]+").is_none());
+    }
+
+    #[test]
+    fn anchors_that_contain_another_are_dropped() {
+        let mut anchors = vec![
+            "\\nghp_".to_string(),
+            "ghp_".into(),
+            "gho_".into(),
+            "ghp_".into(),
+        ];
+        minimise(&mut anchors);
+        assert_eq!(anchors, vec!["gho_", "ghp_"]);
+    }
+
+    #[test]
+    fn candidates_are_the_rules_whose_anchors_occur() {
+        let p = Prefilter::new(&[vec!["ghp_".into()], vec!["akia".into(), "asia".into()]]);
+        assert_eq!(p.candidates("x GHP_y"), vec![0]);
+        assert_eq!(p.candidates("asia ghp_"), vec![0, 1]);
+        assert!(p.candidates("nothing").is_empty());
+    }
+}

@@ -1,0 +1,154 @@
+//! Passwords given to command-line tools as arguments: a grammar of (tool, flag, how the value
+//! is attached) rows, plus the few tools whose password is positional or shares an argument
+//! with the user name (`htpasswd -b f user PASS`, `smbclient -U user%PASS`, `sqlplus u/PASS@db`).
+//!
+//! Owns the table of tools and flags. Every row becomes one rule whose anchors are the tool
+//! names, so a row runs only on texts that name its tool, and whose scope is the rest of the
+//! simple command after the tool name (up to a newline, `|`, `;` or `&`): every flag in it is
+//! read, so `snmpwalk -A X -X Y` gives up both. Values may be bare, `'single'`,
+//! `"double"` or `\"JSON-escaped\"` quoted; a spaced value never starts with `-` (that is the
+//! next flag: `mysql -p -h db` prompts).
+//!
+//! Not here: `--password=…`, `--token …` and `PGPASSWORD=…` style names (`named`, which reads
+//! any flag or variable whose name says password or secret); `curl -u` (`places`).
+
+use super::{rule, Rule};
+use crate::redact::vet::Check;
+
+/// A value after a space: quoted, or bare and not starting with `-`.
+const SPACED: &str = r#"[ \t]+(?:"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\\+"([^"\\\n]+)\\+"|([^\s"'\x60;&|<>\\-][^\s"'\x60;&|<>\\]*))"#;
+/// A value glued to its flag (`-pSECRET`, `-p'SECRET'`).
+const GLUED: &str =
+    r#"(?:"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\\+"([^"\\\n]+)\\+"|([^\s"'\x60;&|<>\\]+))"#;
+/// The rest of the same simple command, lazily: no newline, pipe, `;` or `&`.
+const SAME_COMMAND: &str = r#"(?:'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\n|;&'"])*?"#;
+/// The rest of one command: up to a separator (`|`, `;`, `&`, a newline) outside quotes, so a
+/// quoted password holding `&` or `;` stays inside the command it was given to.
+const REST_OF_COMMAND: &str = r#"(?:'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\n|;&'"])*"#;
+
+/// How a row's value follows its flag.
+#[derive(Clone, Copy)]
+enum Attach {
+    Spaced,
+    Glued,
+    Either,
+}
+
+/// (tools, words between tool and flag, flags, attach). Tools and flags are regex alternations.
+#[rustfmt::skip]
+const ROWS: &[(&str, &str, &str, Attach)] = &[
+    ("mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mysqlbinlog|mysqlslap|mariadb|mariadb-dump", "", "-p", Attach::Glued),
+    ("sshpass", "", "-p", Attach::Either),
+    ("docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|cosign|regctl|az|cf", r"\blogin\b", "-p|--password", Attach::Spaced),
+    ("redis-cli|keydb-cli", "", "-a|--pass|--askpass", Attach::Spaced),
+    ("mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop|mongofiles", "", "-p", Attach::Spaced),
+    ("sqlcmd|bcp|osql|isql|mssql-cli", "", "-P", Attach::Spaced),
+    ("openssl", "", "-k", Attach::Spaced),
+    ("zip|unzip|zipcloak|funzip", "", "-P|--password", Attach::Spaced),
+    ("7z|7za|7zr", "", "-p", Attach::Glued),
+    ("ssh-keygen", "", "-N|-P", Attach::Spaced),
+    ("ldapsearch|ldapmodify|ldapadd|ldapdelete|ldappasswd|ldapwhoami|ldapcompare|ldapmodrdn|ldapexop", "", "-w", Attach::Spaced),
+    ("mosquitto_pub|mosquitto_sub|mosquitto_rr", "", "-P", Attach::Spaced),
+    ("influx", "", "-password", Attach::Spaced),
+    ("cqlsh", "", "-p", Attach::Spaced),
+    ("ipmitool", "", "-P", Attach::Spaced),
+    ("pscp|plink|psftp|putty", "", "-pw", Attach::Spaced),
+    ("psexec|PsExec|psexec64", "", "-p", Attach::Spaced),
+    ("snmpwalk|snmpget|snmpset|snmpbulkwalk|snmpbulkget|snmptrap", "", "-A|-X", Attach::Spaced),
+    ("xfreerdp|wlfreerdp|sdl-freerdp", "", "/p:", Attach::Glued),
+    ("curl", "", "--oauth2-bearer", Attach::Spaced),
+    ("vncpasswd|x11vnc", "", "-passwd|-storepasswd", Attach::Spaced),
+];
+
+fn row_rule(tools: &str, between: &str, flags: &str, attach: Attach) -> Rule {
+    let value = match attach {
+        Attach::Spaced => SPACED.to_string(),
+        Attach::Glued => GLUED.to_string(),
+        Attach::Either => format!("(?:{SPACED}|[ \t]*{GLUED})"),
+    };
+    let between = if between.is_empty() {
+        String::new()
+    } else {
+        format!("{SAME_COMMAND}{between}")
+    };
+    rule("password", &format!(r"[ \t](?:{flags}){value}"))
+        .scope(&format!(r"\b(?:{tools})\b{between}{REST_OF_COMMAND}"))
+        .check(Check::Value)
+        .anchors(tools)
+}
+
+/// Password arguments of common command-line tools.
+pub(super) fn password_flags() -> Vec<Rule> {
+    let mut rules: Vec<Rule> = ROWS
+        .iter()
+        .map(|&(tools, between, flags, attach)| row_rule(tools, between, flags, attach))
+        .collect();
+    let q = r#"['"]?"#;
+    let special = [
+        // `openssl … -passin pass:X`, `-passout pass:X`, `-pass pass:X`.
+        (
+            "pass:",
+            format!(r"[ \t]-pass(?:in|out)?[ \t]+{q}pass:([^\s'\x60;&|<>\\]+)"),
+        ),
+        // `htpasswd -b[c] [file] user PASS` (`-nb user PASS` has no file).
+        (
+            "htpasswd",
+            format!(
+                r"\bhtpasswd\b{SAME_COMMAND}[ \t]-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*(?:[ \t]+[^\s-][^\s]*)?[ \t]+[^\s-][^\s]*{SPACED}"
+            ),
+        ),
+        // `smbclient -U user%PASS`, `--user=user%PASS`.
+        (
+            "smbclient|rpcclient|smbmap|smbcacls|smbget",
+            format!(
+                r"\b(?:smbclient|rpcclient|smbmap|smbcacls|smbget)\b{SAME_COMMAND}[ \t](?:-U|--user(?:name)?)(?:=|[ \t]+){q}[^\s%'\x22]+%([^\s'\x22]+)"
+            ),
+        ),
+        // `lftp -u user,PASS host`.
+        (
+            "lftp",
+            format!(r"\blftp\b{SAME_COMMAND}[ \t]-u[ \t]+{q}[^\s,'\x22]+,([^\s'\x22]+)"),
+        ),
+        // `sqlplus user/PASS@db`.
+        (
+            "sqlplus",
+            format!(
+                r"\bsqlplus\b{SAME_COMMAND}[ \t]{q}[A-Za-z0-9_$#]+/([^\s@'\x22/]+)(?:@|[ \t'\x22]|$)"
+            ),
+        ),
+        // `rabbitmqctl add_user USER PASS`, `change_password USER PASS`.
+        (
+            "rabbitmqctl",
+            format!(
+                r"\brabbitmqctl\b{SAME_COMMAND}[ \t](?:add_user|change_password)[ \t]+[^\s-][^\s]*{SPACED}"
+            ),
+        ),
+        // `echo X | docker login --password-stdin`, `| gh auth login --with-token`,
+        // `| passwd --stdin user`, `| chpasswd`: a secret piped to a command that reads it.
+        (
+            "password-stdin|with-token|stdin|chpasswd|passphrase-fd",
+            format!(
+                r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bchpasswd\b|--passphrase-fd[ \t]+0)"
+            ),
+        ),
+        // `net use \\host\share /user:DOMAIN\user PASS` (not `/persistent:no`).
+        (
+            "net",
+            format!(
+                r#"\bnet[ \t]+use\b{SAME_COMMAND}[ \t]/user:[^\s]+[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#
+            ),
+        ),
+        // `ConvertTo-SecureString "X" -AsPlainText`.
+        (
+            "convertto-securestring",
+            r#"(?i-u:\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(?:"([^"\n]+)"|'([^'\n]+)')"#
+                .to_string(),
+        ),
+    ];
+    rules.extend(special.into_iter().map(|(tools, pattern)| {
+        rule("password", &pattern)
+            .check(Check::Value)
+            .anchors(tools)
+    }));
+    rules
+}

@@ -1,0 +1,85 @@
+//! Values whose key or flag names them as passwords or secrets: `PGPASSWORD=…`, `--password=…`,
+//! `"api_key": "…"`, `<password>…</password>`, `- name: DB_PASSWORD / value: …`, Kubernetes
+//! Secret data, and gitleaks' generic rule (a key-ish name with a high-entropy value) last.
+//!
+//! Not here: a particular tool's password flag (`flags`), vetting (`vet`: placeholders, code
+//! and prose are told apart there).
+
+use super::*;
+use crate::redact::vet::Check;
+
+/// Values whose key, flag or surrounding command names them as passwords or secrets.
+pub(super) fn named_values() -> Vec<Rule> {
+    vec![
+        // ~/.pgpass: `host:port:database:user:password`.
+        rule(
+            "password",
+            r#"\b[A-Za-z0-9_.*-]+:(?:[0-9]+|\*):[A-Za-z0-9_.*-]+:[A-Za-z0-9_.*-]+:([^\s:"'\\]+)"#,
+        )
+        .anchors("pgpass")
+        .check(Check::Value)
+        .requires(r"\.pgpass\b|PGPASSFILE"),
+        // .netrc: `machine host login user password secret`.
+        rule(
+            "password",
+            r#"\blogin(?:\s|\\[nt])+[^\s\\]+(?:\s|\\[nt])+password(?:\s|\\[nt])+([^\s"'\\]+)"#,
+        )
+        .check(Check::Value),
+        // NuGet.Config `<add key="ClearTextPassword" value="…" />`.
+        rule(
+            "password",
+            r#"(?i-u:<add\s+key=\\?"(?:ClearText)?Password\\?"\s+value=\\?")([^"\\]+)\\?""#,
+        )
+        .anchors("password")
+        .check(Check::Value),
+        // `git config --global x.token VALUE`, `npm config set //host/:_authToken VALUE`,
+        // `gh secret set NAME --body VALUE`: a secret given as a separate argument.
+        rule(
+            "named_secret",
+            &format!(
+                concat!(
+                    r"(?i-u:\b(?:config(?::set)?|configure[ \t]+set)\b)[^\n|;&]*?[ \t]",
+                    r"(?P<k>[A-Za-z0-9_./:@-]*(?i-u:password|passwd|token|secret|api[_.-]?key|authtoken|_auth))[ \t]+",
+                    r"(?:{q}|{b})",
+                    r"|\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:-b|--body)(?:=|[ \t]+)(?:{q}|{b})",
+                ),
+                q = QUOTED,
+                b = BARE_FLAG,
+            ),
+        )
+        .check(Check::Named),
+        // SQL: `CREATE ROLE app WITH LOGIN PASSWORD 'x'`, `IDENTIFIED BY 'x'`.
+        rule(
+            "password",
+            r"(?i-u:\b(?:identified[ \t]+by|password))[ \t]+'([^'\n]+)'",
+        )
+        .check(Check::Value),
+        xml_element("password", WORDS_PASSWORD),
+        xml_element("named_secret", WORDS_SECRET),
+        name_value_pair("password", WORDS_PASSWORD),
+        name_value_pair("named_secret", WORDS_SECRET),
+        named_flag("password", NAME_PASSWORD, WORDS_PASSWORD),
+        named_assignment("password", NAME_PASSWORD, WORDS_PASSWORD),
+        named_flag("named_secret", NAME_SECRET, WORDS_SECRET),
+        named_assignment("named_secret", NAME_SECRET, WORDS_SECRET),
+        // Data values of a Kubernetes Secret manifest (base64), one per line.
+        rule(
+            "kubernetes_secret",
+            r#"(?:(?m:^)|\\n)[ \t]+[A-Za-z0-9_.-]+:[ \t]*["']?([A-Za-z0-9+/]{6,}={0,3})["']?[ \t]*(?:(?m:$)|\\[nr])"#,
+        )
+        .anchors("secret")
+        .check(Check::KubeData)
+        .requires(r#"kind:[ \t]*["']?Secret\b"#),
+        // gitleaks generic-api-key: a key-ish name assigned a long, high-entropy value.
+        rule(
+            "generic_api_key",
+            concat!(
+                r#"(?i-u)(?P<k>[A-Za-z0-9_.-]*(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)[A-Za-z0-9_.\t -]{0,20})"#,
+                r#"[\s'"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=\\]{0,5}"#,
+                r#"([A-Za-z0-9_.=-]{10,}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;,)}\]&|<>\\]|$)"#,
+            ),
+        )
+        .check(Check::Generic)
+        .anchors("access|auth|api|credential|creds|key|passwd|password|secret|token"),
+    ]
+}

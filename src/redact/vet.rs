@@ -1,0 +1,572 @@
+//! Vets the matches of the rules: placeholders, code, prose, paths and ids are not secrets.
+//!
+//! Owns [`Check`] and the heuristics behind it: placeholders (`$TOKEN`, `<password>`, `***`),
+//! code (`token: Token,`), prose, paths, UUIDs, commit SHAs, tool-use ids, and the entropy
+//! gates of generic assignments. A check only reads the text; it never changes what a rule
+//! matched beyond trimming a value's trailing `,`/`}`.
+//!
+//! Not here: patterns (`rules`), running them or replacing text (`engine`, `spans`).
+//!
+//! Cost: cold, once per regex match.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::{engine::build_regex, MARKER_OPEN};
+
+/// How a rule's match is vetted before it is replaced.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Check {
+    /// Every match is a secret.
+    None,
+    /// The secret must have at least this Shannon entropy, in bits per byte.
+    Entropy(f64),
+    /// The secret must not be a placeholder such as `$TOKEN`, `<password>` or `***`.
+    Value,
+    /// A value named by its key: not a placeholder, path, type name, code reference, or the
+    /// value of a benign key (`public_key`, `page_token`, `PWD`, …).
+    Named,
+    /// gitleaks' generic-api-key: high entropy, and not an id, digest, UUID, path or host.
+    Generic,
+    /// An `Authorization:` header value.
+    Header,
+    /// A `Cookie:` header value: `name=value` pairs.
+    Cookie,
+    /// A keyword-context value: it has a digit or at least this entropy, so `sumo … 'sumsandsquares'`
+    /// (a word) is not taken for a key.
+    Random(f64),
+    /// A base64 data value in a Kubernetes Secret.
+    KubeData,
+}
+
+/// Where a value sits, as far as the checks care.
+#[derive(Clone, Copy, Debug)]
+struct Context {
+    /// The quote right before the value, if any.
+    quote: Option<char>,
+    /// The value ends a list, call or type parameter list (`Token,`, `Value)`, `Cell<…>`).
+    in_code: bool,
+    /// Preceded by ` = `: an assignment in code rather than an env file.
+    spaced_assign: bool,
+    /// Preceded by `:` (YAML, docstrings, prose).
+    colon: bool,
+    /// Followed by a space and a letter: more words follow.
+    prose_follows: bool,
+}
+
+impl Context {
+    fn new(text: &str, start: usize, end: usize) -> Context {
+        let before = &text[..start];
+        let value = &text[start..end];
+        let after = &text[end..];
+        let quote = before
+            .chars()
+            .next_back()
+            .filter(|c| *c == '"' || *c == '\'');
+        let mut rest = after.chars();
+        let next = rest.next();
+        // `x === 'y'`, `a != b`, `c ? d : e`, `f + g`: an expression (shell's `&&`/`||` are not).
+        let operator_follows = ["==", "!=", "? ", "+ "]
+            .iter()
+            .any(|op| after.trim_start_matches(' ').starts_with(op));
+        Context {
+            quote,
+            in_code: quote.is_none()
+                && (value.ends_with([',', ')', '}', ']'])
+                    || matches!(next, Some('<' | '>' | '(' | ';' | '{' | ','))
+                    || operator_follows),
+            spaced_assign: before.ends_with(" = ") || before.ends_with(" := "),
+            colon: before.trim_end_matches([' ', '\t']).ends_with(':'),
+            // A marker counts as the word it replaced, so a second pass decides the same way.
+            prose_follows: next == Some(' ')
+                && (rest.next().is_some_and(|c| c.is_ascii_alphabetic())
+                    || after[1..].starts_with(MARKER_OPEN)),
+        }
+    }
+}
+
+/// Vets one match; returns the (possibly trimmed) span to replace, or `None` to keep it.
+pub(super) fn accept(
+    check: Check,
+    kind: &str,
+    name: Option<&str>,
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Option<(usize, usize)> {
+    let value = &text[start..end];
+    if value.is_empty() {
+        return None;
+    }
+    let ctx = Context::new(text, start, end);
+    let ok = match check {
+        Check::None => true,
+        Check::Entropy(min) => entropy(value) >= min,
+        Check::Value => !is_placeholder(value, ctx.quote),
+        Check::Header => header_ok(name, value, ctx),
+        Check::Cookie => value.contains('=') && !is_placeholder(value, ctx.quote),
+        Check::Random(min) => value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min,
+        Check::KubeData => kube_data_ok(value),
+        Check::Generic => generic_ok(name.unwrap_or(""), value, text, start, ctx),
+        Check::Named => {
+            // An unquoted value may end a list item or object: `{password: x}` keeps `}`.
+            let trimmed = if ctx.quote.is_none() {
+                value.trim_end_matches([',', '}', ']'])
+            } else {
+                value
+            };
+            if trimmed.is_empty() || !named_ok(kind, name.unwrap_or(""), trimmed, ctx) {
+                return None;
+            }
+            return Some((start, start + trimmed.len()));
+        }
+    };
+    ok.then_some((start, end))
+}
+
+/// Shannon entropy of the bytes of `s`, in bits per byte.
+pub(super) fn entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[usize::from(b)] += 1;
+    }
+    let len = s.len() as f64;
+    counts
+        .iter()
+        .filter(|&&n| n > 0)
+        .map(|&n| {
+            let p = f64::from(n) / len;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// A reference or stand-in rather than a literal secret: `$VAR`, `${VAR}`, `$(cmd)`,
+/// `{{ var }}`, `<password>`, `%VAR%`, `***`, `xxx`, `REDACTED`, ….
+/// Inside single quotes a shell does not expand `$`, so `'$ecret'` is literal.
+fn is_placeholder(value: &str, quote: Option<char>) -> bool {
+    let v = value.trim();
+    if quote != Some('\'') && is_shell_reference(v) {
+        return true;
+    }
+    if v.starts_with("{{")
+        || v.starts_with("${{")
+        || v.starts_with('<')
+        || v.starts_with(MARKER_OPEN)
+    {
+        return true;
+    }
+    // `%VAR%` (Windows), `%s`, `%r`, `%(name)s` (printf).
+    if v.starts_with('%')
+        && ((v.len() > 2 && v.ends_with('%')) || v.len() <= 3 || v.starts_with("%("))
+    {
+        return true;
+    }
+    if v.bytes()
+        .all(|b| matches!(b, b'*' | b'.' | b'x' | b'X' | b'#' | b'-' | b'_'))
+    {
+        return true;
+    }
+    // Templates and format strings: `{password}`, `'{}:{}'`, `"Basic %s"`, `"Bearer "`.
+    if (v.starts_with('{') && v.ends_with('}'))
+        || ["%s", "%d", "%r", "{}", "{0}", "${"]
+            .iter()
+            .any(|f| v.contains(f))
+        || value.starts_with(char::is_whitespace)
+        || value.ends_with(char::is_whitespace)
+    {
+        return true;
+    }
+    let lower = v.to_ascii_lowercase();
+    // Documentation stand-ins: `your-api-key-here`, `example-token`, `<placeholder>`.
+    if lower.starts_with("your-")
+        || lower.starts_with("your_")
+        || lower.ends_with("-here")
+        || lower.ends_with("_here")
+        || lower.contains("example")
+        || lower.contains("placeholder")
+    {
+        return true;
+    }
+    matches!(
+        lower.as_str(),
+        "redacted"
+            | "[redacted]"
+            | "(redacted)"
+            | "hidden"
+            | "masked"
+            | "[hidden]"
+            | "[filtered]"
+            | "filtered"
+    )
+}
+
+/// `$VAR`, `${VAR…}`, `$(…)`, `$1`: the whole value is a shell or template reference.
+fn is_shell_reference(v: &str) -> bool {
+    let Some(rest) = v.strip_prefix('$') else {
+        return false;
+    };
+    if rest.starts_with('{') || rest.starts_with('(') {
+        return true;
+    }
+    !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// A file path rather than a secret: `~/…`, `./…`, `../…`, a lowercase absolute path, an
+/// absolute path ending in a file extension, or a bare file name with a key-ish extension.
+fn looks_like_path(v: &str) -> bool {
+    if !v.bytes().all(|b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'~' | b'/' | b'-' | b'@' | b'+')
+    }) {
+        return false;
+    }
+    if v.starts_with("~/") || v.starts_with("./") || v.starts_with("../") {
+        return true;
+    }
+    let has_extension = |s: &str| {
+        s.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
+    };
+    if let Some(rest) = v.strip_prefix('/') {
+        let last = rest.rsplit('/').next().unwrap_or("");
+        return rest.contains('/')
+            && (has_extension(last) || !v.bytes().any(|b| b.is_ascii_uppercase()));
+    }
+    const FILE_EXTENSIONS: &[&str] = &[
+        "pem", "key", "json", "txt", "p12", "pfx", "crt", "cer", "pub", "yaml", "yml", "env",
+        "cfg", "conf", "ini", "toml", "gpg", "asc", "jks", "keystore", "ppk",
+    ];
+    v.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+    })
+}
+
+/// `exports.X = X`, `self.token = token`: the value names the same thing as the key.
+fn names_itself(name: &str, value: &str) -> bool {
+    let name = name.trim();
+    name == value
+        || name
+            .strip_suffix(value)
+            .is_some_and(|rest| rest.ends_with('.'))
+}
+
+/// `self.api_key = api_key`, `token = access_token`, `login(password=password)`: the value is a
+/// lowercase identifier ending in the same keyword as the key, so it names a variable.
+fn is_same_named_identifier(norm_name: &str, value: &str, ctx: Context) -> bool {
+    #[rustfmt::skip]
+    const KEYWORDS: &[&str] = &[
+        "token", "secret", "key", "password", "passwd", "pass", "pwd", "auth", "credentials",
+        "credential", "creds",
+    ];
+    let lowercase = value.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');
+    // Mixed case (`authKey: _authKey`) only where code is evident: `API_KEY=MySecretKey` stays secret.
+    let code_identifier = (ctx.spaced_assign || ctx.in_code || value.starts_with('_'))
+        && value.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'.');
+    if !lowercase && !code_identifier {
+        return false;
+    }
+    let norm_value = normalise(value);
+    KEYWORDS
+        .iter()
+        .any(|keyword| norm_name.ends_with(keyword) && norm_value.ends_with(keyword))
+}
+
+/// Normalised key name: lowercase ASCII alphanumerics only (`PRIMARY_KEY` → `primarykey`).
+fn normalise(name: &str) -> String {
+    name.bytes()
+        .filter(u8::is_ascii_alphanumeric)
+        .map(|b| char::from(b.to_ascii_lowercase()))
+        .collect()
+}
+
+/// Key names whose values are not secrets although the name ends like one.
+#[rustfmt::skip]
+const BENIGN_NAME_SUFFIXES: &[&str] = &[
+    "publickey", "pubkey", "primarykey", "foreignkey", "sortkey", "partitionkey", "rangekey",
+    "hashkey", "rowkey", "cachekey", "idempotencykey", "lookupkey", "routingkey", "objectkey",
+    "mapkey", "groupkey", "dedupkey", "hotkey", "shortcutkey", "translationkey", "i18nkey",
+    "messagekey", "labelkey", "tagkey", "metrickey", "fieldkey", "pagetoken", "nexttoken",
+    "nextpagetoken", "paginationtoken", "continuationtoken", "cancellationtoken", "canceltoken",
+    "synctoken", "resumetoken", "eostoken", "bostoken", "padtoken", "unktoken", "septoken",
+    "clstoken", "masktoken", "maxtoken", "mintoken", "numtoken", "withcredentials",
+    "existingsecret", "secretname", "secretref", "secretkeyref", "secretarn", "secretid",
+];
+
+/// Unquoted values that are type names, keywords or literals in code, not secrets.
+#[rustfmt::skip]
+const CODE_WORDS: &[&str] = &[
+    "string", "String", "str", "&str", "bool", "boolean", "number", "int", "i32", "i64", "u32",
+    "u64", "usize", "bytes", "Bytes", "None", "none", "null", "nil", "undefined", "true", "false",
+    "True", "False", "any", "unknown", "object", "Secret", "SecretString", "Option", "Vec", "Box",
+    "Arc", "Cow", "required", "optional",
+];
+
+fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
+    let bare_name = name.trim_start_matches('-');
+    if matches!(bare_name, "PWD" | "OLDPWD") {
+        return false;
+    }
+    let norm = normalise(bare_name);
+    if BENIGN_NAME_SUFFIXES
+        .iter()
+        .any(|suffix| norm.ends_with(suffix))
+    {
+        return false;
+    }
+    if is_placeholder(value, ctx.quote)
+        || looks_like_path(value)
+        || !value.bytes().any(|b| b.is_ascii_alphanumeric())
+    {
+        return false;
+    }
+    let lower = value.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "true" | "false" | "null" | "none" | "nil" | "undefined"
+    ) {
+        return false;
+    }
+    // CSS colours (`Token: '#cccccc'` in a syntax theme).
+    if let Some(hex) = value.strip_prefix('#') {
+        if (3..=8).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return false;
+        }
+    }
+    if ctx.quote.is_none() {
+        let word = value.trim_end_matches([')', ':', ';']);
+        if names_itself(bare_name, word)
+            || looks_like_code(value, ctx)
+            || is_same_named_identifier(&norm, word, ctx)
+        {
+            return false;
+        }
+        // Prose: `:param token: The token string.`, `# First pass: determine …`.
+        if ctx.colon && ctx.prose_follows && value.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return false;
+        }
+    }
+    // `--secret id=npmrc,src=…` (BuildKit) names a secret; ssh public keys are public.
+    if value.starts_with("id=") || value.starts_with("type=") || value.starts_with("src=") {
+        return false;
+    }
+    if ["ssh-rsa", "ssh-ed25519", "ecdsa-sha2-", "sk-ssh-"]
+        .iter()
+        .any(|p| value.starts_with(p))
+    {
+        return false;
+    }
+    let all_digits = value.bytes().all(|b| b.is_ascii_digit());
+    if kind == "password" {
+        // `"pass": 3` counts test passes, `HAVE_PASSWD: 1` is a flag; `PASSWORD=1234` is a PIN.
+        return !(all_digits && (value.len() <= 2 || matches!(norm.as_str(), "pass" | "pw")));
+    }
+    // Short numbers (`max_token: 512`, `DHKey = -9850`) are not secrets.
+    let number = value.strip_prefix('-').unwrap_or(value);
+    if value.len() < 8
+        && !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    {
+        return false;
+    }
+    // Prose and flags' own words (`missing token: please log in`, `--token flag`): real
+    // tokens are not a bare lowercase word. Quoted values (`"token": "x"`) are still redacted.
+    if ctx.quote.is_none() && value.bytes().all(|b| b.is_ascii_lowercase()) {
+        return false;
+    }
+    if norm.ends_with("auth")
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
+    {
+        return false;
+    }
+    if norm.ends_with("credentials") && matches!(value, "include" | "omit" | "same-origin") {
+        return false;
+    }
+    // The entropy gate of generic assignments: a value named only by `…_KEY` must look random,
+    // not like one word (`SIGNING_KEY=Production`, `SORT_KEY=Name`); and no named secret is
+    // one repeated character class run (`TOKEN=aaaaaaaaaaaa`, `SECRET=000000000000`).
+    let one_word = value.len() <= 16
+        && value.bytes().skip(1).all(|b| b.is_ascii_lowercase())
+        && value.bytes().all(|b| b.is_ascii_alphabetic());
+    if norm.ends_with("key") && one_word {
+        return false;
+    }
+    value.len() < 8 || entropy(value) >= 1.5
+}
+
+/// An unquoted value that reads as code: a type, call, index, member path or literal.
+fn looks_like_code(value: &str, ctx: Context) -> bool {
+    let word = value.trim_end_matches([')', ',', ';', '}', ']', ':']);
+    if CODE_WORDS.contains(&word) || value.contains('(') {
+        return true;
+    }
+    // `!er.headers`, `!!key.emitKey`: a negated expression.
+    if ctx.spaced_assign && value.starts_with('!') {
+        return true;
+    }
+    let is_identifier = |part: &str| {
+        part.starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '$' | '#'))
+            && part
+                .bytes()
+                .skip(1)
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+    };
+    // `Optional[bytes]`, `data['password']`, `line[start:pos]`: an index or a generic type.
+    if let Some(open) = value.find('[') {
+        if open > 0
+            && value[..open]
+                .split(['.', ':'])
+                .filter(|p| !p.is_empty())
+                .all(is_identifier)
+        {
+            return true;
+        }
+    }
+    // `mio::Token`, `Name.Builtin.Pseudo`, `self.token`, `process.env.API_KEY`.
+    let parts: Vec<&str> = word.split("::").flat_map(|p| p.split('.')).collect();
+    let has_digit = word.bytes().any(|b| b.is_ascii_digit());
+    if parts.iter().all(|p| is_identifier(p)) {
+        let code_like = ctx.in_code || ctx.spaced_assign;
+        if word.contains("::")
+            || (parts.len() >= 2 && (parts.len() >= 3 || !has_digit || code_like))
+        {
+            return true;
+        }
+        // A bare identifier in `x = other_name` or `field: Type,`.
+        if parts.len() == 1 && code_like && !has_digit {
+            return true;
+        }
+    }
+    if let Some(hex) = word.strip_prefix("0x") {
+        if (1..=16).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return true;
+        }
+    }
+    // jq paths and member accesses: `.spec.tokenRef`.
+    value.starts_with('.') && value[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+}
+
+fn header_ok(scheme: Option<&str>, value: &str, ctx: Context) -> bool {
+    // A credential starts like one: not `)` after a string literal, not `:{` of a Rust path.
+    let starts_like_token = value.bytes().next().is_some_and(|b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
+    });
+    if !starts_like_token || is_placeholder(value, None) {
+        return false;
+    }
+    let lower = value.to_ascii_lowercase();
+    if matches!(lower.as_str(), "bearer" | "basic" | "token" | "digest") {
+        return false;
+    }
+    // Without a scheme, prose (`Authorization: required`) and code
+    // (`authorization = header.split()`) are not credentials.
+    scheme.is_some()
+        || (value.len() >= 8
+            && !value.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+            && !looks_like_code(value, ctx))
+}
+
+fn kube_data_ok(value: &str) -> bool {
+    value.len() >= 8
+        && value.bytes().any(|b| {
+            b.is_ascii_digit() || b.is_ascii_uppercase() || matches!(b, b'+' | b'/' | b'=')
+        })
+        && entropy(value) >= 2.5
+}
+
+/// Name fragments that gitleaks' generic rule allows (key ids, versions, public keys, …).
+fn generic_name_allowed(name: &str) -> bool {
+    static ALLOW: OnceLock<Regex> = OnceLock::new();
+    ALLOW
+        .get_or_init(|| {
+            build_regex(concat!(
+                r"(?i)access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version)|rapid|capital",
+                r"|author|credentials?[_.-]?id|withcredentials|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?",
+                r"|schema|sequence|sort|partition|cache)[_.-]?key|turkey|key[_.-]?(?:alias|board|code|frame|id|length",
+                r"|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|word|up|down|left|right)",
+                r"|key[_.-]?vault[_.-]?(?:id|name)|key(?:store|tab)[_.-]?(?:file|path)|issuerkeyhash|monkey|keying",
+                r"|secret[_.-]?(?:length|name|size|ref)|usersecretsid|(?:api|credentials|token)[_.-]?(?:endpoint|ur[il])",
+                r"|public[_.-]?token|(?:key|token)[_.-]?(?:file|path|type|count|limit)|(?:max|min|num|input|output)[_.-]?tokens?",
+            ))
+        })
+        .is_match(name)
+}
+
+fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -> bool {
+    if generic_name_allowed(name) || is_placeholder(value, ctx.quote) || looks_like_path(value) {
+        return false;
+    }
+    if ctx.quote.is_none() {
+        // After `,` or `>` only a quoted value counts (`set("api_key", "…")`); unquoted it
+        // is the next argument in code (`isinstance(key, Ed25519PrivateKey)`).
+        let operator = text[..start]
+            .trim_end_matches(['`', '\'', '"', '\\', ' ', '\t', '\r', '\n'])
+            .chars()
+            .next_back();
+        if matches!(operator, Some(',' | '>'))
+            || looks_like_code(value, ctx)
+            || names_itself(name, value)
+        {
+            return false;
+        }
+    }
+    // Letters-only values are words or identifiers; gitleaks requires entropy >= 3.5.
+    if value
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'.' | b'-'))
+        || entropy(value) < 3.5
+    {
+        return false;
+    }
+    let is_hex = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    // Commit SHAs and sha256 digests stay readable.
+    if (value.len() == 40 || value.len() == 64) && is_hex(value) {
+        return false;
+    }
+    if is_uuid(value) {
+        return false;
+    }
+    #[rustfmt::skip]
+    const ID_PREFIXES: &[&str] = &[
+        "toolu_", "srvtoolu_", "exec_", "msg_", "req_", "call_", "run_", "chatcmpl-",
+    ];
+    if ID_PREFIXES.iter().any(|prefix| value.starts_with(prefix)) {
+        return false;
+    }
+    // Lowercase dotted host names (`auth2.example.com`).
+    let is_host = value.contains('.')
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
+        && value
+            .split('.')
+            .all(|label| !label.is_empty() && label.len() <= 24)
+        && value
+            .rsplit('.')
+            .next()
+            .is_some_and(|tld| tld.bytes().all(|b| b.is_ascii_lowercase()));
+    !is_host
+}
+
+fn is_uuid(value: &str) -> bool {
+    let parts: Vec<&str> = value.split('-').collect();
+    parts.len() == 5
+        && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts
+            .iter()
+            .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
