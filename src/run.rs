@@ -123,6 +123,8 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         },
         max_line_bytes: config.limits.max_line_bytes,
         stop: stop_reading.clone(),
+        rotated_grace: crate::input::follow::ROTATED_GRACE,
+        read_chunk_bytes: crate::input::follow::READ_CHUNK_BYTES,
     };
     let mut pipeline = Pipeline::new(
         Accountant::with_state(config, account_state),
@@ -378,22 +380,7 @@ impl ReadLoop {
         let Some(path) = &self.state_file else {
             return true;
         };
-        let saved = r.follower.save();
-        let files = saved
-            .files
-            .into_iter()
-            .map(|(id, file)| FileEntry {
-                file,
-                source: r.pipeline.save_source(id),
-            })
-            .collect();
-        let state = StateFile::V1(StateV1 {
-            written_at: wall_now(),
-            files,
-            orphans: saved.orphans,
-            account: r.pipeline.accountant().state().clone(),
-            audit_len: r.pipeline.audit_len(),
-        });
+        let state = compose_state(&mut r.follower, &r.pipeline);
         match state::write(path, &state) {
             Ok(()) => {
                 r.stats.state_writes_ok += 1;
@@ -423,6 +410,27 @@ impl ReadLoop {
         }
         Ok(())
     }
+}
+
+/// The state: the follower's offsets, what the pipeline held at them, and the counters they
+/// produced, taken together between two reads (also what the model test saves).
+pub(crate) fn compose_state(follower: &mut Follower, pipeline: &Pipeline) -> StateFile {
+    let saved = follower.save();
+    let files = saved
+        .files
+        .into_iter()
+        .map(|(id, file)| FileEntry {
+            file,
+            source: pipeline.save_source(id),
+        })
+        .collect();
+    StateFile::V1(StateV1 {
+        written_at: wall_now(),
+        files,
+        orphans: saved.orphans,
+        account: pipeline.accountant().state().clone(),
+        audit_len: pipeline.audit_len(),
+    })
 }
 
 impl Reader {

@@ -1,0 +1,118 @@
+//! The exporter under test: the real [`Follower`] and [`Pipeline`], driven as `crate::run`'s
+//! reading thread drives them, without threads or inotify: a wake-up is `scan` + `read_all`, a
+//! state write is composed by `run`'s own function, a crash drops both.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use crate::account::{AccountState, Accountant};
+use crate::config::Config;
+use crate::input::follow::{FollowConfig, Follower, StartAt};
+use crate::pipeline::Pipeline;
+use crate::state::{self, StateFile};
+use crate::vocab::Reason;
+
+use super::model::Counts;
+
+/// Bytes per read: a line (about 300 bytes) often straddles two.
+const READ_CHUNK_BYTES: usize = 1024;
+
+pub struct Exporter {
+    follower: Follower,
+    pipeline: Pipeline,
+    /// Started from a state file.
+    pub resumed: bool,
+}
+
+impl Exporter {
+    /// Starts as `run` does: from the state file at `state` if there is one, else fresh at
+    /// `start_at`.
+    pub fn start(pattern: &str, state: &Path, start_at: StartAt) -> Exporter {
+        let restored = state::read(state).expect("the state file is readable");
+        let fresh = restored.is_none();
+        let (account, entries, orphans) = match restored {
+            Some(s) => (s.account, s.files, s.orphans),
+            None => (AccountState::default(), Vec::new(), Vec::new()),
+        };
+        let follow = FollowConfig {
+            patterns: vec![pattern.to_string()],
+            start_at,
+            max_line_bytes: config().limits.max_line_bytes,
+            stop: Arc::new(AtomicBool::new(false)),
+            rotated_grace: Duration::ZERO,
+            read_chunk_bytes: READ_CHUNK_BYTES,
+        };
+        let mut pipeline = Pipeline::new(Accountant::with_state(config(), account), None, 0);
+        let mut file_states = Vec::with_capacity(entries.len());
+        pipeline.restore_sources(entries.into_iter().map(|entry| {
+            let inode = entry.file.inode;
+            file_states.push(entry.file);
+            (inode, entry.source)
+        }));
+        Exporter {
+            follower: Follower::new(follow, file_states, orphans, fresh),
+            pipeline,
+            resumed: !fresh,
+        }
+    }
+
+    /// A wake-up with a rescan (a create or rename event, or the periodic stat).
+    pub fn scan_read(&mut self) {
+        self.follower.scan(&mut self.pipeline);
+        self.follower.read_all(&mut self.pipeline);
+    }
+
+    /// A wake-up without a rescan (a modify event).
+    pub fn read(&mut self) {
+        self.follower.read_all(&mut self.pipeline);
+    }
+
+    /// The state, as `ReadLoop::save` composes it (the same function).
+    fn compose(&mut self) -> StateFile {
+        crate::run::compose_state(&mut self.follower, &self.pipeline)
+    }
+
+    pub fn save(&mut self, state: &Path) {
+        let composed = self.compose();
+        state::write(state, &composed).expect("the state is written");
+    }
+
+    /// The state written to the temp file, and the process gone before the rename.
+    pub fn save_torn(mut self, state: &Path) {
+        let composed = self.compose();
+        fs::write(tmp_path(state), serde_json::to_vec(&composed).unwrap()).unwrap();
+    }
+
+    pub fn counts(&self) -> Counts {
+        let mut counts = Counts::default();
+        for (key, n) in &self.pipeline.accountant().metrics().denials {
+            match key.reason {
+                Reason::Rule => counts.rule += n,
+                Reason::Hook => counts.hook += n,
+                Reason::Unknown => counts.unknown += n,
+                _ => counts.other += n,
+            }
+        }
+        counts
+    }
+
+    /// Files followed, orphan fragments held.
+    pub fn held(&self) -> (usize, usize) {
+        self.follower.held()
+    }
+}
+
+/// The default configuration, compiled once: its regexes take most of a start, unoptimised.
+fn config() -> Config {
+    static CONFIG: OnceLock<Config> = OnceLock::new();
+    CONFIG.get_or_init(Config::default).clone()
+}
+
+fn tmp_path(state: &Path) -> PathBuf {
+    let mut name = state.file_name().unwrap().to_os_string();
+    name.push(".tmp");
+    state.with_file_name(name)
+}
