@@ -99,6 +99,11 @@ impl Exporter {
         counts
     }
 
+    /// Lines the follower joined across two files.
+    pub fn rejoined(&self) -> u64 {
+        self.follower.stats().rejoined
+    }
+
     /// Files followed, orphan fragments held.
     pub fn held(&self) -> (usize, usize) {
         self.follower.held()

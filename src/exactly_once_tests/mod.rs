@@ -27,6 +27,9 @@ mod writer;
 
 use schedule::{Op, Run};
 
+/// What the schedules exercised: operations, and lines by fate.
+type Tally = std::collections::BTreeMap<String, u64>;
+
 /// Schedules per `cargo test` run: 25 to 40 s on this 2-core box, unoptimised, under load.
 const DEFAULT_SCHEDULES: u64 = 2000;
 
@@ -85,10 +88,64 @@ fn regressions() -> Vec<(&'static str, u64, Vec<Op>)> {
     ]
 }
 
+/// Phantom lines the follower cannot rule out: a fragment waiting for its successor is joined
+/// to the head of a later file, and two pieces of different lines make valid JSON. The generator
+/// does not produce these (see `model` and `schedule`); they fail today.
+fn known_limitations() -> Vec<(&'static str, u64, Vec<Op>)> {
+    use model::Kind::Plain;
+    use Op::*;
+    let start = Start {
+        drop_state: false,
+        end: false,
+    };
+    let piece = Partial {
+        w: 2,
+        kind: Plain,
+        cut: 26, // inside "executor-0": any two such pieces make valid JSON
+    };
+    vec![
+        (
+            // The state kept a fragment; after the crash the file grew (the line was finished,
+            // another begun) and was deleted before the restart: the stale fragment is joined
+            // to the rest of the other line at the head of the new file.
+            "a stale state fragment of a file deleted while the exporter was down",
+            0,
+            vec![
+                start.clone(),
+                piece.clone(),
+                ScanRead,
+                Save,
+                Complete { w: 2 },
+                piece.clone(),
+                Crash,
+                DeleteOpen { w: 2 },
+                start.clone(),
+            ],
+        ),
+        (
+            // Rotated twice while down: the file between was never seen, so the fragment of
+            // the first is joined to the head of the third.
+            "two renames + create while the exporter was down, the middle file never seen",
+            0,
+            vec![
+                start.clone(),
+                piece.clone(),
+                ScanRead,
+                Save,
+                Crash,
+                RenameCreate { keep: 3 },
+                piece,
+                RenameCreate { keep: 3 },
+                start,
+            ],
+        ),
+    ]
+}
+
 /// Runs the schedule of `seed` (generated, or `ops` when given) in a fresh directory (on tmpfs
 /// when there is one: state writes fsync); `Err` carries the seed, what went wrong and the
 /// schedule.
-fn run_seed(seed: u64, ops: Option<&[Op]>) -> Result<(), String> {
+fn run_seed(seed: u64, ops: Option<&[Op]>) -> Result<Tally, String> {
     let shm = std::path::Path::new("/dev/shm");
     let dir = if shm.is_dir() {
         tempfile::tempdir_in(shm)
@@ -102,10 +159,10 @@ fn run_seed(seed: u64, ops: Option<&[Op]>) -> Result<(), String> {
         None => run.schedule(seed),
     };
     let replay = match ops {
-        Some(_) => format!("a written-down schedule (first found by seed {seed})"),
+        Some(_) => "the written-down schedule below".to_string(),
         None => format!("EXACTLY_ONCE_SEED={seed} cargo test --lib exactly_once"),
     };
-    result.map_err(|error| {
+    result.map(|()| run.tally.clone()).map_err(|error| {
         format!(
             "seed {seed}: {error}\nreplay: {replay}\nschedule:\n{}",
             run.describe()
@@ -128,10 +185,26 @@ fn exactly_once_under_generated_schedules() {
         Some(seed) => vec![seed],
         None => (0..env_u64("EXACTLY_ONCE_SCHEDULES").unwrap_or(DEFAULT_SCHEDULES)).collect(),
     };
-    for seed in seeds {
-        if let Err(failure) = run_seed(seed, None) {
-            panic!("{failure}");
+    let mut tally = Tally::new();
+    let started = std::time::Instant::now();
+    for &seed in &seeds {
+        match run_seed(seed, None) {
+            Ok(one) => {
+                for (what, n) in one {
+                    *tally.entry(what).or_default() += n;
+                }
+            }
+            Err(failure) => panic!("{failure}"),
         }
+    }
+    // Shown with --nocapture: what the schedules exercised.
+    eprintln!(
+        "exactly_once: {} schedules in {:.1?}",
+        seeds.len(),
+        started.elapsed()
+    );
+    for (what, n) in tally {
+        eprintln!("  {n:8} {what}");
     }
 }
 
@@ -142,4 +215,17 @@ fn exactly_once_regressions() {
             panic!("regression {name:?}: {failure}");
         }
     }
+}
+
+#[test]
+#[ignore = "known limitation: a waiting fragment can be joined to an unrelated head"]
+fn exactly_once_known_limitations() {
+    let failures: Vec<String> = known_limitations()
+        .into_iter()
+        .filter_map(|(name, seed, ops)| {
+            let failure = run_seed(seed, Some(&ops)).err()?;
+            Some(format!("known limitation {name:?}: {failure}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -2,6 +2,7 @@
 //! is generated (what may come next depends on what happened: whether the exporter is up, a line
 //! is pending), and checked against the model after every wake-up that rescans.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -92,6 +93,8 @@ pub struct Run {
     /// The exporter's total at the last state write.
     durable_total: u64,
     pub ops: Vec<Op>,
+    /// What the schedule exercised, for the summary.
+    pub tally: BTreeMap<String, u64>,
 }
 
 impl Run {
@@ -102,6 +105,7 @@ impl Run {
             exporter: None,
             durable_total: 0,
             ops: Vec::new(),
+            tally: BTreeMap::new(),
         }
     }
 
@@ -149,6 +153,18 @@ impl Run {
             self.ops.push(Op::ScanRead);
             self.apply(Op::ScanRead)?;
         }
+        self.count_joins();
+        let mut fates = [0; 3];
+        for l in self.world.model.lines.iter().filter(|l| l.whole) {
+            fates[match (l.out, l.pieces.len() > 1) {
+                (false, false) => 0,
+                (false, true) => 1,
+                (true, _) => 2,
+            }] += 1;
+        }
+        self.count("lines expected, written whole", fates[0]);
+        self.count("lines expected, written in two pieces", fates[1]);
+        self.count("lines out (lost or skipped)", fates[2]);
         let (files, orphans) = self.exporter.as_ref().unwrap().held();
         let present = self.world.model.present();
         if files > present || orphans > 3 {
@@ -228,7 +244,32 @@ impl Run {
         }
     }
 
+    fn count(&mut self, what: impl Into<String>, n: u64) {
+        *self.tally.entry(what.into()).or_default() += n;
+    }
+
+    /// Tallies the joins of an exporter about to go.
+    fn count_joins(&mut self) {
+        let rejoined = self.exporter.as_ref().map_or(0, Exporter::rejoined);
+        self.count("lines rejoined by the follower", rejoined);
+    }
+
     fn apply(&mut self, op: Op) -> Result<(), String> {
+        let name = match &op {
+            Op::Start { .. } if self.world.model.has_state => "Start from the state".to_string(),
+            Op::Start { end: true, .. } => "Start fresh, --read-from end".to_string(),
+            Op::Start { .. } => "Start fresh".to_string(),
+            Op::Roll { keep: Some(_), .. } => "Roll, deleting old rolls".to_string(),
+            op => format!("{op:?}")
+                .split([' ', '{'])
+                .next()
+                .unwrap()
+                .to_string(),
+        };
+        self.count(name, 1);
+        if matches!(op, Op::Crash | Op::SaveTorn) {
+            self.count_joins();
+        }
         let model = &mut self.world.model;
         match op {
             Op::Append { w, kinds } => self.world.append(w, &kinds),
