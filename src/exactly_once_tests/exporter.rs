@@ -4,13 +4,13 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::account::{AccountState, Accountant};
 use crate::config::Config;
-use crate::input::follow::{FollowConfig, Follower, StartAt};
+use crate::input::follow::{FileId, FollowConfig, Follower, Opened, Sink, StartAt};
 use crate::pipeline::Pipeline;
 use crate::state::{self, StateFile};
 use crate::vocab::Reason;
@@ -23,6 +23,8 @@ const READ_CHUNK_BYTES: usize = 1024;
 pub struct Exporter {
     follower: Follower,
     pipeline: Pipeline,
+    /// The follower's stop flag (set on shutdown).
+    stop: Arc<AtomicBool>,
     /// Started from a state file.
     pub resumed: bool,
 }
@@ -37,11 +39,12 @@ impl Exporter {
             Some(s) => (s.account, s.files, s.orphans),
             None => (AccountState::default(), Vec::new(), Vec::new()),
         };
+        let stop = Arc::new(AtomicBool::new(false));
         let follow = FollowConfig {
             patterns: vec![pattern.to_string()],
             start_at,
             max_line_bytes: config().limits.max_line_bytes,
-            stop: Arc::new(AtomicBool::new(false)),
+            stop: stop.clone(),
             rotated_grace: Duration::ZERO,
             read_chunk_bytes: READ_CHUNK_BYTES,
         };
@@ -55,6 +58,7 @@ impl Exporter {
         Exporter {
             follower: Follower::new(follow, file_states, orphans, fresh),
             pipeline,
+            stop,
             resumed: !fresh,
         }
     }
@@ -86,6 +90,20 @@ impl Exporter {
         fs::write(tmp_path(state), serde_json::to_vec(&composed).unwrap()).unwrap();
     }
 
+    /// SIGTERM in the middle of a read: the stop flag is set once `after` regions of lines were
+    /// handed up, reading stops at the next chunk boundary, and the final state is written.
+    /// Returns the total it saved.
+    pub fn shutdown(mut self, state: &Path, after: usize) -> u64 {
+        let mut sink = Stopping {
+            inner: &mut self.pipeline,
+            stop: &self.stop,
+            left: after,
+        };
+        self.follower.read_all(&mut sink);
+        self.save(state);
+        self.counts().total()
+    }
+
     pub fn counts(&self) -> Counts {
         let mut counts = Counts::default();
         for (key, n) in &self.pipeline.accountant().metrics().denials {
@@ -107,6 +125,47 @@ impl Exporter {
     /// Files followed, orphan fragments held.
     pub fn held(&self) -> (usize, usize) {
         self.follower.held()
+    }
+}
+
+/// The pipeline, with the stop flag set after a number of regions.
+struct Stopping<'a> {
+    inner: &'a mut Pipeline,
+    stop: &'a AtomicBool,
+    left: usize,
+}
+
+impl Sink for Stopping<'_> {
+    fn opened(&mut self, file: &Opened<'_>) {
+        Sink::opened(self.inner, file);
+    }
+
+    fn lines(&mut self, id: FileId, region: &[u8]) {
+        Sink::lines(self.inner, id, region);
+        self.left = self.left.saturating_sub(1);
+        if self.left == 0 {
+            self.stop.store(true, Ordering::Release);
+        }
+    }
+
+    fn oversized(&mut self, id: FileId, count: u64) {
+        Sink::oversized(self.inner, id, count);
+    }
+
+    fn unterminated(&mut self, id: FileId, fragment: &[u8]) {
+        Sink::unterminated(self.inner, id, fragment);
+    }
+
+    fn reset(&mut self, id: FileId) {
+        Sink::reset(self.inner, id);
+    }
+
+    fn closed(&mut self, id: FileId) {
+        Sink::closed(self.inner, id);
+    }
+
+    fn is_whole_line(&self, line: &[u8]) -> bool {
+        Sink::is_whole_line(self.inner, line)
     }
 }
 

@@ -6,9 +6,11 @@
 //! kubelet's symlinked rolls, logrotate's rename + create, copytruncate and delete while open,
 //! lines written in pieces and cut across rolls), the model of which lines must be counted
 //! ([`model`]), and the exporter as `run`'s reading thread drives it ([`exporter`]): wake-ups
-//! (with and without a rescan), state writes, crashes at any point between them, a crash between
-//! writing the temp state file and renaming it, restarts with the state file and without it
-//! (`--read-from beginning` or `end`).
+//! (with and without a rescan), state writes, crashes at any point between them (a crash in the
+//! middle of a read is one between two state writes: nothing of it survives), a crash between
+//! writing the temp state file and renaming it, a shutdown that stops a read at a chunk boundary
+//! and writes the final state, restarts with the state file and without it (`--read-from
+//! beginning` or `end`).
 //!
 //! After every wake-up that rescans, and at the end of each schedule once the writers are quiet,
 //! `permission_denials_total` by reason must equal the model's (so `unknown` only where no
@@ -16,7 +18,9 @@
 //! state write across a restart; the follower holds no more files than are on disk.
 //!
 //! `EXACTLY_ONCE_SCHEDULES=N` runs N schedules (default [`DEFAULT_SCHEDULES`]);
-//! `EXACTLY_ONCE_SEED=S` replays the one seed S (a failure prints its seed and its schedule).
+//! `EXACTLY_ONCE_SEED=S` replays the one seed S (a failure prints its seed and its schedule);
+//! `EXACTLY_ONCE_TRACE=1` prints every step with the counts and the model's files. With
+//! `--nocapture`, a summary of what the schedules exercised.
 //!
 //! **Not here:** inotify and the run loop's timing (`crate::run`): a wake-up is what matters.
 

@@ -163,6 +163,10 @@ pub struct Model {
     pub lines: Vec<MLine>,
     pub up: bool,
     pub has_state: bool,
+    /// The state was written by a shutdown in the middle of a read: it holds more than
+    /// `durable_len` of some files, how much the model does not know. Until the next state
+    /// write, the writer makes no file unreachable (no deletion, truncation).
+    pub uncertain: bool,
     first: Option<First>,
 }
 
@@ -255,6 +259,7 @@ impl Model {
     /// The exporter wrote its state.
     pub fn save(&mut self) {
         assert!(self.up);
+        self.uncertain = false;
         for f in &mut self.files {
             // What it accounted for survives in the counters, even of a file it no longer
             // follows (the copy of a copytruncate holds what it read before the truncation).
@@ -263,6 +268,24 @@ impl Model {
             f.durable_len = f.read_len;
         }
         self.has_state = true;
+    }
+
+    /// A shutdown in the middle of a read: some of what was appended since the last read is
+    /// in the state, and the model takes none of it (see `uncertain`).
+    pub fn shutdown(&mut self) {
+        self.save();
+        self.uncertain = true;
+        self.crash();
+    }
+
+    /// Whether a shutdown in the middle of a read keeps the model exact: not while a deleted
+    /// file has bytes unread (how many of them the state holds is unknown, and nothing else
+    /// will ever hold them).
+    pub fn may_shut_down(&self) -> bool {
+        !self
+            .files
+            .iter()
+            .any(|f| f.followed && f.unlinked && f.read_len < f.len)
     }
 
     pub fn crash(&mut self) {

@@ -73,6 +73,11 @@ pub enum Op {
     /// Wake-up without a rescan.
     Read,
     Save,
+    /// SIGTERM while reading: the read stops after `after` regions, at a chunk boundary, and
+    /// the final state is written.
+    Shutdown {
+        after: usize,
+    },
     /// The temp file written, then a crash before the rename.
     SaveTorn,
     Crash,
@@ -181,9 +186,13 @@ impl Run {
             return match rng.below(100) {
                 0..=39 => Op::ScanRead,
                 40..=54 => Op::Read,
-                55..=79 => Op::Save,
-                80..=89 => Op::Crash,
-                _ => Op::SaveTorn,
+                55..=74 => Op::Save,
+                75..=84 => Op::Crash,
+                85..=92 => Op::SaveTorn,
+                _ if !self.world.model.may_shut_down() => Op::Save,
+                _ => Op::Shutdown {
+                    after: 1 + rng.below(4) as usize,
+                },
             };
         }
         if !up && rng.pct(30) {
@@ -224,7 +233,8 @@ impl Run {
                 let model = &self.world.model;
                 let key = self.world.writers[2].current;
                 let svc = &model.files[key];
-                let known = svc.in_entries && svc.head_settled(&model.lines, key);
+                let known =
+                    svc.in_entries && svc.head_settled(&model.lines, key) && !model.uncertain;
                 match (style, rng.below(10)) {
                     (Style::Svc, 0..=3) if known && !svc.unsettled => Op::RenameCreate { keep },
                     (Style::Svc, 4..=6) if known && !svc.unsettled && !svc.durable_fragment() => {
@@ -235,6 +245,7 @@ impl Run {
                     (Style::Svc, _) if known && svc.may_unlink() => Op::DeleteOpen { w },
                     (Style::Svc, _) => Op::Complete { w },
                     (_, 0..=5) => Op::Roll { w, keep: None },
+                    _ if model.uncertain => Op::Roll { w, keep: None },
                     _ => Op::Roll {
                         w,
                         keep: Some(keep),
@@ -267,7 +278,7 @@ impl Run {
                 .to_string(),
         };
         self.count(name, 1);
-        if matches!(op, Op::Crash | Op::SaveTorn) {
+        if matches!(op, Op::Crash | Op::SaveTorn | Op::Shutdown { .. }) {
             self.count_joins();
         }
         let model = &mut self.world.model;
@@ -302,6 +313,11 @@ impl Run {
             Op::Crash => {
                 self.exporter = None;
                 model.crash();
+            }
+            Op::Shutdown { after } => {
+                let exporter = self.exporter.take().unwrap();
+                self.durable_total = exporter.shutdown(&self.state, after);
+                model.shutdown();
             }
             Op::Start { drop_state, end } => {
                 if drop_state {
