@@ -132,9 +132,13 @@ impl Run {
 
     /// Executes a written-down schedule (a regression), then finishes it like a generated one.
     pub fn replay(&mut self, ops: &[Op]) -> Result<(), String> {
+        let trace = std::env::var_os("EXACTLY_ONCE_TRACE").is_some();
         for op in ops {
             self.ops.push(op.clone());
             self.apply(op.clone())?;
+            if trace {
+                self.trace();
+            }
         }
         self.finish()
     }

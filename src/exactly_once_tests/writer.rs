@@ -156,12 +156,15 @@ impl World {
         }
     }
 
-    /// Writes the first `cut` bytes of a new line (at least up to its time), the rest later.
+    /// Writes the first bytes of a new line (at least up to its time, `cut` more), the rest
+    /// later. The rest is more than the newline: a first piece that is the whole object is
+    /// counted from either file (an unterminated last line), when it is handed up, which the
+    /// model does not follow.
     pub fn partial(&mut self, w: usize, kind: Kind, cut: usize) {
         self.complete(w);
         let (line, bytes) = self.new_line(w, kind);
         let from = time_end(&bytes);
-        let cut = from + cut % (bytes.len() - from);
+        let cut = from + cut % (bytes.len() - 1 - from);
         let file = self.writers[w].current;
         self.write(file, line, &bytes[..cut], false);
         self.writers[w].pending = Some((line, bytes[cut..].to_vec()));
