@@ -31,8 +31,8 @@ pub struct Exporter {
 
 impl Exporter {
     /// Starts as `run` does: from the state file at `state` if there is one, else fresh at
-    /// `start_at`.
-    pub fn start(pattern: &str, state: &Path, start_at: StartAt) -> Exporter {
+    /// `start_at`; rotated files are kept for `grace` once read to their end.
+    pub fn start(pattern: &str, state: &Path, start_at: StartAt, grace: Duration) -> Exporter {
         let restored = state::read(state).expect("the state file is readable");
         let fresh = restored.is_none();
         let (account, entries, orphans) = match restored {
@@ -45,7 +45,7 @@ impl Exporter {
             start_at,
             max_line_bytes: config().limits.max_line_bytes,
             stop: stop.clone(),
-            rotated_grace: Duration::ZERO,
+            rotated_grace: grace,
             read_chunk_bytes: READ_CHUNK_BYTES,
         };
         let mut pipeline = Pipeline::new(Accountant::with_state(config(), account), None, 0);

@@ -371,9 +371,4 @@ impl Model {
         counts.unknown = recorded.difference(&denied).count() as u64;
         counts
     }
-
-    /// Files on disk (not unlinked).
-    pub fn present(&self) -> usize {
-        self.files.iter().filter(|f| !f.unlinked).count()
-    }
 }

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::input::follow::StartAt;
 
@@ -100,6 +101,9 @@ pub struct Run {
     pub ops: Vec<Op>,
     /// What the schedule exercised, for the summary.
     pub tally: BTreeMap<String, u64>,
+    /// How long the follower keeps a rotated file it read to its end: zero (let go at the
+    /// next read: fragments become orphans) or longer than any schedule (never let go).
+    grace: Duration,
 }
 
 impl Run {
@@ -111,6 +115,7 @@ impl Run {
             durable_total: 0,
             ops: Vec::new(),
             tally: BTreeMap::new(),
+            grace: Duration::ZERO,
         }
     }
 
@@ -118,6 +123,10 @@ impl Run {
     pub fn schedule(&mut self, seed: u64) -> Result<(), String> {
         let mut rng = Rng::new(seed);
         let trace = std::env::var_os("EXACTLY_ONCE_TRACE").is_some();
+        if rng.pct(25) {
+            self.grace = Duration::from_secs(3600);
+            self.count("schedules with a long grace", 1);
+        }
         let steps = 5 + rng.below(MAX_STEPS - 5);
         for _ in 0..steps {
             let op = self.pick(&mut rng);
@@ -175,7 +184,7 @@ impl Run {
         self.count("lines expected, written in two pieces", fates[1]);
         self.count("lines out (lost or skipped)", fates[2]);
         let (files, orphans) = self.exporter.as_ref().unwrap().held();
-        let present = self.world.model.present();
+        let present = self.held_bound();
         if files > present || orphans > 3 {
             return Err(format!(
                 "holds {files} files and {orphans} orphans with {present} files on disk"
@@ -333,7 +342,8 @@ impl Run {
                 } else {
                     StartAt::Beginning
                 };
-                let mut exporter = Exporter::start(&self.world.pattern(), &self.state, start_at);
+                let mut exporter =
+                    Exporter::start(&self.world.pattern(), &self.state, start_at, self.grace);
                 let model = &mut self.world.model;
                 model.start(drop_state, end);
                 assert_eq!(
@@ -357,6 +367,14 @@ impl Run {
         Ok(())
     }
 
+    /// How many files the follower may hold once it read everything: those on disk, and with a
+    /// long grace those deleted too (it keeps them open).
+    fn held_bound(&self) -> usize {
+        let files = &self.world.model.files;
+        let deleted = files.iter().filter(|f| f.unlinked).count();
+        files.len() - deleted + if self.grace.is_zero() { 0 } else { deleted }
+    }
+
     /// The counters equal the model's, and what the follower holds is bounded.
     fn check(&self, when: &str) -> Result<(), String> {
         let exporter = self.exporter.as_ref().unwrap();
@@ -365,7 +383,7 @@ impl Run {
             return Err(format!("{when}: counted {got:?}, expected {want:?}"));
         }
         let (files, orphans) = exporter.held();
-        let present = self.world.model.present();
+        let present = self.held_bound();
         if files > present + 6 || orphans > 8 {
             return Err(format!(
                 "{when}: holds {files} files and {orphans} orphans with {present} files on disk"
