@@ -17,6 +17,14 @@
 //!
 //! Everything else must be counted exactly once: rolls, cut lines, renames, deleted-while-open
 //! files, restarts with a state, crashes at any point, records in a later roll than their denial.
+//!
+//! What the generator does not do, because no follower could be exact about it (the phantoms are
+//! written down in `exactly_once_known_limitations`): delete a file whose state fragment is stale
+//! ([`MFile::may_unlink`]); rename away, truncate or delete svc's file before the state knows it
+//! and its head ([`MFile::head_settled`]: files without roll numbers give no other way to tell
+//! a file's successor); rename a truncated file away before the state caught up
+//! ([`MFile::unsettled`]); make a file unreachable after a shutdown stopped a read somewhere
+//! ([`Model::uncertain`]); cut a line just before its newline (see the writer).
 
 use std::path::PathBuf;
 
