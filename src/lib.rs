@@ -17,6 +17,8 @@ pub(crate) mod account;
 pub mod cli;
 pub mod config;
 pub(crate) mod decode;
+#[cfg(test)]
+mod exactly_once_tests;
 pub(crate) mod input;
 pub mod logging;
 pub(crate) mod output;

@@ -140,6 +140,8 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         },
         max_line_bytes: config.limits.max_line_bytes,
         stop: stop_reading.clone(),
+        rotated_grace: crate::input::follow::ROTATED_GRACE,
+        read_chunk_bytes: crate::input::follow::READ_CHUNK_BYTES,
     };
     let mut accountant = Accountant::with_state(config, account_state);
     accountant.set_exemplars(true); // `/metrics` serves them in OpenMetrics
@@ -449,24 +451,7 @@ impl ReadLoop {
         let Some(path) = &self.state_file else {
             return true;
         };
-        let saved = r.follower.save();
-        let files = saved
-            .files
-            .into_iter()
-            .map(|(id, file)| FileEntry {
-                file,
-                source: r.pipeline.save_source(id),
-            })
-            .collect();
-        let mut state = StateV1 {
-            written_at: wall_now(),
-            files,
-            orphans: saved.orphans,
-            account: r.pipeline.accountant().state().clone(),
-            audit_len: r.pipeline.audit_len(),
-        };
-        state.scrub();
-        let state = StateFile::V1(state);
+        let state = compose_state(&mut r.follower, &r.pipeline);
         match state::write(path, &state) {
             Ok(()) => {
                 r.stats.state_writes_ok += 1;
@@ -496,6 +481,29 @@ impl ReadLoop {
         }
         Ok(())
     }
+}
+
+/// The state: the follower's offsets, what the pipeline held at them, and the counters they
+/// produced, taken together between two reads (also what the model test saves).
+pub(crate) fn compose_state(follower: &mut Follower, pipeline: &Pipeline) -> StateFile {
+    let saved = follower.save();
+    let files = saved
+        .files
+        .into_iter()
+        .map(|(id, file)| FileEntry {
+            file,
+            source: pipeline.save_source(id),
+        })
+        .collect();
+    let mut state = StateV1 {
+        written_at: wall_now(),
+        files,
+        orphans: saved.orphans,
+        account: pipeline.accountant().state().clone(),
+        audit_len: pipeline.audit_len(),
+    };
+    state.scrub(); // no raw secret in the state file
+    StateFile::V1(state)
 }
 
 impl Reader {

@@ -112,6 +112,12 @@ pub struct FollowConfig {
     /// Set when shutting down: reading stops at the next chunk boundary (between two complete
     /// lines), so that a large backlog never delays the final state write.
     pub stop: Arc<AtomicBool>,
+    /// How long a rotated or deleted file, read to its end, is kept open for late writes
+    /// ([`ROTATED_GRACE`]; the model test uses zero).
+    pub rotated_grace: Duration,
+    /// Bytes asked for per read ([`READ_CHUNK_BYTES`]; the model test uses less, so that lines
+    /// straddle reads, and an unoptimised build does not spend its time zeroing buffers).
+    pub read_chunk_bytes: usize,
 }
 
 /// Where one followed file was: its state-file entry.
@@ -221,6 +227,12 @@ impl Follower {
             unopenable: BTreeSet::new(),
             fd_budget: fd_budget(),
         }
+    }
+
+    /// What the follower holds: files followed, orphan fragments (for the model test's bound).
+    #[cfg(test)]
+    pub fn held(&self) -> (usize, usize) {
+        (self.files.len(), self.orphans.len())
     }
 
     /// The directories to watch: the part of each pattern before its first glob character.
@@ -379,7 +391,7 @@ impl Follower {
             f.buffer.release_if_idle();
             if f.rotated && !grew && f.read_pos >= f.size {
                 let since = *f.drained_since.get_or_insert(now);
-                if now.duration_since(since) >= ROTATED_GRACE {
+                if now.duration_since(since) >= self.config.rotated_grace {
                     debug!(path = %f.path.display(), "rotated file drained; letting go");
                     let f = self.files.remove(i); // keep the others in the order they were opened
                     self.let_go(f, sink);
@@ -513,11 +525,15 @@ impl Follower {
         }
         let size = meta.len();
         let mut offset = None;
+        let mut first_path = path.to_path_buf();
         if let Some(i) = self.restored.iter().position(|e| e.inode == inode) {
             let entry = self.restored.swap_remove(i);
             let fits = entry.offset <= size && entry.signature.matches(&file).unwrap_or(false);
             if fits {
                 offset = Some(entry.offset);
+                // Found under its rotated name, it is still the file of the path it was
+                // followed under: a new file there continues it (rename + create while down).
+                first_path = PathBuf::from(entry.path);
             } else if Path::new(&entry.path) == path {
                 warn!(path = %path.display(), saved_offset = entry.offset, size,
                       "state entry no longer fits its file (rewritten or truncated); dropped");
@@ -535,7 +551,8 @@ impl Follower {
             (None, false, true) => last_line_end(&file, size),
             (None, false, false) => 0,
         };
-        let mut buffer = LineBuffer::with_chunk(self.config.max_line_bytes, READ_CHUNK_BYTES);
+        let mut buffer =
+            LineBuffer::with_chunk(self.config.max_line_bytes, self.config.read_chunk_bytes);
         buffer.reset(offset);
         let mut file = file;
         if let Err(error) = file.seek(SeekFrom::Start(offset)) {
@@ -556,7 +573,7 @@ impl Follower {
         self.files.push(Followed {
             id,
             path: path.to_path_buf(),
-            first_path: path.to_path_buf(),
+            first_path,
             sequence: Sequence::of(&sequence_path),
             sequence_path,
             file,
@@ -666,8 +683,15 @@ impl Reading<'_> {
             let Some(tail) = p.buffer.tail() else {
                 return 0;
             };
-            let verdict = judge(tail);
             let numbered = older_roll.is_some();
+            // Pieces of two rolls with a roll between them (never read) are not of one line.
+            let next = |g: &Sequence| f.sequence.as_ref().is_some_and(|f| g.is_next(f));
+            let consecutive = !numbered || p.sequence.as_ref().is_some_and(next);
+            let verdict = if consecutive {
+                judge(tail)
+            } else {
+                Verdict::Apart
+            };
             return match verdict {
                 Verdict::Join(line) => {
                     p.buffer.take_tail();
@@ -692,7 +716,12 @@ impl Reading<'_> {
         let Some(orphan) = orphan else {
             return 0;
         };
-        match judge(&orphan.fragment) {
+        let verdict = if orphan.continued_by(&f.path, f.sequence.as_ref()) {
+            judge(&orphan.fragment)
+        } else {
+            Verdict::Apart
+        };
+        match verdict {
             Verdict::Join(line) => {
                 self.stats.rejoined += 1;
                 sink.lines(f.id, &line);

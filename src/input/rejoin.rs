@@ -12,8 +12,12 @@
 //!   from offset 0, without its newline.
 //! * *T* and *H* are joined into the one line *T+H* if and only if *H* is not a whole line by
 //!   itself, *T* is not either, and *T+H* is (the stage above decides what "whole" means: for
-//!   the pipeline, one JSON object). The joined line counts as *S*'s; *P*'s offset moves past
-//!   *T* and *S*'s past *H*, in the same step, so the state file never holds half a join.
+//!   the pipeline, one JSON object), and, for rolls, *S* is the very next roll of *P*
+//!   ([`Sequence::is_next`]): with a roll between them that was never read (deleted, or
+//!   reached only through a symlink that moved on twice), *T* and *H* are pieces of two
+//!   different lines, and two such pieces often make valid JSON — a line nobody wrote. The
+//!   joined line counts as *S*'s; *P*'s offset moves past *T* and *S*'s past *H*, in the same
+//!   step, so the state file never holds half a join.
 //! * Otherwise nothing is joined. *H* is read as *S*'s first line, whatever it is. *T* is
 //!   handed up as an unterminated last line (counted if whole, else `malformed`) when *P* is a
 //!   numbered roll (its writer has moved on for good), or when *P* is let go; a renamed *P* may
@@ -52,6 +56,15 @@ impl Orphan {
             || Sequence::of(&self.sequence_path)
                 .zip(sequence)
                 .is_some_and(|(mine, theirs)| mine.precedes(theirs))
+    }
+
+    /// Whether a new file that supersedes this orphan's file may continue its fragment: not a
+    /// roll with another roll between them (never read: the pieces are of different lines).
+    pub fn continued_by(&self, path: &std::path::Path, sequence: Option<&Sequence>) -> bool {
+        match (Sequence::of(&self.sequence_path), sequence) {
+            (Some(mine), Some(theirs)) if mine.precedes(theirs) => mine.is_next(theirs),
+            _ => self.path == path,
+        }
     }
 }
 
@@ -115,5 +128,9 @@ mod tests {
         assert!(!orphan.superseded_by("d/app.8.log".as_ref(), seq("d/app.8.log").as_ref()));
         assert!(orphan.superseded_by("d/current.log".as_ref(), None));
         assert!(!orphan.superseded_by("d/other.log".as_ref(), None));
+        // Only the next roll continues its fragment.
+        assert!(orphan.continued_by("d/app.10.log".as_ref(), seq("d/app.10.log").as_ref()));
+        assert!(!orphan.continued_by("d/app.11.log".as_ref(), seq("d/app.11.log").as_ref()));
+        assert!(orphan.continued_by("d/current.log".as_ref(), None));
     }
 }

@@ -60,6 +60,21 @@ impl Sequence {
     pub fn precedes(&self, other: &Sequence) -> bool {
         self.key == other.key && self.numbers < other.numbers
     }
+
+    /// Whether `other` is the roll right after `self`: the same numbers but the last, one more.
+    /// When an earlier number changed too (a new date), there is no telling: taken as next.
+    pub fn is_next(&self, other: &Sequence) -> bool {
+        let Some((last, earlier)) = self.numbers.split_last() else {
+            return false;
+        };
+        match other.numbers.split_last() {
+            _ if !self.precedes(other) => false,
+            Some((other_last, other_earlier)) if earlier == other_earlier => {
+                last.checked_add(1) == Some(*other_last)
+            }
+            _ => true,
+        }
+    }
 }
 
 /// Reorders `items` so that the members of each sequence stand in roll order, in the places
@@ -170,5 +185,15 @@ mod tests {
         assert!(!s("d/app.1.log").precedes(&s("e/app.2.log")));
         assert!(!s("d/app.1.log").precedes(&s("d/other.2.log")));
         assert_eq!(Sequence::of(Path::new("d/current.log")), None);
+    }
+
+    #[test]
+    fn is_next_only_without_a_roll_between() {
+        let s = |p: &str| Sequence::of(Path::new(p)).unwrap();
+        assert!(s("d/app.9.log").is_next(&s("d/app.10.log")));
+        assert!(!s("d/app.9.log").is_next(&s("d/app.11.log")));
+        assert!(!s("d/app.10.log").is_next(&s("d/app.9.log")));
+        assert!(s("d/app.2026-11-22.12.log").is_next(&s("d/app.2026-11-23.1.log")));
+        assert!(!s("d/app.2026-11-22.1.log").is_next(&s("d/app.2026-11-22.3.log")));
     }
 }

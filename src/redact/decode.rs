@@ -46,8 +46,7 @@ impl Builder {
 
     fn push(&mut self, at: usize, decoded: &[u8]) {
         self.bytes.extend_from_slice(decoded);
-        self.origin
-            .extend(std::iter::repeat_n(at, decoded.len()));
+        self.origin.extend(std::iter::repeat_n(at, decoded.len()));
     }
 
     /// The view, or `None` when it is not UTF-8 (then it cannot hold a textual secret).
