@@ -767,6 +767,39 @@ class Checker:
             self.error(RULE_TESTS_GLOB, f"no promql_expr_test checks the value of {name}")
 
 
+# The exemplar labels the exporter writes (src/vocab/counters.rs Exemplar), and the panels that
+# must show them: every rate of a counter that carries exemplars.
+EXEMPLAR_LABELS = {"execution_id", "tool_use_id"}
+EXEMPLAR_METRICS = ("permission_denials_total", "agent_cost_usd_total")
+
+
+def _check_exemplar_links(checker):
+    """Denial and cost rate panels ask for exemplars, and the provisioned datasource links an
+    exemplar's execution id to that execution's denials in the exporter's API."""
+    for path, dashboard in load_dashboards(checker.root):
+        for panel in iter_panels(dashboard.get("panels") or []):
+            if panel.get("type") != "timeseries":
+                continue
+            for t in panel.get("targets") or []:
+                expr = t.get("expr") or ""
+                if any(m in expr for m in EXEMPLAR_METRICS) and ("rate(" in expr or "increase(" in expr):
+                    if t.get("exemplar") is not True:
+                        checker.error(f"{path} panel {panel.get('title')!r}", "a rate of a counter with exemplars must set \"exemplar\": true")
+    ds_path = os.path.join(checker.root, "deploy", "grafana", "datasource.yaml")
+    text = open(ds_path).read()
+    names = re.findall(r"-\s*name:\s*(\S+)\n\s*url:\s*(\S+)", text)
+    if not names:
+        checker.error(ds_path, "no exemplarTraceIdDestinations")
+    for name, url in names:
+        if name not in EXEMPLAR_LABELS:
+            checker.error(ds_path, f"exemplar destination {name!r} is not a label the exporter writes {sorted(EXEMPLAR_LABELS)}")
+        if "/api/v1/denials?" not in url or f"{name}=${{__value.raw}}" not in url:
+            checker.error(ds_path, f"exemplar link {url!r} must open /api/v1/denials filtered by {name}")
+
+
+Checker.check_exemplar_links = _check_exemplar_links
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--root", default=ROOT, help="repository root (default: %(default)s)")
@@ -780,6 +813,7 @@ def main(argv=None):
         else:
             checker.check_dashboards()
             checker.check_rule_metrics()
+            checker.check_exemplar_links()
     except (OSError, YAMLError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
