@@ -17,6 +17,8 @@ pub(crate) mod account;
 pub mod cli;
 pub mod config;
 pub(crate) mod decode;
+#[cfg(test)]
+mod hostile_tests;
 pub(crate) mod input;
 pub(crate) mod output;
 pub(crate) mod pipeline;
