@@ -19,6 +19,8 @@ pub mod config;
 pub(crate) mod decode;
 #[cfg(test)]
 mod exactly_once_tests;
+#[cfg(test)]
+mod hostile_tests;
 pub(crate) mod input;
 pub mod logging;
 pub(crate) mod output;

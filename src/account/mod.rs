@@ -136,8 +136,14 @@ impl Accountant {
     /// which the caller records with [`Accountant::add_outcome`].
     pub fn apply(&mut self, event: Event, source: LineSource<'_>) -> LineOutcome {
         let outcome = match event {
-            Event::Denial(denial) => self.on_denial(denial, source),
-            Event::Record(record) => self.on_record(record, source),
+            Event::Denial(mut denial) => {
+                clip_label(&mut denial.workflow);
+                self.on_denial(denial, source)
+            }
+            Event::Record(mut record) => {
+                clip_label(&mut record.workflow);
+                self.on_record(record, source)
+            }
         };
         self.sweep();
         outcome
@@ -587,6 +593,20 @@ fn count_admission(m: &mut Metrics, label: LabelName, admission: Admission) {
         Admission::Overflow => *m.label_overflow.entry(label).or_default() += 1,
         Admission::Invalid => *m.label_invalid.entry(label).or_default() += 1,
         Admission::Redacted => *m.label_redacted.entry(label).or_default() += 1,
+    }
+}
+
+/// Cuts a raw label value to one byte past [`labels::MAX_LABEL_BYTES`] (on a char boundary).
+/// An execution keeps its raw workflow until its record comes, and a value that long is refused
+/// as `invalid` whole or cut, so the cut changes no label while bounding what each execution
+/// holds: uncut, `--max-executions` 1 MB workflow names held 4 GiB.
+fn clip_label(value: &mut Option<String>) {
+    if let Some(v) = value.as_mut().filter(|v| v.len() > labels::MAX_LABEL_BYTES) {
+        let cut = (labels::MAX_LABEL_BYTES + 1..=v.len())
+            .find(|i| v.is_char_boundary(*i))
+            .unwrap_or(v.len());
+        v.truncate(cut);
+        v.shrink_to_fit();
     }
 }
 

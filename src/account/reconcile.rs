@@ -135,7 +135,9 @@ impl Execution {
             Some(_) => {}
             None => *self.anonymous.entry(tool.to_string()).or_default() += 1,
         }
-        *self.by_tool.entry(tool.to_string()).or_default() += 1;
+        // A record may have claimed up to u64::MAX of this tool already (then clamped).
+        let counted = self.by_tool.entry(tool.to_string()).or_default();
+        *counted = counted.saturating_add(1);
         true
     }
 
@@ -383,6 +385,13 @@ impl Executions {
         self.last_sweep = now;
         let (mut dropped, mut dropped_ids) = (0, 0);
         self.map.retain(|_, e| {
+            if e.last_seen <= 0.0 {
+                // Seen before any log time (stream-json lines carry none): idle from the first
+                // log time on, not since 1970, or that first time evicts it and its record
+                // counts its denials again.
+                e.last_seen = now;
+                return true;
+            }
             let keep = now - e.last_seen <= idle_secs;
             if !keep {
                 dropped += 1;
