@@ -213,6 +213,7 @@ mod tests {
                     signature: Signature { len: 3, hash: 4 },
                     offset: 5,
                     fragment: Some(b"{\"lev".to_vec()),
+                    sequence_path: None,
                 },
                 source: SourceState {
                     partials: vec![SavedPartial {

@@ -72,7 +72,7 @@ fn regressions() -> Vec<(&'static str, u64, Vec<Op>)> {
             "pieces of rolls that are not consecutive are not joined",
             868,
             vec![
-                start,
+                start.clone(),
                 Partial {
                     w: 1,
                     kind: Plain,
@@ -87,6 +87,36 @@ fn regressions() -> Vec<(&'static str, u64, Vec<Op>)> {
                 },
                 Roll { w: 1, keep: None },
                 ScanRead,
+            ],
+        ),
+        (
+            // The state entry of a file followed through a symlink kept only the symlink's
+            // path: gone at the restart, its fragment became an orphan with no roll number,
+            // which the path alone let any later roll at the symlink continue, across a roll
+            // never read.
+            "a fragment of a symlinked roll gone at a restart keeps its roll number",
+            5408,
+            vec![
+                start.clone(),
+                Partial {
+                    w: 1,
+                    kind: Plain,
+                    cut: 26,
+                },
+                ScanRead,
+                Save,
+                Crash,
+                Roll { w: 1, keep: None },
+                Partial {
+                    w: 1,
+                    kind: Plain,
+                    cut: 26,
+                },
+                Roll {
+                    w: 1,
+                    keep: Some(0),
+                },
+                start,
             ],
         ),
     ]

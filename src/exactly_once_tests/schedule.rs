@@ -407,7 +407,7 @@ impl Run {
 
     /// The schedule so far, one step a line.
     pub fn describe(&self) -> String {
-        let mut out = String::new();
+        let mut out = format!("  (rotated files kept for {:?} once read)\n", self.grace);
         for (i, op) in self.ops.iter().enumerate() {
             let _ = writeln!(out, "  {i:3}: {op:?}");
         }

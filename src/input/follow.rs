@@ -132,6 +132,10 @@ pub struct FileState {
     /// a successor's head still needs them ([`super::rejoin`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fragment: Option<Vec<u8>>,
+    /// The name that placed it in a roll sequence when that was not `path` (a symlink's
+    /// target): what an orphan of its fragment is judged by if the file is gone at the restart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence_path: Option<String>,
 }
 
 /// What the follower saves: its files and the orphan fragments.
@@ -333,7 +337,9 @@ impl Follower {
                     self.keep_orphan(
                         Orphan {
                             path: PathBuf::from(&entry.path),
-                            sequence_path: PathBuf::from(&entry.path),
+                            sequence_path: PathBuf::from(
+                                entry.sequence_path.as_deref().unwrap_or(&entry.path),
+                            ),
                             fragment,
                         },
                         sink,
@@ -445,6 +451,8 @@ impl Follower {
                     signature: f.signature,
                     offset: f.buffer.committed(),
                     fragment: f.buffer.tail().map(<[u8]>::to_vec),
+                    sequence_path: (f.sequence_path != f.path)
+                        .then(|| f.sequence_path.display().to_string()),
                 };
                 (f.id, state)
             })
