@@ -86,6 +86,9 @@ impl StateV1 {
         };
         for entry in &mut self.files {
             path(&mut entry.file.path);
+            if let Some(p) = &mut entry.file.sequence_path {
+                path(p);
+            }
             if let Some(fragment) = &mut entry.file.fragment {
                 scrub_bytes(fragment);
             }
