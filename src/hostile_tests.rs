@@ -1,16 +1,19 @@
 //! Hostile input through the whole line path (`Pipeline::lines` → prefilter → container unwrap →
 //! decode → account), as property tests: the fuzzing deliverable of issue #9.
 //!
-//! Owns the generators of hostile lines (arbitrary bytes, JSON-ish token soup, and
-//! structure-aware pino / stream-json / CRI / Docker lines with hostile counts, depths, numbers,
-//! times and names), the invariants every input must keep ([`check_bounds`]), and the
-//! exactly-once model ([`counts_every_denial_once`]). [`corpus`] replays the files kept in
-//! `tests/data/hostile/` under the same invariants.
+//! Owns the drivers ([`feed`], [`feed_by_line`]), the invariants every input must keep
+//! ([`check_bounds`]) and the properties, among them the exactly-once model
+//! ([`counts_every_denial_once`]). [`generate`] makes the lines: arbitrary bytes, JSON-ish token
+//! soup, and structure-aware pino / stream-json / CRI / Docker lines with hostile counts, depths,
+//! numbers, times and names. [`corpus`] replays the files kept in `tests/data/hostile/` under the
+//! same invariants.
 //!
-//! Why property tests and not coverage-guided fuzzing: `cargo fuzz` needs a nightly toolchain
-//! and the `libfuzzer-sys` crate; CI builds on stable and offline, with no `libfuzzer-sys` in the
-//! vendored registry, so a fuzz target could not be built there. These tests run on stable in
-//! `cargo test`; `HOSTILE_CASES=n` raises every property's case count for a longer local run.
+//! Why property tests and not coverage-guided fuzzing: `cargo fuzz` needs a nightly toolchain,
+//! the `cargo-fuzz` binary and the `libfuzzer-sys` crate. CI builds on stable; on the build box a
+//! nightly is installed but neither crate is in the local registry (`cargo install cargo-fuzz
+//! --offline` finds nothing), so a fuzz target could not be built or run where the tests run.
+//! These properties run on stable in `cargo test`; `HOSTILE_CASES=n` raises every property's
+//! case count (default 48) for a longer local run.
 //! An input that ever fails goes into `tests/data/hostile/` as a file.
 
 mod corpus;
