@@ -220,48 +220,36 @@ pub fn families(
             })
             .collect(),
     ));
-    push(family(
-        "denials_exporter_label_overflow_total",
-        "Label values mapped to \"other\" because the label hit its cap.",
-        MetricType::COUNTER,
-        LabelName::ALL
-            .iter()
-            .map(|l| {
-                counter(
-                    &[("label", l.as_str())],
-                    m.label_overflow.get(l).copied().unwrap_or(0) as f64,
-                )
-            })
-            .collect(),
-    ));
-    push(family(
-        "denials_exporter_label_invalid_total",
-        "Label values mapped to \"invalid\" by the charset and length rule.",
-        MetricType::COUNTER,
-        LabelName::ALL
-            .iter()
-            .map(|l| {
-                counter(
-                    &[("label", l.as_str())],
-                    m.label_invalid.get(l).copied().unwrap_or(0) as f64,
-                )
-            })
-            .collect(),
-    ));
-    push(family(
-        "denials_exporter_label_redacted_total",
-        "Label values replaced by \"redacted\" because they held a secret.",
-        MetricType::COUNTER,
-        LabelName::ALL
-            .iter()
-            .map(|l| {
-                counter(
-                    &[("label", l.as_str())],
-                    m.label_redacted.get(l).copied().unwrap_or(0) as f64,
-                )
-            })
-            .collect(),
-    ));
+    for (name, help, counts) in [
+        (
+            "denials_exporter_label_overflow_total",
+            "Label values mapped to \"other\" because the label hit its cap.",
+            &m.label_overflow,
+        ),
+        (
+            "denials_exporter_label_invalid_total",
+            "Label values mapped to \"invalid\" by the charset and length rule.",
+            &m.label_invalid,
+        ),
+        (
+            "denials_exporter_label_redacted_total",
+            "Label values replaced by \"redacted\" because they held a secret.",
+            &m.label_redacted,
+        ),
+    ] {
+        push(family(
+            name,
+            help,
+            MetricType::COUNTER,
+            LabelName::ALL
+                .iter()
+                .map(|l| {
+                    let n = counts.get(l).copied().unwrap_or(0);
+                    counter(&[("label", l.as_str())], n as f64)
+                })
+                .collect(),
+        ));
+    }
     push(family(
         "denials_exporter_label_values",
         "Distinct admitted label values.",
