@@ -15,6 +15,11 @@
 //! streaming-input session: one per result, i.e. per prompt).
 //! Lines without a correlation key count their own events and reconcile nothing.
 //!
+//! Bounded whatever a line says: a record reveals at most `--max-denials-per-record` as counts;
+//! the clock that evicts idle executions is log time only, a time too far ahead is no time;
+//! sums saturate; label values pass validation, then the redaction policy (a value holding a
+//! secret is `redacted`), then their cap, and `--max-series` caps the denial series.
+//!
 //! **Not here:** parsing (decode), reading files (input), rendering and writing (output).
 //!
 //! Cold: per denial or record line.
