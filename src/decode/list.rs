@@ -33,12 +33,15 @@ pub fn denial_list(
     )
 }
 
-/// One entry of a denial list, in either spelling (`toolName` or `tool_name`).
+/// One entry of a denial list, in either spelling (`toolName` or `tool_name`). Every object in
+/// the list is a denial: one without a tool name is the tool `unknown`, as a mid-stream denial
+/// without one is.
 fn entry(item: &RawValue, fields: &Fields) -> Option<RecordedDenial> {
     let entry = Object::parse(item.get().as_bytes())?;
     let tool = entry
         .id(&fields.tool_key)
-        .or_else(|| entry.id("tool_name"))?;
+        .or_else(|| entry.id("tool_name"))
+        .unwrap_or_else(|| "unknown".to_string());
     let tool_use_id = entry
         .id(&fields.tool_use_id_key)
         .or_else(|| entry.id("tool_use_id"));
@@ -93,6 +96,9 @@ mod tests {
     fn not_an_array_is_no_list() {
         assert_eq!(list(r#"{"permissionDenials":{"a":1}}"#), None);
         assert_eq!(list(r#"{"other":[]}"#), None);
-        assert_eq!(list(r#"{"permission_denials":[1,{"x":2}]}"#), Some(vec![]));
+        // An object is a denial even without a tool name; anything else in the list is not.
+        let entries = list(r#"{"permission_denials":[1,{"x":2},{"toolName":""}]}"#).unwrap();
+        let tools: Vec<&str> = entries.iter().map(|e| e.tool.as_str()).collect();
+        assert_eq!(tools, ["unknown", "unknown"]);
     }
 }
