@@ -122,6 +122,17 @@ fn regressions() -> Vec<(&'static str, u64, Vec<Op>)> {
     ]
 }
 
+/// Generated schedules that once failed, by seed: they replay only while the generator draws
+/// as it does now (a change to it makes them other schedules, still worth running).
+const REGRESSION_SEEDS: &[(&str, u64)] = &[(
+    // Two files rotated away by logrotate, both in the state (a long grace kept the first):
+    // resumed at the restart, they were put in roll order by their new names (`svc.log.1`
+    // before `svc.log.2`, newest first), not in the order they were read in, so the file at the
+    // path took the older one for its predecessor, and the line cut between was lost.
+    "files resumed at a restart keep their saved order",
+    23692,
+)];
+
 /// Phantom lines the follower cannot rule out: a fragment waiting for its successor is joined
 /// to the head of a later file, and two pieces of different lines make valid JSON. The generator
 /// does not produce these (see `model` and `schedule`); they fail today.
@@ -246,6 +257,11 @@ fn exactly_once_under_generated_schedules() {
 fn exactly_once_regressions() {
     for (name, seed, ops) in regressions() {
         if let Err(failure) = run_seed(seed, Some(&ops)) {
+            panic!("regression {name:?}: {failure}");
+        }
+    }
+    for (name, seed) in REGRESSION_SEEDS {
+        if let Err(failure) = run_seed(*seed, None) {
             panic!("regression {name:?}: {failure}");
         }
     }

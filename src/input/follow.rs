@@ -311,12 +311,17 @@ impl Follower {
                 debug!(path = %f.path.display(), "file rotated away; draining it");
             }
         }
+        let mut resumed = 0;
         if !self.started {
             self.started = true;
-            self.resume_rotated(sink);
+            resumed = self.resume_rotated(sink);
         }
-        // Files opened now are read after those already followed, each sequence in roll order.
-        roll::order(&mut self.files[opened_before..], |f| f.sequence.as_ref());
+        // Files opened now are read after those already followed, each sequence in roll order;
+        // files resumed from the state keep the order they were read in before (their names
+        // were given by a rotation: logrotate's `.1` is newer than its `.2`).
+        roll::order(&mut self.files[opened_before + resumed..], |f| {
+            f.sequence.as_ref()
+        });
         for f in &mut self.files {
             if check_truncation(f, &mut self.stats, true) {
                 sink.reset(f.id);
@@ -327,7 +332,8 @@ impl Follower {
     /// State entries that matched no file of the globs: if the file is still in its directory
     /// under another name (rotated while we were down, or during its grace period), drain it
     /// from the saved offset; otherwise drop the entry, keeping its fragment as an orphan.
-    fn resume_rotated(&mut self, sink: &mut impl Sink) {
+    /// Returns how many were resumed (now the first files).
+    fn resume_rotated(&mut self, sink: &mut impl Sink) -> usize {
         let entries = std::mem::take(&mut self.restored);
         let before = self.files.len();
         for entry in entries {
@@ -354,9 +360,13 @@ impl Follower {
             }
         }
         self.restored.clear(); // what open() did not take did not fit, and it said so
-                               // Files rotated away while we were down are older than any the globs match: read them first.
+
+        // Files rotated away while we were down are older than any the globs match: read them
+        // first.
         let resumed = self.files.split_off(before);
+        let count = resumed.len();
         self.files.splice(0..0, resumed);
+        count
     }
 
     /// Reads every followed file to its end, handing what it read to `sink`; lets go of rotated
@@ -535,7 +545,9 @@ impl Follower {
         let mut offset = None;
         let mut first_path = path.to_path_buf();
         if let Some(i) = self.restored.iter().position(|e| e.inode == inode) {
-            let entry = self.restored.swap_remove(i);
+            // remove, not swap_remove: the entries left are resumed in their saved order (the
+            // order they were read in), which is also the order their rotations happened.
+            let entry = self.restored.remove(i);
             let fits = entry.offset <= size && entry.signature.matches(&file).unwrap_or(false);
             if fits {
                 offset = Some(entry.offset);
