@@ -34,11 +34,14 @@ pub const MAX_TRACKED_IDS: usize = 65_536;
 /// What the state keeps of an id: the first 16 bytes of its SHA-256, in hex. Collisions cannot be
 /// crafted, and a token inside an id cannot be read back from the state file.
 pub fn digest(id: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let hash = ring::digest::digest(&ring::digest::SHA256, id.as_bytes());
-    hash.as_ref()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let mut out = String::with_capacity(32);
+    for b in &hash.as_ref()[..16] {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 /// Denials the record revealed that nothing counted before: `count` of them, of one tool.
