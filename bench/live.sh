@@ -11,7 +11,7 @@
 #
 # Environment (all optional):
 #   LATENCY_SAMPLES=500     inotify latency samples (each: append, then GET /metrics until it shows)
-#   POLL_SAMPLES=100        --poll latency samples (about 0.5 s each)
+#   POLL_SAMPLES=100        --poll latency samples (about 0.5 s each; 0 skips them)
 #   SPACING_MS=20           pause between two latency samples (--poll adds a random 0–1 s)
 #   INGEST_SECONDS=15       how long the writer writes
 #   INGEST_RATE=0           writer lines/s; 0 = as fast as pino goes
@@ -60,7 +60,9 @@ run() { # one measurement: prints progress to stderr, appends its JSON line
 
 if wants latency; then
     run latency "$BIN" --samples "$LATENCY_SAMPLES" --spacing-ms "$SPACING_MS"
-    run latency "$BIN" --poll --samples "$POLL_SAMPLES" --spacing-ms "$SPACING_MS"
+    if ((POLL_SAMPLES > 0)); then
+        run latency "$BIN" --poll --samples "$POLL_SAMPLES" --spacing-ms "$SPACING_MS"
+    fi
 fi
 if wants ingest; then
     if [[ -d $ROOT/tests/e2e/node_modules/pino-roll ]] && command -v node >/dev/null; then

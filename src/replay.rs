@@ -63,9 +63,9 @@ fn replay_one(
         let batch = batch?;
         pipeline.oversized(source, batch.oversized);
         if batch.is_tail {
-            pipeline.last_line(source, &batch.region);
+            pipeline.last_line(source, batch.region());
         } else {
-            pipeline.picked(source, &batch.region, batch.lines, &batch.picks);
+            pipeline.picked(source, batch.region(), batch.lines, &batch.picks);
         }
         ahead.recycle(batch);
     }

@@ -21,7 +21,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::Poll;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::net::TcpListener;
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 use crate::account::{wall_now, AccountState, Accountant};
 use crate::cli::{ReadFrom, RunArgs};
@@ -152,19 +152,22 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         file_states.push(entry.file);
         (inode, entry.source)
     }));
-    let shared = Arc::new(Shared {
-        published: Mutex::new(Arc::new(Published::default())),
-        view: Mutex::new(View {
+    let shared = Arc::new(Shared::new(
+        args.telemetry_path.clone(),
+        View {
             files: Vec::new(),
             recent: RecentDenials::new(args.recent_denials),
-        }),
-        ready: Default::default(),
-        healthy: Default::default(),
-        telemetry_path: args.telemetry_path.clone(),
-    });
+        },
+    ));
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
+        .on_thread_start(|| {
+            // Scrapes wait for a core more than they compute: wake these threads first.
+            if !crate::sched::prefer_low_latency() {
+                debug!("the kernel keeps the default scheduling slice for HTTP threads");
+            }
+        })
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
@@ -537,12 +540,12 @@ impl Reader {
         }
         run.follow.files = lags.into_iter().collect();
         let files = run.follow.files.clone();
-        let published = Arc::new(Published {
+        shared.publish(Published {
+            generation: 0, // set by `publish`
             metrics: accountant.metrics().clone(),
             gauges: accountant.gauges(),
             run,
         });
-        *shared.published.lock().expect("published lock") = published;
         self.published_at = Some(Instant::now());
         let mut view = shared.view.lock().expect("view lock");
         view.files = files;

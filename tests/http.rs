@@ -244,6 +244,15 @@ fn openmetrics_by_content_negotiation_with_redacted_exemplars() {
     );
     let body = &om.body;
     assert!(body.ends_with("# EOF\n"), "{body}");
+    assert_eq!(body.matches("# EOF").count(), 1, "{body}");
+    // The HTTP self-metrics too, as OpenMetrics families (they were left out before).
+    assert!(
+        body.contains(
+            "# TYPE denials_exporter_http_connections_rejected counter\n\
+             denials_exporter_http_connections_rejected_total 0\n"
+        ),
+        "{body}"
+    );
     let line = |prefix: &str| {
         body.lines()
             .find(|l| l.starts_with(prefix))

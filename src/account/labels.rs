@@ -14,6 +14,7 @@
 //! Cold: per counted event.
 
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -21,10 +22,12 @@ use serde::{Deserialize, Serialize};
 pub use crate::vocab::{LabelName, Reason};
 
 /// Rules that classify a free-text reason (hook inputs, the agent CLI) into a [`Reason`].
-/// Custom rules come first; the first match wins; no match is [`Reason::Other`].
-#[derive(Debug, Clone)]
+/// Custom rules come first; the first match wins; no match is [`Reason::Other`]. The built-in
+/// rules are compiled once, at the first reason that needs them: most logs carry a reason type,
+/// and a replay of those never pays for the compilation.
+#[derive(Debug, Clone, Default)]
 pub struct ReasonRules {
-    rules: Vec<(Regex, Reason)>,
+    custom: Vec<(Regex, Reason)>,
 }
 
 /// The built-in rules, in order. Patterns are case-insensitive.
@@ -54,31 +57,35 @@ const DEFAULT_RULES: &[(&str, Reason)] = &[
     (r"\bmode\b|plan mode|dontAsk|don't ask", Reason::Mode),
 ];
 
-impl Default for ReasonRules {
-    fn default() -> Self {
-        ReasonRules::with_custom(Vec::new())
-    }
-}
-
 impl ReasonRules {
     /// The built-in rules, preceded by `custom`.
     pub fn with_custom(custom: Vec<(Regex, Reason)>) -> ReasonRules {
-        let mut rules = custom;
-        for (pattern, reason) in DEFAULT_RULES {
-            let regex =
-                Regex::new(&format!("(?i){pattern}")).expect("built-in reason rules compile");
-            rules.push((regex, *reason));
-        }
-        ReasonRules { rules }
+        ReasonRules { custom }
     }
 
     /// Classifies a free-text reason.
     pub fn classify(&self, text: &str) -> Reason {
-        self.rules
+        self.custom
             .iter()
+            .chain(built_in_rules())
             .find(|(regex, _)| regex.is_match(text))
             .map_or(Reason::Other, |(_, reason)| *reason)
     }
+}
+
+/// [`DEFAULT_RULES`], compiled at first use and shared by every [`ReasonRules`].
+fn built_in_rules() -> &'static [(Regex, Reason)] {
+    static RULES: OnceLock<Vec<(Regex, Reason)>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        DEFAULT_RULES
+            .iter()
+            .map(|(pattern, reason)| {
+                let regex =
+                    Regex::new(&format!("(?i){pattern}")).expect("built-in reason rules compile");
+                (regex, *reason)
+            })
+            .collect()
+    })
 }
 
 /// Label value for anything past a cap.

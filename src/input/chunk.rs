@@ -13,6 +13,7 @@
 //! 256 KiB.
 
 use std::io::{self, Read};
+use std::ops::Range;
 
 /// Bytes asked for per read.
 pub const CHUNK_BYTES: usize = 256 * 1024;
@@ -128,6 +129,23 @@ impl LineBuffer {
         &self.buf[self.start..self.complete]
     }
 
+    /// Hands the complete-lines region over without copying it: the read buffer and `spare`
+    /// trade places, so `spare` holds the region at the returned range, and the unfinished tail
+    /// (shorter than a line) is copied to the front of what was `spare`, the new read buffer.
+    /// Consumes the region, like [`LineBuffer::consume`].
+    pub fn swap_out_lines(&mut self, spare: &mut Vec<u8>) -> Range<usize> {
+        let region = self.start..self.complete;
+        self.committed += region.len() as u64;
+        let tail = self.end - self.complete;
+        if spare.len() < self.buf.len() {
+            spare.resize(self.buf.len(), 0);
+        }
+        spare[..tail].copy_from_slice(&self.buf[self.complete..self.end]);
+        std::mem::swap(&mut self.buf, spare);
+        (self.start, self.complete, self.end) = (0, 0, tail);
+        region
+    }
+
     /// Marks the region returned by [`LineBuffer::lines`] as processed.
     pub fn consume(&mut self) {
         self.committed += (self.complete - self.start) as u64;
@@ -187,21 +205,24 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// A reader that returns at most `.1` bytes per read.
+    struct Slow<'a>(&'a [u8], usize);
+
+    impl Read for Slow<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(out.len()).min(self.1);
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
     /// Reads everything through the buffer, returning the complete lines and oversized count.
     fn drain(
         input: &[u8],
         max: usize,
         read_size: usize,
     ) -> (Vec<Vec<u8>>, u64, Option<Vec<u8>>, u64) {
-        struct Slow<'a>(&'a [u8], usize);
-        impl Read for Slow<'_> {
-            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-                let n = self.0.len().min(out.len()).min(self.1);
-                out[..n].copy_from_slice(&self.0[..n]);
-                self.0 = &self.0[n..];
-                Ok(n)
-            }
-        }
         let mut reader = Slow(input, read_size);
         let mut lb = LineBuffer::new(max);
         let (mut lines, mut oversized) = (Vec::new(), 0);
@@ -217,6 +238,36 @@ mod tests {
         }
         let tail = lb.take_tail();
         (lines, oversized, tail, lb.committed())
+    }
+
+    /// Lines, oversized count and committed offset of reading `input` through a buffer of
+    /// 64-byte chunks, taking each region by [`LineBuffer::swap_out_lines`] or by copying it.
+    fn read_all(
+        input: &[u8],
+        max: usize,
+        read_size: usize,
+        swap: bool,
+    ) -> (Vec<Vec<u8>>, u64, u64) {
+        let mut reader = Slow(input, read_size);
+        let mut lb = LineBuffer::with_chunk(max, 64);
+        let (mut lines, mut oversized, mut spare) = (Vec::new(), 0, Vec::new());
+        loop {
+            let f = lb.fill(&mut reader).unwrap();
+            oversized += f.oversized;
+            let region = if swap {
+                let range = lb.swap_out_lines(&mut spare);
+                spare[range].to_vec()
+            } else {
+                let region = lb.lines().to_vec();
+                lb.consume();
+                region
+            };
+            lines.extend(region.split_inclusive(|b| *b == b'\n').map(<[u8]>::to_vec));
+            if f.read == 0 {
+                break;
+            }
+        }
+        (lines, oversized, lb.committed())
     }
 
     #[test]
@@ -240,6 +291,15 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn handing_regions_over_yields_what_copying_yields(lines in proptest::collection::vec("[a-z]{0,300}", 0..50), read_size in 1usize..700, max in 50usize..400) {
+            let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            prop_assert_eq!(
+                read_all(input.as_bytes(), max, read_size, true),
+                read_all(input.as_bytes(), max, read_size, false)
+            );
+        }
+
         #[test]
         fn any_split_yields_the_same_lines(lines in proptest::collection::vec("[a-z]{0,40}", 0..50), read_size in 1usize..64) {
             let input: String = lines.iter().map(|l| format!("{l}\n")).collect();

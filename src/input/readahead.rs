@@ -22,8 +22,9 @@ pub const DEPTH: usize = 3;
 /// One region of complete lines with its picks.
 #[derive(Debug, Default)]
 pub struct Batch {
-    /// Complete lines, each ending in `\n`; or, when `is_tail`, the unterminated last line.
-    pub region: Vec<u8>,
+    /// Holds the region at `range` (it was the reader's buffer: handed over, not copied).
+    buffer: Vec<u8>,
+    range: std::ops::Range<usize>,
     pub picks: Vec<Pick>,
     /// Lines in `region`.
     pub lines: u64,
@@ -31,6 +32,13 @@ pub struct Batch {
     pub oversized: u64,
     /// The region is the input's unterminated last line.
     pub is_tail: bool,
+}
+
+impl Batch {
+    /// Complete lines, each ending in `\n`; or, when `is_tail`, the unterminated last line.
+    pub fn region(&self) -> &[u8] {
+        &self.buffer[self.range.clone()]
+    }
 }
 
 /// The consumer's end.
@@ -69,12 +77,11 @@ impl ReadAhead {
                     let Ok(mut batch) = empty_rx.recv() else {
                         return;
                     };
-                    batch.region.clear();
-                    batch.region.extend_from_slice(buffer.lines());
-                    batch.lines = prefilter.pick(&batch.region, max_line_bytes, &mut batch.picks);
+                    batch.range = buffer.swap_out_lines(&mut batch.buffer);
+                    let region = &batch.buffer[batch.range.clone()];
+                    batch.lines = prefilter.pick(region, max_line_bytes, &mut batch.picks);
                     batch.oversized = filled.oversized;
                     batch.is_tail = false;
-                    buffer.consume();
                     if full_tx.send(Ok(batch)).is_err() {
                         return;
                     }
@@ -86,7 +93,8 @@ impl ReadAhead {
                     let Ok(mut batch) = empty_rx.recv() else {
                         return;
                     };
-                    batch.region = tail;
+                    batch.range = 0..tail.len();
+                    batch.buffer = tail;
                     batch.picks.clear();
                     batch.lines = 1;
                     batch.oversized = 0;
@@ -149,7 +157,7 @@ mod tests {
         while let Some(batch) = ahead.next_batch() {
             let batch = batch.unwrap();
             if batch.is_tail {
-                tail = Some(batch.region.clone());
+                tail = Some(batch.region().to_vec());
             } else {
                 lines += batch.lines;
                 picked += batch.picks.len();

@@ -15,6 +15,7 @@
 //! Limits: by default 256 connections, 10 s to write a response (`--web.max-connections`,
 //! `--web.write-timeout`). Accept back-off starts at 5 ms and doubles to 1 s, like Go's net/http.
 
+use std::fmt::Write as _;
 use std::future::Future as _;
 use std::io;
 use std::pin::Pin;
@@ -52,8 +53,9 @@ impl ConnectionStats {
         self.tls_handshake_errors.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The self-metrics in the text exposition format (0.0.4).
-    pub fn render(&self) -> String {
+    /// The self-metrics in the text exposition format 0.0.4, or as OpenMetrics families (a
+    /// counter family is named without `_total` there, its sample with it; no `# EOF`).
+    pub fn render(&self, openmetrics: bool) -> String {
         let mut out = String::with_capacity(1024);
         let families = [
             (
@@ -89,9 +91,14 @@ impl ConnectionStats {
         ];
         for (name, kind, help, value) in families {
             let value = value.load(Ordering::Relaxed);
-            out.push_str(&format!(
-                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
-            ));
+            let family = match name.strip_suffix("_total") {
+                Some(family) if openmetrics => family,
+                _ => name,
+            };
+            let _ = write!(
+                out,
+                "# HELP {family} {help}\n# TYPE {family} {kind}\n{name} {value}\n"
+            );
         }
         out
     }
@@ -322,7 +329,9 @@ mod tests {
         assert!(cap.admit().is_none());
         drop(a);
         let _c = cap.admit().unwrap();
-        let text = stats.render();
+        let text = stats.render(false);
+        let om = stats.render(true);
+        assert!(om.contains("# TYPE denials_exporter_http_connections_rejected counter\ndenials_exporter_http_connections_rejected_total 1\n"), "{om}");
         assert!(
             text.contains("denials_exporter_http_connections_open 2\n"),
             "{text}"
@@ -348,7 +357,7 @@ mod tests {
         let error = io.write_all(&big).await.unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::TimedOut);
         assert!(stats
-            .render()
+            .render(false)
             .contains("denials_exporter_http_write_timeouts_total 1\n"));
     }
 }

@@ -1,22 +1,24 @@
-//! Renders the counting state as the Prometheus text exposition (format 0.0.4), and builds the
-//! metric families the OpenMetrics encoding ([`super::openmetrics`]) writes too.
+//! Describes the counting state as metric families, for both encodings: the Prometheus text
+//! exposition 0.0.4 ([`render`], written by [`super::text`]) and OpenMetrics ([`families`], the
+//! `prometheus` protobuf families that [`super::openmetrics`] hands to its encoder).
 //!
-//! Owns the mapping from [`Metrics`] (and the live follower's [`RunStats`]) to metric families,
-//! built as `prometheus` protobuf families and encoded by its `TextEncoder`. `replay` prints
-//! exactly what `/metrics` serves. Known label sets (outcomes, label names, eviction causes,
-//! redaction kinds) are always present, at 0 before anything happened, so rates and alerts see
-//! a series from the first scrape.
+//! Owns the mapping from [`Metrics`] (and the live follower's [`RunStats`]) to families:
+//! [`describe`] walks the state once and tells an [`Emit`] each family and sample, so the two
+//! encodings cannot drift apart. `replay` prints exactly what `/metrics` serves. Known label sets
+//! (outcomes, label names, eviction causes, redaction kinds) are always present, at 0 before
+//! anything happened, so rates and alerts see a series from the first scrape.
 //!
-//! **Not here:** the metric names and buckets ([`super::metrics`]), counting.
+//! **Not here:** the metric names and buckets ([`crate::vocab::counters`]), counting, escaping
+//! and number formats (the writers).
 //!
-//! Cold: per scrape; no I/O.
+//! Cold: per scrape; no I/O, no allocation per sample on the 0.0.4 path.
 
 use prometheus::proto::{
     Bucket, Counter, Gauge, Histogram as ProtoHistogram, LabelPair, Metric, MetricFamily,
     MetricType,
 };
-use prometheus::{Encoder, TextEncoder};
 
+use super::text::TextWriter;
 use crate::account::Gauges;
 use crate::input::follow::FollowStats;
 use crate::vocab::counters::{self as metrics, Histogram, Metrics, TOKEN_KINDS};
@@ -41,6 +43,46 @@ pub struct RunStats {
 /// The text exposition's content type.
 pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;
 
+/// A family's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Counter,
+    Gauge,
+    Histogram,
+}
+
+/// Where [`describe`] writes: a family, then its samples. A writer leaves out a family that got
+/// no sample (no denial yet, say): the encoders reject empty families.
+pub trait Emit {
+    /// Starts a family; the samples that follow are its own.
+    fn family(&mut self, name: &'static str, help: &'static str, kind: Kind);
+    /// One counter or gauge sample.
+    fn value(&mut self, labels: &[(&str, &str)], value: f64);
+    /// One histogram, with the bucket bounds it was observed with.
+    fn histogram(&mut self, labels: &[(&str, &str)], h: &Histogram, bounds: &[f64]);
+
+    /// A family of one label over fixed values.
+    fn by_label(
+        &mut self,
+        name: &'static str,
+        help: &'static str,
+        kind: Kind,
+        label: &str,
+        values: &[(&str, f64)],
+    ) {
+        self.family(name, help, kind);
+        for (value, n) in values {
+            self.value(&[(label, value)], *n);
+        }
+    }
+
+    /// A family of one sample without labels.
+    fn single(&mut self, name: &'static str, help: &'static str, kind: Kind, value: f64) {
+        self.family(name, help, kind);
+        self.value(&[], value);
+    }
+}
+
 /// Renders everything as the text format 0.0.4. `run` is `None` for `replay`.
 pub fn render(
     m: &Metrics,
@@ -48,156 +90,151 @@ pub fn render(
     redaction_kinds: &[&str],
     run: Option<&RunStats>,
 ) -> String {
-    let families = families(m, gauges, redaction_kinds, run);
-    let mut out = Vec::with_capacity(16 * 1024);
-    TextEncoder::new()
-        .encode(&families, &mut out)
-        .expect("families built here have names, types and matching values");
-    String::from_utf8(out).expect("the text encoder writes UTF-8")
+    let mut writer = TextWriter::with_capacity(16 * 1024);
+    describe(m, gauges, redaction_kinds, run, &mut writer);
+    writer.finish()
 }
 
-/// Every metric family, as both encodings ([`render`] and [`super::openmetrics::render`]) write
-/// them. Families without a metric are left out.
+/// Every metric family as `prometheus` protobuf families, for the OpenMetrics encoder.
 pub fn families(
     m: &Metrics,
     gauges: Gauges,
     redaction_kinds: &[&str],
     run: Option<&RunStats>,
 ) -> Vec<MetricFamily> {
-    let mut families = Vec::new();
-    let mut push = |f: MetricFamily| families.push(f);
+    let mut builder = FamilyBuilder::default();
+    describe(m, gauges, redaction_kinds, run, &mut builder);
+    builder.families.retain(|f| !f.get_metric().is_empty());
+    builder.families
+}
 
-    push(family(
+/// Tells `out` every family and sample, in exposition order.
+pub fn describe(
+    m: &Metrics,
+    gauges: Gauges,
+    redaction_kinds: &[&str],
+    run: Option<&RunStats>,
+    out: &mut impl Emit,
+) {
+    out.family(
         metrics::DENIALS,
         "Denied tool calls, each counted exactly once.",
-        MetricType::COUNTER,
-        m.denials
-            .iter()
-            .map(|(k, v)| {
-                counter(
-                    &[
-                        ("reason", k.reason.as_str()),
-                        ("tool", &k.tool),
-                        ("workflow", &k.workflow),
-                    ],
-                    *v as f64,
-                )
-            })
-            .collect(),
-    ));
+        Kind::Counter,
+    );
+    for (k, v) in &m.denials {
+        let labels = [
+            ("reason", k.reason.as_str()),
+            ("tool", k.tool.as_str()),
+            ("workflow", k.workflow.as_str()),
+        ];
+        out.value(&labels, *v as f64);
+    }
 
     let wf = &m.workflows;
-    push(family(
+    out.family(
         metrics::EXECUTIONS,
         "Agent executions completed, by SDK result subtype.",
-        MetricType::COUNTER,
-        wf.iter()
-            .flat_map(|(w, s)| {
-                s.executions
-                    .iter()
-                    .map(move |(o, n)| counter(&[("outcome", o), ("workflow", w)], *n as f64))
-            })
-            .collect(),
-    ));
-    push(family(
+        Kind::Counter,
+    );
+    for (w, s) in wf {
+        for (o, n) in &s.executions {
+            out.value(&[("outcome", o), ("workflow", w)], *n as f64);
+        }
+    }
+    out.family(
         metrics::COST,
         "Cost of one agent execution in US dollars.",
-        MetricType::HISTOGRAM,
-        wf.iter()
-            .map(|(w, s)| histogram(&[("workflow", w)], &s.cost_usd, metrics::COST_BUCKETS))
-            .collect(),
-    ));
-    push(family(
+        Kind::Histogram,
+    );
+    for (w, s) in wf {
+        out.histogram(&[("workflow", w)], &s.cost_usd, metrics::COST_BUCKETS);
+    }
+    out.family(
         metrics::TOKENS,
         "Tokens used by agent executions, by kind.",
-        MetricType::COUNTER,
-        wf.iter()
-            .flat_map(|(w, s)| {
-                TOKEN_KINDS
-                    .iter()
-                    .zip(s.tokens)
-                    .map(move |(k, n)| counter(&[("kind", k), ("workflow", w)], n))
-            })
-            .collect(),
-    ));
-    push(family(
+        Kind::Counter,
+    );
+    for (w, s) in wf {
+        for (k, n) in TOKEN_KINDS.iter().zip(s.tokens) {
+            out.value(&[("kind", k), ("workflow", w)], n);
+        }
+    }
+    out.family(
         metrics::TOKENS_BY_MODEL,
         "Tokens used by agent executions, by kind and model (from the SDK's modelUsage).",
-        MetricType::COUNTER,
-        wf.iter()
-            .flat_map(|(w, s)| {
-                s.models.iter().flat_map(move |(model, m)| {
-                    TOKEN_KINDS.iter().zip(m.tokens).map(move |(k, n)| {
-                        counter(&[("kind", k), ("model", model), ("workflow", w)], n)
-                    })
-                })
-            })
-            .collect(),
-    ));
-    push(family(
+        Kind::Counter,
+    );
+    for (w, s) in wf {
+        for (model, series) in &s.models {
+            for (k, n) in TOKEN_KINDS.iter().zip(series.tokens) {
+                out.value(&[("kind", k), ("model", model), ("workflow", w)], n);
+            }
+        }
+    }
+    out.family(
         metrics::COST_BY_MODEL,
         "Cost of agent executions in US dollars, by model (from the SDK's modelUsage).",
-        MetricType::COUNTER,
-        wf.iter()
-            .flat_map(|(w, s)| {
-                s.models.iter().map(move |(model, m)| {
-                    counter(&[("model", model), ("workflow", w)], m.cost_usd)
-                })
-            })
-            .collect(),
-    ));
-    push(family(
-        metrics::TURNS,
-        "Turns of one agent execution.",
-        MetricType::HISTOGRAM,
-        wf.iter()
-            .map(|(w, s)| histogram(&[("workflow", w)], &s.turns, metrics::TURN_BUCKETS))
-            .collect(),
-    ));
-    push(family(
-        metrics::DURATION,
-        "Wall time of one agent execution in seconds.",
-        MetricType::HISTOGRAM,
-        wf.iter()
-            .map(|(w, s)| {
-                histogram(
-                    &[("workflow", w)],
-                    &s.duration_seconds,
-                    metrics::DURATION_BUCKETS,
-                )
-            })
-            .collect(),
-    ));
-    push(family(
-        metrics::DENIALS_PER_EXECUTION,
-        "Permission denials recorded per agent execution.",
-        MetricType::HISTOGRAM,
-        wf.iter()
-            .map(|(w, s)| histogram(&[("workflow", w)], &s.denials, metrics::DENIAL_BUCKETS))
-            .collect(),
-    ));
+        Kind::Counter,
+    );
+    for (w, s) in wf {
+        for (model, series) in &s.models {
+            out.value(&[("model", model), ("workflow", w)], series.cost_usd);
+        }
+    }
+    for (name, help, pick, bounds) in [
+        (
+            metrics::TURNS,
+            "Turns of one agent execution.",
+            (|s| &s.turns) as fn(&metrics::WorkflowSeries) -> &Histogram,
+            metrics::TURN_BUCKETS,
+        ),
+        (
+            metrics::DURATION,
+            "Wall time of one agent execution in seconds.",
+            |s| &s.duration_seconds,
+            metrics::DURATION_BUCKETS,
+        ),
+        (
+            metrics::DENIALS_PER_EXECUTION,
+            "Permission denials recorded per agent execution.",
+            |s| &s.denials,
+            metrics::DENIAL_BUCKETS,
+        ),
+    ] {
+        out.family(name, help, Kind::Histogram);
+        for (w, s) in wf {
+            out.histogram(&[("workflow", w)], pick(s), bounds);
+        }
+    }
 
-    push(family(
+    describe_self(m, gauges, redaction_kinds, out);
+    if let Some(r) = run {
+        describe_run(r, out);
+    }
+}
+
+/// The exporter's own families, in `replay` and `run` alike.
+fn describe_self(m: &Metrics, gauges: Gauges, redaction_kinds: &[&str], out: &mut impl Emit) {
+    out.family(
         "denials_exporter_build_info",
         "Build information; always 1.",
-        MetricType::GAUGE,
-        vec![gauge(&[("version", env!("CARGO_PKG_VERSION"))], 1.0)],
-    ));
-    push(single(
+        Kind::Gauge,
+    );
+    out.value(&[("version", env!("CARGO_PKG_VERSION"))], 1.0);
+    out.single(
         "denials_exporter_read_bytes_total",
         "Bytes read from log files.",
-        MetricType::COUNTER,
+        Kind::Counter,
         m.read_bytes as f64,
-    ));
-    push(family(
+    );
+    out.family(
         "denials_exporter_lines_total",
         "Lines read, by outcome.",
-        MetricType::COUNTER,
-        m.lines_by_outcome()
-            .into_iter()
-            .map(|(o, n)| counter(&[("outcome", o.as_str())], n as f64))
-            .collect(),
-    ));
+        Kind::Counter,
+    );
+    for (o, n) in m.lines_by_outcome() {
+        out.value(&[("outcome", o.as_str())], n as f64);
+    }
     let mut kinds: Vec<&str> = redaction_kinds.to_vec();
     kinds.extend(
         m.redactions
@@ -206,20 +243,15 @@ pub fn families(
             .filter(|k| !redaction_kinds.contains(k)),
     );
     kinds.sort_unstable();
-    push(family(
+    out.family(
         "denials_exporter_redactions_total",
         "Secrets replaced before leaving the exporter, by kind.",
-        MetricType::COUNTER,
-        kinds
-            .iter()
-            .map(|k| {
-                counter(
-                    &[("kind", k)],
-                    m.redactions.get(*k).copied().unwrap_or(0) as f64,
-                )
-            })
-            .collect(),
-    ));
+        Kind::Counter,
+    );
+    for k in kinds {
+        let n = m.redactions.get(k).copied().unwrap_or(0);
+        out.value(&[("kind", k)], n as f64);
+    }
     for (name, help, counts) in [
         (
             "denials_exporter_label_overflow_total",
@@ -237,184 +269,233 @@ pub fn families(
             &m.label_redacted,
         ),
     ] {
-        push(family(
-            name,
-            help,
-            MetricType::COUNTER,
-            LabelName::ALL
-                .iter()
-                .map(|l| {
-                    let n = counts.get(l).copied().unwrap_or(0);
-                    counter(&[("label", l.as_str())], n as f64)
-                })
-                .collect(),
-        ));
+        out.family(name, help, Kind::Counter);
+        for l in LabelName::ALL {
+            let n = counts.get(&l).copied().unwrap_or(0);
+            out.value(&[("label", l.as_str())], n as f64);
+        }
     }
-    push(family(
+    out.by_label(
         "denials_exporter_label_values",
         "Distinct admitted label values.",
-        MetricType::GAUGE,
-        vec![
-            gauge(&[("label", "tool")], gauges.tools_admitted as f64),
-            gauge(&[("label", "workflow")], gauges.workflows_admitted as f64),
-            gauge(&[("label", "model")], gauges.models_admitted as f64),
+        Kind::Gauge,
+        "label",
+        &[
+            ("tool", gauges.tools_admitted as f64),
+            ("workflow", gauges.workflows_admitted as f64),
+            ("model", gauges.models_admitted as f64),
         ],
-    ));
-    push(single(
+    );
+    out.single(
         "denials_exporter_executions_tracked",
         "Executions held for reconciliation.",
-        MetricType::GAUGE,
+        Kind::Gauge,
         gauges.executions_tracked as f64,
-    ));
-    push(family(
+    );
+    out.by_label(
         "denials_exporter_executions_evicted_total",
         "Executions whose reconciliation state was dropped, by cause.",
-        MetricType::COUNTER,
-        vec![
-            counter(&[("cause", "cap")], m.evicted_cap as f64),
-            counter(&[("cause", "idle")], m.evicted_idle as f64),
+        Kind::Counter,
+        "cause",
+        &[
+            ("cap", m.evicted_cap as f64),
+            ("idle", m.evicted_idle as f64),
         ],
-    ));
-    push(single(
-        "denials_exporter_series_overflow_total",
-        "Denials counted under tool and workflow other because --max-series was reached.",
-        MetricType::COUNTER,
-        m.series_overflow as f64,
-    ));
-    push(single(
-        "denials_exporter_record_denials_clamped_total",
-        "Denials execution records claimed beyond --max-denials-per-record, not counted.",
-        MetricType::COUNTER,
-        m.denials_clamped as f64,
-    ));
-    push(single(
-        "denials_exporter_times_rejected_total",
-        "Log times further ahead of the wall clock than --max-clock-skew, taken as no time.",
-        MetricType::COUNTER,
-        m.times_rejected as f64,
-    ));
-    push(single(
-        "denials_exporter_last_event_timestamp_seconds",
-        "Log time of the last counted event; the read time for lines without one (stream-json).",
-        MetricType::GAUGE,
-        m.last_event_timestamp,
-    ));
+    );
+    for (name, help, kind, value) in [
+        (
+            "denials_exporter_series_overflow_total",
+            "Denials counted under tool and workflow other because --max-series was reached.",
+            Kind::Counter,
+            m.series_overflow as f64,
+        ),
+        (
+            "denials_exporter_record_denials_clamped_total",
+            "Denials execution records claimed beyond --max-denials-per-record, not counted.",
+            Kind::Counter,
+            m.denials_clamped as f64,
+        ),
+        (
+            "denials_exporter_times_rejected_total",
+            "Log times further ahead of the wall clock than --max-clock-skew, taken as no time.",
+            Kind::Counter,
+            m.times_rejected as f64,
+        ),
+        (
+            "denials_exporter_last_event_timestamp_seconds",
+            "Log time of the last counted event; the read time for lines without one (stream-json).",
+            Kind::Gauge,
+            m.last_event_timestamp,
+        ),
+    ] {
+        out.single(name, help, kind, value);
+    }
+}
 
-    if let Some(r) = run {
-        push(single(
-            "denials_exporter_files_followed",
-            "Files currently followed.",
-            MetricType::GAUGE,
-            r.follow.files.len() as f64,
-        ));
-        push(family(
-            "denials_exporter_file_lag_bytes",
-            "Bytes written to a followed file but not yet read.",
-            MetricType::GAUGE,
-            r.follow
-                .files
-                .iter()
-                .map(|(p, lag)| gauge(&[("path", p)], *lag as f64))
-                .collect(),
-        ));
-        push(single(
+/// The live follower's families (`run` only).
+fn describe_run(r: &RunStats, out: &mut impl Emit) {
+    out.single(
+        "denials_exporter_files_followed",
+        "Files currently followed.",
+        Kind::Gauge,
+        r.follow.files.len() as f64,
+    );
+    out.family(
+        "denials_exporter_file_lag_bytes",
+        "Bytes written to a followed file but not yet read.",
+        Kind::Gauge,
+    );
+    for (p, lag) in &r.follow.files {
+        out.value(&[("path", p)], *lag as f64);
+    }
+    for (name, help, kind, value) in [
+        (
             "denials_exporter_rotations_total",
             "Rotations seen (rename, numbered roll, deletion).",
-            MetricType::COUNTER,
+            Kind::Counter,
             r.follow.rotations as f64,
-        ));
-        push(single(
+        ),
+        (
             "denials_exporter_truncations_total",
             "Truncations seen (copytruncate).",
-            MetricType::COUNTER,
+            Kind::Counter,
             r.follow.truncations as f64,
-        ));
-        push(single(
+        ),
+        (
             "denials_exporter_files_unopenable",
             "Paths the globs match that cannot be opened now (permissions, the fd limit).",
-            MetricType::GAUGE,
+            Kind::Gauge,
             r.follow.unopenable as f64,
-        ));
-        push(single(
+        ),
+        (
             "denials_exporter_lines_rejoined_total",
             "Lines a writer cut across two rolled files, joined again.",
-            MetricType::COUNTER,
+            Kind::Counter,
             r.follow.rejoined as f64,
-        ));
-        push(family(
-            "denials_exporter_file_errors_total",
-            "Errors on followed files, by kind.",
-            MetricType::COUNTER,
-            vec![
-                counter(&[("error", "open")], r.follow.file_errors_open as f64),
-                counter(&[("error", "read")], r.follow.file_errors_read as f64),
-                counter(
-                    &[("error", "vanished")],
-                    r.follow.file_errors_vanished as f64,
-                ),
-            ],
-        ));
-        push(single(
+        ),
+    ] {
+        out.single(name, help, kind, value);
+    }
+    out.by_label(
+        "denials_exporter_file_errors_total",
+        "Errors on followed files, by kind.",
+        Kind::Counter,
+        "error",
+        &[
+            ("open", r.follow.file_errors_open as f64),
+            ("read", r.follow.file_errors_read as f64),
+            ("vanished", r.follow.file_errors_vanished as f64),
+        ],
+    );
+    for (name, help, kind, value) in [
+        (
             "denials_exporter_watcher_errors_total",
             "inotify errors and queue overflows.",
-            MetricType::COUNTER,
+            Kind::Counter,
             r.watcher_errors as f64,
-        ));
-        push(single(
+        ),
+        (
             "denials_exporter_watcher_fallbacks_total",
             "Switches from inotify to polling.",
-            MetricType::COUNTER,
+            Kind::Counter,
             r.watcher_fallbacks as f64,
-        ));
-        push(single(
+        ),
+        (
             "denials_exporter_watch_rearms_total",
             "inotify watches set up again because a watched directory was deleted or replaced.",
-            MetricType::COUNTER,
+            Kind::Counter,
             r.watch_rearms as f64,
-        ));
-        push(single(
+        ),
+        (
             "denials_exporter_inotify_watching",
             "1 while inotify watches are armed; 0 while only the periodic stat finds changes.",
-            MetricType::GAUGE,
+            Kind::Gauge,
             if r.inotify { 1.0 } else { 0.0 },
-        ));
-        push(family(
-            "denials_exporter_state_writes_total",
-            "State-file writes, by result.",
-            MetricType::COUNTER,
-            vec![
-                counter(&[("result", "ok")], r.state_writes_ok as f64),
-                counter(&[("result", "error")], r.state_writes_error as f64),
-            ],
-        ));
-        push(single(
-            "denials_exporter_state_last_write_timestamp_seconds",
-            "When the state file was last written.",
-            MetricType::GAUGE,
-            r.state_last_write,
-        ));
+        ),
+    ] {
+        out.single(name, help, kind, value);
+    }
+    out.by_label(
+        "denials_exporter_state_writes_total",
+        "State-file writes, by result.",
+        Kind::Counter,
+        "result",
+        &[
+            ("ok", r.state_writes_ok as f64),
+            ("error", r.state_writes_error as f64),
+        ],
+    );
+    out.single(
+        "denials_exporter_state_last_write_timestamp_seconds",
+        "When the state file was last written.",
+        Kind::Gauge,
+        r.state_last_write,
+    );
+}
+
+/// Builds `prometheus` protobuf families (the OpenMetrics path).
+#[derive(Default)]
+struct FamilyBuilder {
+    families: Vec<MetricFamily>,
+    kind: Option<Kind>,
+}
+
+impl FamilyBuilder {
+    fn push(&mut self, metric: Metric) {
+        if let Some(family) = self.families.last_mut() {
+            family.mut_metric().push(metric);
+        }
+    }
+}
+
+impl Emit for FamilyBuilder {
+    fn family(&mut self, name: &'static str, help: &'static str, kind: Kind) {
+        let mut f = MetricFamily::default();
+        f.set_name(name.to_string());
+        f.set_help(help.to_string());
+        f.set_field_type(match kind {
+            Kind::Counter => MetricType::COUNTER,
+            Kind::Gauge => MetricType::GAUGE,
+            Kind::Histogram => MetricType::HISTOGRAM,
+        });
+        self.families.push(f);
+        self.kind = Some(kind);
     }
 
-    // The encoders reject empty families (e.g. no denial yet): leave them out.
-    families.retain(|f| !f.get_metric().is_empty());
-    families
-}
+    fn value(&mut self, pairs: &[(&str, &str)], value: f64) {
+        let mut m = Metric::from_label(labels(pairs));
+        if self.kind == Some(Kind::Counter) {
+            let mut c = Counter::default();
+            c.set_value(value);
+            m.set_counter(c);
+        } else {
+            let mut g = Gauge::default();
+            g.set_value(value);
+            m.set_gauge(g);
+        }
+        self.push(m);
+    }
 
-fn family(name: &str, help: &str, kind: MetricType, metrics: Vec<Metric>) -> MetricFamily {
-    let mut f = MetricFamily::default();
-    f.set_name(name.to_string());
-    f.set_help(help.to_string());
-    f.set_field_type(kind);
-    f.set_metric(metrics);
-    f
-}
-
-fn single(name: &str, help: &str, kind: MetricType, value: f64) -> MetricFamily {
-    let metric = match kind {
-        MetricType::COUNTER => counter(&[], value),
-        _ => gauge(&[], value),
-    };
-    family(name, help, kind, vec![metric])
+    fn histogram(&mut self, pairs: &[(&str, &str)], h: &Histogram, bounds: &[f64]) {
+        let mut p = ProtoHistogram::default();
+        p.set_sample_count(h.count);
+        p.set_sample_sum(h.sum);
+        p.set_bucket(
+            bounds
+                .iter()
+                .zip(h.cumulative(bounds))
+                .map(|(bound, count)| {
+                    let mut b = Bucket::default();
+                    b.set_upper_bound(*bound);
+                    b.set_cumulative_count(count);
+                    b
+                })
+                .collect(),
+        );
+        let mut m = Metric::from_label(labels(pairs));
+        m.set_histogram(p);
+        self.push(m);
+    }
 }
 
 fn labels(pairs: &[(&str, &str)]) -> Vec<LabelPair> {
@@ -427,43 +508,6 @@ fn labels(pairs: &[(&str, &str)]) -> Vec<LabelPair> {
             l
         })
         .collect()
-}
-
-fn counter(pairs: &[(&str, &str)], value: f64) -> Metric {
-    let mut c = Counter::default();
-    c.set_value(value);
-    let mut m = Metric::from_label(labels(pairs));
-    m.set_counter(c);
-    m
-}
-
-fn gauge(pairs: &[(&str, &str)], value: f64) -> Metric {
-    let mut g = Gauge::default();
-    g.set_value(value);
-    let mut m = Metric::from_label(labels(pairs));
-    m.set_gauge(g);
-    m
-}
-
-fn histogram(pairs: &[(&str, &str)], h: &Histogram, bounds: &[f64]) -> Metric {
-    let mut p = ProtoHistogram::default();
-    p.set_sample_count(h.count);
-    p.set_sample_sum(h.sum);
-    p.set_bucket(
-        bounds
-            .iter()
-            .zip(h.cumulative(bounds))
-            .map(|(bound, count)| {
-                let mut b = Bucket::default();
-                b.set_upper_bound(*bound);
-                b.set_cumulative_count(count);
-                b
-            })
-            .collect(),
-    );
-    let mut m = Metric::from_label(labels(pairs));
-    m.set_histogram(p);
-    m
 }
 
 #[cfg(test)]

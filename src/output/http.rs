@@ -51,6 +51,9 @@ use crate::vocab::Metrics;
 /// The counters as the reading thread last published them: immutable, swapped whole.
 #[derive(Debug, Default)]
 pub struct Published {
+    /// Which publication this is: one more than the one before, so an exposition rendered from
+    /// it can be reused until the next.
+    pub generation: u64,
     pub metrics: Metrics,
     pub gauges: Gauges,
     pub run: RunStats,
@@ -72,33 +75,81 @@ pub struct Shared {
     pub ready: AtomicBool,
     pub healthy: AtomicBool,
     pub telemetry_path: String,
+    /// The latest exposition per format (0.0.4, OpenMetrics), with the generation it shows:
+    /// rendered once per publication, however many scrapers ask.
+    rendered: Mutex<[Option<(u64, Bytes)>; 2]>,
 }
 
 impl Shared {
-    /// The OpenMetrics exposition with exemplars, as `/metrics` serves it to a scraper that asks.
-    pub fn metrics_openmetrics(&self) -> String {
-        let published = self.published.lock().expect("published lock").clone();
-        let families = exposition::families(
-            &published.metrics,
-            published.gauges,
-            crate::redact::kind_names(),
-            Some(&published.run),
-        );
-        openmetrics::render(families, &published.metrics)
+    /// Neither ready nor healthy yet: the reading thread says when it is.
+    pub fn new(telemetry_path: String, view: View) -> Shared {
+        Shared {
+            published: Mutex::new(Arc::new(Published::default())),
+            view: Mutex::new(view),
+            ready: AtomicBool::new(false),
+            healthy: AtomicBool::new(false),
+            telemetry_path,
+            rendered: Mutex::new([None, None]),
+        }
     }
 
-    /// The exposition, exactly as `/metrics` serves it: rendered from the latest snapshot.
-    pub fn metrics_text(&self) -> String {
+    /// The exposition of the latest publication, exactly as `/metrics` serves it: the 0.0.4
+    /// text, or OpenMetrics with exemplars. Rendered at most once per publication and format.
+    pub fn exposition(&self, openmetrics: bool) -> Bytes {
         let published = self.published.lock().expect("published lock").clone();
+        let mut rendered = self.rendered.lock().expect("rendered lock");
+        let slot = &mut rendered[usize::from(openmetrics)];
+        if let Some((generation, body)) = slot.as_ref() {
+            if *generation == published.generation {
+                return body.clone();
+            }
+        }
         let kinds = crate::redact::kind_names();
-        exposition::render(
-            &published.metrics,
-            published.gauges,
-            kinds,
-            Some(&published.run),
-        )
+        let body = Bytes::from(if openmetrics {
+            let families = exposition::families(
+                &published.metrics,
+                published.gauges,
+                kinds,
+                Some(&published.run),
+            );
+            openmetrics::render(families, &published.metrics)
+        } else {
+            exposition::render(
+                &published.metrics,
+                published.gauges,
+                kinds,
+                Some(&published.run),
+            )
+        });
+        *slot = Some((published.generation, body.clone()));
+        body
+    }
+
+    /// Whether a scrape for this format is cheap enough to answer on the async runtime: the
+    /// latest publication is rendered already (a scrape then costs a copy), or it is the 0.0.4
+    /// text and the last one rendered was under [`INLINE_RENDER_BYTES`] (about a millisecond of
+    /// work, one pass into one buffer). OpenMetrics goes through protobuf families and is never
+    /// rendered inline.
+    pub fn is_cheap(&self, openmetrics: bool) -> bool {
+        let generation = self.published.lock().expect("published lock").generation;
+        let rendered = self.rendered.lock().expect("rendered lock");
+        match &rendered[usize::from(openmetrics)] {
+            Some((g, _)) if *g == generation => true,
+            Some((_, body)) => !openmetrics && body.len() < INLINE_RENDER_BYTES,
+            None => false,
+        }
+    }
+
+    /// Replaces the publication (the reading thread, after a batch).
+    pub fn publish(&self, mut published: Published) {
+        let mut current = self.published.lock().expect("published lock");
+        published.generation = current.generation + 1;
+        *current = Arc::new(published);
     }
 }
+
+/// The largest 0.0.4 exposition rendered on the async runtime (see [`Shared::is_cheap`]).
+pub const INLINE_RENDER_BYTES: usize = 256 * 1024;
 
 type Body = Full<Bytes>;
 
@@ -247,12 +298,12 @@ pub(super) fn route(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
 }
 
 fn metrics(shared: &Shared, openmetrics: bool) -> Response<Body> {
-    let (body, content_type) = if openmetrics {
-        (shared.metrics_openmetrics(), openmetrics::CONTENT_TYPE)
+    let content_type = if openmetrics {
+        openmetrics::CONTENT_TYPE
     } else {
-        (shared.metrics_text(), exposition::CONTENT_TYPE)
+        exposition::CONTENT_TYPE
     };
-    let mut response = Response::new(Full::new(Bytes::from(body)));
+    let mut response = Response::new(Full::new(shared.exposition(openmetrics)));
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
@@ -380,5 +431,48 @@ mod tests {
             escape("<script>alert('x')</script>&"),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"
         );
+    }
+
+    fn published(denials: u64) -> Published {
+        let mut metrics = Metrics::default();
+        metrics.denials.insert(
+            crate::vocab::counters::DenialKey {
+                tool: "Bash".into(),
+                workflow: "w".into(),
+                reason: crate::vocab::Reason::Hook,
+            },
+            denials,
+        );
+        Published {
+            metrics,
+            ..Published::default()
+        }
+    }
+
+    #[test]
+    fn renders_once_per_publication_and_format() {
+        let shared = Shared::new("/metrics".into(), View::default());
+        shared.publish(published(1));
+        assert!(!shared.is_cheap(false) && !shared.is_cheap(true));
+        let first = shared.exposition(false);
+        assert!(std::str::from_utf8(&first).unwrap().contains("} 1\n"));
+        assert!(shared.is_cheap(false) && !shared.is_cheap(true));
+        // Asked again: the same buffer, not a new render.
+        assert_eq!(shared.exposition(false).as_ptr(), first.as_ptr());
+        let om = shared.exposition(true);
+        assert!(om.starts_with(b"# HELP") && shared.is_cheap(true));
+
+        shared.publish(published(2));
+        assert!(
+            !shared.is_cheap(true),
+            "a new publication is not rendered yet"
+        );
+        assert!(
+            shared.is_cheap(false),
+            "a small text may be rendered inline"
+        );
+        let second = shared.exposition(false);
+        assert_ne!(second.as_ptr(), first.as_ptr());
+        assert!(std::str::from_utf8(&second).unwrap().contains("} 2\n"));
     }
 }

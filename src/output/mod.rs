@@ -12,6 +12,7 @@ pub mod exposition;
 pub mod http;
 pub mod openmetrics;
 pub mod recent;
+pub mod text;
 pub mod tls;
 pub mod web;
 pub mod web_config;

@@ -7,9 +7,11 @@
 //! included; cached checks cost a hash, see [`super::auth`]).
 //!
 //! Invariant: `/-/healthy` and `/-/ready` are answered on the async runtime from atomics only,
-//! never behind a lock the reading thread takes nor behind a render. Every other path runs on a
-//! blocking thread, at most one per core at a time, so a slow `/metrics` render (or a landing page
-//! waiting for a lock) never stalls the runtime's one worker.
+//! never behind a lock the reading thread takes nor behind a render. A `/metrics` that costs at
+//! most a copy or a small one-pass render ([`Shared::is_cheap`]) is answered there too, because
+//! the hand-off to another thread is what a scrape waits longest for on a busy machine. Every
+//! other request runs on a blocking thread, at most one per core at a time, so a slow render,
+//! gzip, or a landing page waiting for a lock never stalls the runtime's one worker.
 //!
 //! **Not here:** the routes themselves ([`super::http`]), the config format
 //! ([`super::web_config`]), connection limits ([`super::connection`]).
@@ -28,7 +30,7 @@ use flate2::Compression;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{
-    HeaderMap, HeaderName, HeaderValue, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_ENCODING,
+    HeaderMap, HeaderName, HeaderValue, ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_ENCODING,
     CONTENT_TYPE, VARY, WWW_AUTHENTICATE,
 };
 use hyper::{Request, Response, StatusCode};
@@ -123,11 +125,19 @@ impl Web {
             }
         }
         let path = req.uri().path();
+        let is_metrics = path == shared.telemetry_path;
+        let gzip = is_metrics && accepts_gzip(req.headers());
+        let openmetrics = is_metrics
+            && super::openmetrics::wants_openmetrics(
+                req.headers().get(ACCEPT).and_then(|v| v.to_str().ok()),
+            );
         let response = if path == "/-/healthy" || path == "/-/ready" {
             route(shared, req)
+        } else if is_metrics && !gzip && shared.is_cheap(openmetrics) {
+            // Rendered already, or a small 0.0.4 text: no hand-off to another thread, which is
+            // what a scrape waits longest for while the reader and the writer hold both cores.
+            finish_metrics(route(shared, req), &self.stats, false)
         } else {
-            let is_metrics = path == shared.telemetry_path;
-            let gzip = is_metrics && accepts_gzip(req.headers());
             let permit = self
                 .renders
                 .clone()
@@ -165,14 +175,18 @@ impl Web {
     }
 }
 
-/// A successful text exposition gets the connection self-metrics appended, then gzip if asked.
+/// A successful exposition gets the connection self-metrics appended (before `# EOF` in
+/// OpenMetrics), then gzip if asked.
 fn finish_metrics(response: Response<Body>, stats: &ConnectionStats, gzip: bool) -> Response<Body> {
-    let is_text = response
+    let content_type = response
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/plain"));
-    if response.status() != StatusCode::OK || !is_text {
+        .unwrap_or("");
+    let openmetrics = content_type.starts_with("application/openmetrics-text");
+    if response.status() != StatusCode::OK
+        || !(openmetrics || content_type.starts_with("text/plain"))
+    {
         return response;
     }
     let (mut parts, body) = response.into_parts();
@@ -180,8 +194,18 @@ fn finish_metrics(response: Response<Body>, stats: &ConnectionStats, gzip: bool)
         return Response::from_parts(parts, Full::new(Bytes::new()));
     };
     let mut text = Vec::with_capacity(body.len() + 1024);
-    text.extend_from_slice(&body);
-    text.extend_from_slice(stats.render().as_bytes());
+    const EOF: &[u8] = b"# EOF\n";
+    match body.strip_suffix(EOF) {
+        Some(families) if openmetrics => {
+            text.extend_from_slice(families);
+            text.extend_from_slice(stats.render(true).as_bytes());
+            text.extend_from_slice(EOF);
+        }
+        _ => {
+            text.extend_from_slice(&body);
+            text.extend_from_slice(stats.render(false).as_bytes());
+        }
+    }
     let body = if gzip {
         parts
             .headers
@@ -297,6 +321,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(unzipped, plain_text);
+        let mut om = Response::new(Full::new(Bytes::from_static(b"a_total 1\n# EOF\n")));
+        om.headers_mut().insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static(super::super::openmetrics::CONTENT_TYPE),
+        );
+        let om = full_bytes(finish_metrics(om, &stats, false).into_body()).unwrap();
+        let om = std::str::from_utf8(&om).unwrap();
+        assert!(
+            om.starts_with("a_total 1\n# HELP denials_exporter_http_connections_open")
+                && om.ends_with("denials_exporter_http_tls_handshake_errors_total 0\n# EOF\n")
+                && om.matches("# EOF").count() == 1,
+            "{om}"
+        );
         let not_ready = text(StatusCode::SERVICE_UNAVAILABLE, "Not ready\n");
         let passed = finish_metrics(not_ready, &stats, true);
         assert!(passed.headers().get(CONTENT_ENCODING).is_none());

@@ -113,6 +113,15 @@ def main():
         cost_ids = [e.get("execution_id") for v in exemplars('agent_cost_usd_total{workflow="ex"}').values() for e in v]
         check("query_exemplars returns the execution that spent, on agent_cost_usd_total",
               "exec_ex_3" in cost_ids, f"{cost_ids}")
+        # Prometheus asks for OpenMetrics and gzip: the HTTP self-metrics must come along.
+        q = urllib.parse.urlencode({"query": "denials_exporter_http_connections_open"})
+        try:
+            result = get_json(f"{prom}/api/v1/query?{q}")["data"]["result"]
+        except OSError as e:
+            result = str(e)
+        check("the OpenMetrics scrape carries the HTTP self-metrics",
+              isinstance(result, list) and len(result) == 1 and float(result[0]["value"][1]) >= 1,
+              f"{result}")
     finally:
         for p in procs:
             p.terminate()
