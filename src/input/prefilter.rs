@@ -1,18 +1,25 @@
 //! Picks the few lines worth decoding, with one multi-literal search over a whole chunk.
 //!
 //! Almost every executor line is not a denial. Instead of splitting a chunk into lines and
-//! parsing each, the [`Prefilter`] searches the chunk for the literals that can start a relevant
-//! line, derived from the configured names: the denial event, the completed message,
-//! `permission_deni…` (stream-json frames and results), `PermissionDenied`, the agent CLI's
-//! `input_summary`. A literal containing `"` or `\` is also searched in its JSON-escaped form, so
-//! a hit inside a Docker-escaped line is found too. A hit is only a candidate: decode decides.
+//! parsing each, the [`Prefilter`] searches the chunk for the JSON string tokens that a relevant
+//! line must hold, quotes included, derived from the configured names: `"agent.permission.denied"`
+//! (the event), `"Claude Agent SDK execution completed"` (the record's message),
+//! `"permission_denied"` and `"permission_denials"` (stream-json frames and results),
+//! `"PermissionDenied"` (Claude Code's hook input) and `"input_summary"` (the agent CLI). The
+//! quotes matter: agents grep for `permission_denials`, edit `…_permission_denials.sql` and
+//! paste diffs that log `\"agent.permission.denied\"`, and with bare words those lines were a
+//! third of an executor log's bytes, all parsed for nothing. A value equal to a token (a
+//! `"pattern":"permission_denials"`) is still a candidate: a hit is only a candidate, decode
+//! decides.
 //!
 //! [`Prefilter::pick`] turns a region of complete lines into the lines worth a closer look: the
 //! hits, widened to their lines, and every line that is not a plain JSON object line — not shaped
 //! `{…}` (a malformed line, a CRI-framed line, which starts with its timestamp) or a Docker
-//! json-file line (`{"log":"…`), whose framing must be undone before anyone can tell. Which lines
-//! are picked depends on the bytes alone, not on what was decoded before, so picking can run on
-//! another thread than decoding.
+//! json-file line (`{"log":"…`), whose framing must be undone before anyone can tell. So a framed
+//! line never needs its escaped tokens searched: it is picked whole, and the pipeline asks
+//! [`Prefilter::is_app_candidate`] of the line it unwraps. Which lines are picked depends on the
+//! bytes alone, not on what was decoded before, so picking can run on another thread than
+//! decoding.
 //!
 //! **Not here:** decoding (the pipeline).
 //!
@@ -35,18 +42,21 @@ const DOCKER_PREFIX: &[u8] = b"{\"log\":\"";
 impl Prefilter {
     pub fn new(fields: &Fields) -> Prefilter {
         let mut literals: Vec<String> = Vec::new();
-        let mut add = |s: &str| {
-            for form in [s.to_string(), json_escaped(s)] {
-                if !form.is_empty() && !literals.contains(&form) {
-                    literals.push(form);
-                }
+        for name in [
+            fields.denied_event.as_str(),
+            fields.completed_message.as_str(),
+            "permission_denied",
+            "permission_denials",
+            "PermissionDenied",
+            "input_summary",
+        ] {
+            // Searched without its quotes, which are checked at each hit: with `"`, the commonest
+            // byte of a JSON log, in every literal, the search would stop at every quote.
+            let token = json_escaped(name);
+            if !literals.contains(&token) {
+                literals.push(token);
             }
-        };
-        add(&fields.denied_event);
-        add(&fields.completed_message);
-        add("permission_deni");
-        add("PermissionDenied");
-        add("input_summary");
+        }
         let literals = AhoCorasickBuilder::new()
             .match_kind(MatchKind::LeftmostFirst)
             .build(&literals)
@@ -54,15 +64,23 @@ impl Prefilter {
         Prefilter { literals }
     }
 
-    /// Start of the first literal in `haystack`.
+    /// Start (the opening quote) of the first token in `haystack`.
     #[inline]
     pub fn find(&self, haystack: &[u8]) -> Option<usize> {
-        self.literals.find(haystack).map(|m| m.start())
+        let mut at = 0;
+        while let Some(m) = self.literals.find(&haystack[at..]) {
+            let (start, end) = (at + m.start(), at + m.end());
+            if is_a_string(haystack, start, end) {
+                return Some(start - 1);
+            }
+            at = start + 1;
+        }
+        None
     }
 
-    /// Returns true if and only if an (unwrapped) application line contains a literal.
+    /// Returns true if and only if an (unwrapped) application line contains a token.
     pub fn is_app_candidate(&self, line: &[u8]) -> bool {
-        self.literals.is_match(line)
+        self.find(line).is_some()
     }
 }
 
@@ -114,7 +132,18 @@ pub fn is_plain_object_line(line: &[u8]) -> bool {
     line.first() == Some(&b'{') && line.last() == Some(&b'}') && !line.starts_with(DOCKER_PREFIX)
 }
 
-/// `s` as it appears inside a JSON string (only `"` and `\` change for our literals).
+/// Whether `haystack[start..end]` is a whole JSON string: between quotes, the opening one not
+/// escaped. In valid JSON a string's opening quote follows a structural character or a space,
+/// never `\`, so `\"name\"` is text inside another string.
+#[inline]
+fn is_a_string(haystack: &[u8], start: usize, end: usize) -> bool {
+    start >= 1
+        && haystack[start - 1] == b'"'
+        && (start < 2 || haystack[start - 2] != b'\\')
+        && haystack.get(end) == Some(&b'"')
+}
+
+/// `s` as it appears inside a JSON string (only `"` and `\` change for the names used here).
 fn json_escaped(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -124,14 +153,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn finds_literals_and_escaped_forms() {
+    fn finds_quoted_tokens_not_words_about_them() {
         let p = Prefilter::new(&Fields::default());
-        assert_eq!(p.find(b"xx agent.permission.denied"), Some(3));
+        assert_eq!(p.find(br#"xx "agent.permission.denied""#), Some(3));
+        assert!(p.find(b"xx agent.permission.denied").is_none());
         assert!(p.find(br#"{"level":30,"msg":"hello"}"#).is_none());
-        assert!(p.is_app_candidate(br#"{"log":"{\"event\":\"agent.permission.denied\"}\n"}"#));
-        assert!(p.is_app_candidate(br#"{\"input_summary\":\"ls\"}"#));
-        assert!(!p.is_app_candidate(br#"{"log":"plain\n","stream":"stdout"}"#));
-        assert!(p.is_app_candidate(b"Claude Agent SDK execution completed"));
+        for relevant in [
+            r#"{"event":"agent.permission.denied","toolName":"Bash"}"#,
+            r#"{"event": "agent.permission.denied"}"#,
+            r#"{"msg":"Claude Agent SDK execution completed","permissionDenials":[]}"#,
+            r#"{"type":"system","subtype":"permission_denied","tool_name":"Bash"}"#,
+            r#"{"type":"result","permission_denials":[]}"#,
+            r#"{"hook_event_name":"PermissionDenied","tool_name":"Bash"}"#,
+            r#"{"tool":"Bash","reason":"rule","input_summary":"ls"}"#,
+        ] {
+            assert!(p.is_app_candidate(relevant.as_bytes()), "{relevant}");
+        }
+        // What agents write about the code that logs denials: not events, not parsed.
+        for noise in [
+            r#"{"toolName":"Bash","command":"rg -n \"permission_denials\" src/"}"#,
+            r#"{"toolName":"Read","filePath":"src/017_executions_permission_denials.sql"}"#,
+            r#"{"diff":"+  log.warn({ event: \"agent.permission.denied\" }, \"denied\")"}"#,
+            r#"{"diff":"if (msg.subtype === \"permission_denied\") {"}"#,
+        ] {
+            assert!(!p.is_app_candidate(noise.as_bytes()), "{noise}");
+        }
     }
 
     #[test]
