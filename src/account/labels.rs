@@ -14,6 +14,7 @@
 //! Cold: per counted event.
 
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -22,9 +23,14 @@ pub use crate::vocab::{LabelName, Reason};
 
 /// Rules that classify a free-text reason (hook inputs, the agent CLI) into a [`Reason`].
 /// Custom rules come first; the first match wins; no match is [`Reason::Other`].
+///
+/// The built-in rules are compiled on the first reason that needs them: an executor's denials
+/// carry a reason type, so most processes never classify free text, and the compiled rules
+/// (case-insensitive Unicode regexes) hold about 0.4 MiB.
 #[derive(Debug, Clone)]
 pub struct ReasonRules {
-    rules: Vec<(Regex, Reason)>,
+    custom: Vec<(Regex, Reason)>,
+    built_in: OnceLock<Vec<(Regex, Reason)>>,
 }
 
 /// The built-in rules, in order. Patterns are case-insensitive.
@@ -63,21 +69,37 @@ impl Default for ReasonRules {
 impl ReasonRules {
     /// The built-in rules, preceded by `custom`.
     pub fn with_custom(custom: Vec<(Regex, Reason)>) -> ReasonRules {
-        let mut rules = custom;
-        for (pattern, reason) in DEFAULT_RULES {
-            let regex =
-                Regex::new(&format!("(?i){pattern}")).expect("built-in reason rules compile");
-            rules.push((regex, *reason));
+        ReasonRules {
+            custom,
+            built_in: OnceLock::new(),
         }
-        ReasonRules { rules }
     }
 
     /// Classifies a free-text reason.
     pub fn classify(&self, text: &str) -> Reason {
-        self.rules
-            .iter()
-            .find(|(regex, _)| regex.is_match(text))
-            .map_or(Reason::Other, |(_, reason)| *reason)
+        let first_match = |rules: &[(Regex, Reason)]| {
+            rules
+                .iter()
+                .find(|(regex, _)| regex.is_match(text))
+                .map(|(_, reason)| *reason)
+        };
+        first_match(&self.custom)
+            .or_else(|| first_match(self.built_in()))
+            .unwrap_or(Reason::Other)
+    }
+
+    /// The built-in rules, compiled on first use.
+    fn built_in(&self) -> &[(Regex, Reason)] {
+        self.built_in.get_or_init(|| {
+            DEFAULT_RULES
+                .iter()
+                .map(|(pattern, reason)| {
+                    let regex = Regex::new(&format!("(?i){pattern}"))
+                        .expect("built-in reason rules compile");
+                    (regex, *reason)
+                })
+                .collect()
+        })
     }
 }
 
@@ -188,6 +210,21 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(rules.classify(text), want, "{text}");
         }
+    }
+
+    #[test]
+    fn built_in_rules_are_compiled_only_when_a_reason_needs_them() {
+        let rules = ReasonRules::default();
+        assert!(rules.clone().built_in.get().is_none(), "compiled up front");
+        assert_eq!(rules.classify("Denied by rule for Bash"), Reason::Rule);
+        assert!(rules.built_in.get().is_some());
+        let custom = vec![(Regex::new("(?i)opa").unwrap(), Reason::Hook)];
+        let rules = ReasonRules::with_custom(custom);
+        assert_eq!(rules.classify("OPA says no"), Reason::Hook);
+        assert!(
+            rules.built_in.get().is_none(),
+            "a custom match needs no built-in rule"
+        );
     }
 
     #[test]
