@@ -30,6 +30,7 @@ use std::sync::OnceLock;
 
 mod decode;
 mod engine;
+mod gate;
 mod memo;
 mod prefilter;
 mod rules;

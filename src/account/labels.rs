@@ -22,12 +22,15 @@ use serde::{Deserialize, Serialize};
 pub use crate::vocab::{LabelName, Reason};
 
 /// Rules that classify a free-text reason (hook inputs, the agent CLI) into a [`Reason`].
-/// Custom rules come first; the first match wins; no match is [`Reason::Other`]. The built-in
-/// rules are compiled once, at the first reason that needs them: most logs carry a reason type,
-/// and a replay of those never pays for the compilation.
-#[derive(Debug, Clone, Default)]
+/// Custom rules come first; the first match wins; no match is [`Reason::Other`].
+///
+/// The built-in rules are compiled on the first reason that needs them: an executor's denials
+/// carry a reason type, so most processes never classify free text, and the compiled rules
+/// (case-insensitive Unicode regexes) hold about 0.4 MiB.
+#[derive(Debug, Clone)]
 pub struct ReasonRules {
     custom: Vec<(Regex, Reason)>,
+    built_in: OnceLock<Vec<(Regex, Reason)>>,
 }
 
 /// The built-in rules, in order. Patterns are case-insensitive.
@@ -57,35 +60,47 @@ const DEFAULT_RULES: &[(&str, Reason)] = &[
     (r"\bmode\b|plan mode|dontAsk|don't ask", Reason::Mode),
 ];
 
+impl Default for ReasonRules {
+    fn default() -> Self {
+        ReasonRules::with_custom(Vec::new())
+    }
+}
+
 impl ReasonRules {
     /// The built-in rules, preceded by `custom`.
     pub fn with_custom(custom: Vec<(Regex, Reason)>) -> ReasonRules {
-        ReasonRules { custom }
+        ReasonRules {
+            custom,
+            built_in: OnceLock::new(),
+        }
     }
 
     /// Classifies a free-text reason.
     pub fn classify(&self, text: &str) -> Reason {
-        self.custom
-            .iter()
-            .chain(built_in_rules())
-            .find(|(regex, _)| regex.is_match(text))
-            .map_or(Reason::Other, |(_, reason)| *reason)
+        let first_match = |rules: &[(Regex, Reason)]| {
+            rules
+                .iter()
+                .find(|(regex, _)| regex.is_match(text))
+                .map(|(_, reason)| *reason)
+        };
+        first_match(&self.custom)
+            .or_else(|| first_match(self.built_in()))
+            .unwrap_or(Reason::Other)
     }
-}
 
-/// [`DEFAULT_RULES`], compiled at first use and shared by every [`ReasonRules`].
-fn built_in_rules() -> &'static [(Regex, Reason)] {
-    static RULES: OnceLock<Vec<(Regex, Reason)>> = OnceLock::new();
-    RULES.get_or_init(|| {
-        DEFAULT_RULES
-            .iter()
-            .map(|(pattern, reason)| {
-                let regex =
-                    Regex::new(&format!("(?i){pattern}")).expect("built-in reason rules compile");
-                (regex, *reason)
-            })
-            .collect()
-    })
+    /// The built-in rules, compiled on first use.
+    fn built_in(&self) -> &[(Regex, Reason)] {
+        self.built_in.get_or_init(|| {
+            DEFAULT_RULES
+                .iter()
+                .map(|(pattern, reason)| {
+                    let regex = Regex::new(&format!("(?i){pattern}"))
+                        .expect("built-in reason rules compile");
+                    (regex, *reason)
+                })
+                .collect()
+        })
+    }
 }
 
 /// Label value for anything past a cap.
@@ -195,6 +210,21 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(rules.classify(text), want, "{text}");
         }
+    }
+
+    #[test]
+    fn built_in_rules_are_compiled_only_when_a_reason_needs_them() {
+        let rules = ReasonRules::default();
+        assert!(rules.clone().built_in.get().is_none(), "compiled up front");
+        assert_eq!(rules.classify("Denied by rule for Bash"), Reason::Rule);
+        assert!(rules.built_in.get().is_some());
+        let custom = vec![(Regex::new("(?i)opa").unwrap(), Reason::Hook)];
+        let rules = ReasonRules::with_custom(custom);
+        assert_eq!(rules.classify("OPA says no"), Reason::Hook);
+        assert!(
+            rules.built_in.get().is_none(),
+            "a custom match needs no built-in rule"
+        );
     }
 
     #[test]

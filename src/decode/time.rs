@@ -97,7 +97,26 @@ pub fn format_rfc3339(secs: f64) -> String {
         ms_of_day / 1000 % 60,
         ms_of_day % 1000,
     );
-    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{ms:03}Z")
+    if !(0..=9999).contains(&year) {
+        return format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{ms:03}Z");
+    }
+    // Digit by digit: one per audit record, where `format!` showed in profiles.
+    let mut out = String::with_capacity(24);
+    for (value, width, after) in [
+        (year, 4, '-'),
+        (month, 2, '-'),
+        (day, 2, 'T'),
+        (h, 2, ':'),
+        (m, 2, ':'),
+        (s, 2, '.'),
+        (ms, 3, 'Z'),
+    ] {
+        for place in (0..width).rev() {
+            out.push(char::from(b'0' + (value / 10i64.pow(place) % 10) as u8));
+        }
+        out.push(after);
+    }
+    out
 }
 
 // Howard Hinnant's civil-date algorithms.
@@ -145,6 +164,18 @@ mod tests {
             Some(1781251200.139)
         );
         assert_eq!(of_value(&Value::from(1781251200u64)), Some(1781251200.0));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn formatting_digit_by_digit_is_what_format_writes(secs in -1e12f64..4e11) {
+            let millis_total = (secs * 1000.0).round() as i64;
+            let (days, ms_of_day) = (millis_total.div_euclid(86_400_000), millis_total.rem_euclid(86_400_000));
+            let (year, month, day) = civil_from_days(days);
+            let (h, m, s, ms) = (ms_of_day / 3_600_000, ms_of_day / 60_000 % 60, ms_of_day / 1000 % 60, ms_of_day % 1000);
+            let want = format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{ms:03}Z");
+            proptest::prop_assert_eq!(format_rfc3339(secs), want);
+        }
     }
 
     #[test]

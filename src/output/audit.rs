@@ -20,7 +20,10 @@
 //! | `origin` | string | `mid_stream` (counted as it happened) or `record` (only the execution record revealed it) |
 //! | `format` | string | `pino`, `stream_json`, `claude_code_hook` or `agent_cli_hook` |
 //!
-//! Cold: per counted denial; flushed once per chunk.
+//! Each record is written by hand into one reused line buffer (the same bytes `serde_json` makes
+//! of an [`AuditRecord`], which the HTTP answers still use), then flushed once per chunk.
+//!
+//! Cold: per counted denial.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -65,6 +68,8 @@ fn is_one(n: &u64) -> bool {
 /// Where audit lines go.
 pub struct AuditWriter {
     out: BufWriter<Box<dyn Write + Send>>,
+    /// One record's line, reused.
+    line: Vec<u8>,
     /// Length of the audit file after the last flush; `None` for stdout.
     len: Option<u64>,
 }
@@ -85,6 +90,7 @@ impl AuditWriter {
             let sink: Box<dyn Write + Send> = Box::new(io::stdout());
             return Ok(AuditWriter {
                 out: BufWriter::with_capacity(64 * 1024, sink),
+                line: Vec::with_capacity(1024),
                 len: None,
             });
         }
@@ -96,20 +102,19 @@ impl AuditWriter {
         }
         Ok(AuditWriter {
             out: BufWriter::with_capacity(64 * 1024, Box::new(file)),
+            line: Vec::with_capacity(1024),
             len: Some(len),
         })
     }
 
     /// Writes records, one JSON object a line, and flushes.
     pub fn write(&mut self, records: &[AuditRecord]) -> io::Result<()> {
-        let mut line = Vec::with_capacity(512);
         for record in records {
-            line.clear();
-            serde_json::to_writer(&mut line, record)?;
-            line.push(b'\n');
-            self.out.write_all(&line)?;
+            self.line.clear();
+            write_record(&mut self.line, record);
+            self.out.write_all(&self.line)?;
             if let Some(len) = &mut self.len {
-                *len += line.len() as u64;
+                *len += self.line.len() as u64;
             }
         }
         self.out.flush()
@@ -119,6 +124,75 @@ impl AuditWriter {
     pub fn file_len(&self) -> Option<u64> {
         self.len
     }
+}
+
+/// Appends `record` as one JSON object and a newline: the keys and bytes `serde_json` writes
+/// for it (`records_are_written_as_serde_writes_them` checks every field and escape).
+fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
+    let text = |out: &mut Vec<u8>, key: &str, value: &str| {
+        out.extend_from_slice(key.as_bytes());
+        write_str(out, value);
+    };
+    let optional = |out: &mut Vec<u8>, key: &str, value: &Option<String>| {
+        out.extend_from_slice(key.as_bytes());
+        match value {
+            Some(value) => write_str(out, value),
+            None => out.extend_from_slice(b"null"),
+        }
+    };
+    text(out, "{\"time\":", &record.time);
+    text(out, ",\"tool\":", &record.tool);
+    text(out, ",\"workflow\":", &record.workflow);
+    text(out, ",\"reason\":", record.reason.as_str());
+    optional(out, ",\"execution_id\":", &record.execution_id);
+    optional(out, ",\"tool_use_id\":", &record.tool_use_id);
+    optional(out, ",\"decision_reason\":", &record.decision_reason);
+    optional(out, ",\"input_summary\":", &record.input_summary);
+    text(out, ",\"source_file\":", &record.source_file);
+    let origin = match record.origin {
+        Origin::MidStream => "mid_stream",
+        Origin::Record => "record",
+    };
+    text(out, ",\"origin\":", origin);
+    text(out, ",\"format\":", record.format);
+    if !is_one(&record.count) {
+        out.extend_from_slice(format!(",\"count\":{}", record.count).as_bytes());
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// Appends `value` as a JSON string: `"` and `\` escaped, control characters as `\n`-style
+/// or `\u00XX` escapes, everything else (non-ASCII included) as is.
+fn write_str(out: &mut Vec<u8>, value: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let bytes = value.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => &[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ],
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(escape);
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
 }
 
 #[cfg(test)]
@@ -137,6 +211,56 @@ mod tests {
         assert_eq!(writer.file_len(), Some(8), "never extends");
     }
 
+    fn record(text: &str, optional: Option<String>, count: u64) -> AuditRecord {
+        AuditRecord {
+            time: text.into(),
+            tool: text.into(),
+            workflow: text.into(),
+            reason: Reason::SubcommandResults,
+            execution_id: optional.clone(),
+            tool_use_id: optional.clone(),
+            decision_reason: optional.clone(),
+            input_summary: optional,
+            source_file: text.into(),
+            origin: Origin::Record,
+            format: "stream_json",
+            count,
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn records_are_written_as_serde_writes_them(
+            text in "(?s:.{0,40})",
+            optional in proptest::option::of("(?s:.{0,40})"),
+            count in proptest::prop_oneof![proptest::strategy::Just(1u64), proptest::num::u64::ANY],
+        ) {
+            let record = record(&text, optional, count);
+            let mut hand = Vec::new();
+            write_record(&mut hand, &record);
+            let mut serde = serde_json::to_vec(&record).unwrap();
+            serde.push(b'\n');
+            proptest::prop_assert_eq!(String::from_utf8(hand).unwrap(), String::from_utf8(serde).unwrap());
+        }
+    }
+
+    #[test]
+    fn every_control_character_and_quote_is_escaped_as_serde_does() {
+        let text: String = (0u8..0x80)
+            .map(char::from)
+            .chain("é\u{2028}😀".chars())
+            .collect();
+        let record = record(&text, Some(text.clone()), 7);
+        let mut hand = Vec::new();
+        write_record(&mut hand, &record);
+        let mut serde = serde_json::to_vec(&record).unwrap();
+        serde.push(b'\n');
+        assert_eq!(
+            String::from_utf8(hand).unwrap(),
+            String::from_utf8(serde).unwrap()
+        );
+    }
+
     #[test]
     fn schema_is_stable() {
         let record = AuditRecord {
@@ -153,9 +277,10 @@ mod tests {
             format: "pino",
             count: 1,
         };
-        assert_eq!(
-            serde_json::to_string(&record).unwrap(),
-            r#"{"time":"2026-06-12T08:00:00.139Z","tool":"Bash","workflow":"review","reason":"hook","execution_id":"exec_1","tool_use_id":null,"decision_reason":"PreToolUse hook denied","input_summary":"git push --force","source_file":"/var/log/executor/app.log","origin":"mid_stream","format":"pino"}"#
-        );
+        let want = r#"{"time":"2026-06-12T08:00:00.139Z","tool":"Bash","workflow":"review","reason":"hook","execution_id":"exec_1","tool_use_id":null,"decision_reason":"PreToolUse hook denied","input_summary":"git push --force","source_file":"/var/log/executor/app.log","origin":"mid_stream","format":"pino"}"#;
+        assert_eq!(serde_json::to_string(&record).unwrap(), want);
+        let mut line = Vec::new();
+        write_record(&mut line, &record);
+        assert_eq!(String::from_utf8(line).unwrap(), format!("{want}\n"));
     }
 }

@@ -11,17 +11,20 @@
 //!
 //! Cost: hot for the prefilter pass; a rule's regex runs only on texts holding its anchors.
 //! Regexes are byte-oriented and non-Unicode (`regex-automata`'s meta engine without the
-//! one-pass DFA and backtracker), each with a small lazy-DFA cache
-//! ([`DFA_CACHE_BYTES`]), so a process that redacts a few kinds of text compiles a few rules.
+//! one-pass DFA and without literal prefilters), each with a lazy-DFA cache that grows with the
+//! variety of texts it sees, up to [`DFA_CACHE_BYTES`]; a process that redacts a few kinds of
+//! text compiles a few rules.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use regex_automata::meta::{self, Regex};
-use regex_automata::util::{captures::Captures, syntax};
+use regex_automata::util::captures::Captures;
 use regex_automata::{Input, PatternID};
+use regex_syntax::hir::Hir;
 
 use super::decode::{self, Decoded};
+use super::gate::Gate;
 use super::prefilter::{derive_anchors, Prefilter};
 use super::rules::{self, Rule};
 use super::spans::{self, Span, Spans};
@@ -31,6 +34,10 @@ const SIZE_LIMIT: usize = 16 << 20;
 /// Upper bound on one rule's lazy DFA cache (per searching thread). Texts are short (a command,
 /// a reason), so few states are ever built; a cache that fills is cleared and refilled.
 pub(super) const DFA_CACHE_BYTES: usize = 1 << 20;
+/// Longest text searched without a lazy DFA (see [`TwoShapes`]). The backtracker's work is
+/// bounded by the NFA's size times this, and its visited set fits its default capacity for
+/// every rule.
+const SHORT_TEXT_BYTES: usize = 256;
 /// How many decodings deep a secret is looked for (JSON in base64 in a JSON string…).
 const MAX_DEPTH: u8 = 3;
 
@@ -40,18 +47,30 @@ pub(super) struct Engine {
     rules: Vec<Compiled>,
 }
 
-/// A rule with its regex, compiled the first time the prefilter picks it.
+/// A rule and what it compiles, each part the first time a text needs it: the gate (bytes every
+/// match holds) on its first candidacy, then `requires` and `scope` (cheap, and often enough to
+/// rule a text out), then the pattern itself only for a text that passed all three.
 struct Compiled {
     rule: Rule,
-    lazy: OnceLock<Lazy>,
+    /// Its index in the rules: lower is stronger.
+    priority: usize,
+    gate: OnceLock<Gate>,
+    /// The `requires` regex (its `\b` rewritten), when the rule has one.
+    requires: Option<(String, TwoShapes)>,
+    scope: Option<TwoShapes>,
+    pattern: TwoShapes,
+    /// Capture groups that hold the secret, in order; the first that participates is used.
+    secret_groups: OnceLock<Vec<usize>>,
 }
 
-struct Lazy {
-    regex: Regex,
-    /// Capture groups that hold the secret, in order; the first that participates is used.
-    secret_groups: Vec<usize>,
-    requires: Option<Regex>,
-    scope: Option<Regex>,
+/// One regex in two shapes, each compiled the first time a text needs it. For a text of at most
+/// [`SHORT_TEXT_BYTES`] (a tool name, an id, a reason, most commands): the NFA alone, searched
+/// by the bounded backtracker, which costs no lazy-DFA cache, no reverse NFA and no DFA states
+/// to build on a rule's first texts. For a longer one: a lazy DFA too, so the search stays linear
+/// in the text whatever the pattern.
+struct TwoShapes {
+    short: OnceLock<Regex>,
+    long: OnceLock<Regex>,
 }
 
 impl Engine {
@@ -61,14 +80,24 @@ impl Engine {
             // `every_rule_compiles_has_anchors_and_uses_ascii_classes` checks none is left empty.
             rule.anchors = derive_anchors(&rule.pattern).unwrap_or_default();
         }
+        // A stale table would let a rule miss a secret: `gate_table_is_current` keeps it in step.
+        assert_eq!(rules.len(), rules::GATES.len(), "rules::GATES is stale");
         let anchors: Vec<Vec<String>> = rules.iter().map(|r| r.anchors.clone()).collect();
         Engine {
             prefilter: Prefilter::new(&anchors),
             rules: rules
                 .into_iter()
-                .map(|rule| Compiled {
+                .enumerate()
+                .map(|(priority, rule)| Compiled {
+                    requires: rule
+                        .requires
+                        .map(|r| (rules::word_boundaries(r), TwoShapes::new())),
+                    scope: rule.scope.as_ref().map(|_| TwoShapes::new()),
                     rule,
-                    lazy: OnceLock::new(),
+                    priority,
+                    gate: OnceLock::new(),
+                    pattern: TwoShapes::new(),
+                    secret_groups: OnceLock::new(),
                 })
                 .collect(),
         }
@@ -89,7 +118,7 @@ impl Engine {
     fn scan(&self, text: &str, depth: u8, spans: &mut Spans) {
         let protected = spans::marker_spans(text);
         for index in self.prefilter.candidates(text) {
-            self.rules[index].find(index, text, &protected, spans);
+            self.rules[index].find(text, &protected, spans);
         }
         if depth >= MAX_DEPTH {
             return;
@@ -158,38 +187,61 @@ impl Engine {
         }
     }
 
+    /// The kind of a rule whose pattern matches in `text` although its gate refuses `text`
+    /// (tests: the gate must be sound), compiling every rule.
+    #[cfg(test)]
+    pub fn gate_refusing_a_match(&self, text: &str) -> Option<&'static str> {
+        let bytes = text.as_bytes();
+        self.rules
+            .iter()
+            .find(|c| {
+                let gate = c.gate();
+                let regex = c.pattern.get(&c.rule.pattern, text.len());
+                regex.is_match(bytes) && !gate.admits(bytes)
+            })
+            .map(|c| c.rule.kind)
+    }
+
     /// Compiles every rule now (tests; a process compiles rules as texts need them).
     #[cfg(test)]
     pub fn compile_all(&self) {
         for compiled in &self.rules {
-            let _ = compiled.lazy();
+            for len in [0, SHORT_TEXT_BYTES + 1] {
+                let _ = (compiled.requires(len), compiled.scope(len));
+                let _ = compiled.pattern.get(&compiled.rule.pattern, len);
+            }
         }
     }
 }
 
 impl Compiled {
     /// Adds this rule's accepted secrets in `text` to `spans`.
-    fn find(&self, priority: usize, text: &str, protected: &[(usize, usize)], spans: &mut Spans) {
-        let lazy = self.lazy();
+    fn find(&self, text: &str, protected: &[(usize, usize)], spans: &mut Spans) {
         let bytes = text.as_bytes();
-        if lazy
-            .requires
-            .as_ref()
+        if !self.gate().admits(bytes) {
+            return;
+        }
+        if self
+            .requires(text.len())
             .is_some_and(|requires| !requires.is_match(bytes))
         {
             return;
         }
-        let regions: Vec<(usize, usize)> = match &lazy.scope {
+        let regions: Vec<(usize, usize)> = match self.scope(text.len()) {
             None => vec![(0, text.len())],
             Some(scope) => scope
                 .find_iter(bytes)
                 .map(|m| (m.start(), m.end()))
                 .collect(),
         };
-        let mut caps = lazy.regex.create_captures();
+        if regions.is_empty() {
+            return;
+        }
+        let regex = self.pattern.get(&self.rule.pattern, text.len());
+        let mut caps = regex.create_captures();
         for (region_start, region_end) in regions {
             self.find_in(
-                priority,
+                regex,
                 text,
                 (region_start, region_end),
                 &mut caps,
@@ -202,25 +254,23 @@ impl Compiled {
     /// [`Compiled::find`] within one region: every match that starts and ends inside it.
     fn find_in(
         &self,
-        priority: usize,
+        regex: &Regex,
         text: &str,
         (region_start, region_end): (usize, usize),
         caps: &mut Captures,
         protected: &[(usize, usize)],
         spans: &mut Spans,
     ) {
-        let lazy = self.lazy();
         let bytes = text.as_bytes();
         let mut at = region_start;
         while at <= region_end {
-            lazy.regex
-                .search_captures(&Input::new(bytes).range(at..region_end), caps);
+            regex.search_captures(&Input::new(bytes).range(at..region_end), caps);
             let Some(whole) = caps.get_match() else {
                 break;
             };
             let whole_start = spans::floor_boundary(text, whole.start());
-            let (start, end) = lazy
-                .secret_groups
+            let (start, end) = self
+                .secret_groups(regex)
                 .iter()
                 .find_map(|&group| caps.get_group(group))
                 .map_or((whole.start(), whole.end()), |m| (m.start, m.end));
@@ -267,54 +317,98 @@ impl Compiled {
                         start,
                         end,
                         kind,
-                        priority,
+                        priority: self.priority,
                     },
                 );
             }
         }
     }
 
-    fn lazy(&self) -> &Lazy {
-        self.lazy.get_or_init(|| {
-            let regex = build_bytes_regex(&self.rule.pattern);
-            let secret_groups = regex
+    /// The rule's gate, made from its row of [`rules::GATES`] on first use.
+    fn gate(&self) -> &Gate {
+        self.gate
+            .get_or_init(|| Gate::new(rules::GATES[self.priority]))
+    }
+
+    /// The rule's `requires` regex for a text of `len` bytes.
+    fn requires(&self, len: usize) -> Option<&Regex> {
+        let (pattern, regex) = self.requires.as_ref()?;
+        Some(regex.get(pattern, len))
+    }
+
+    /// The rule's `scope` regex for a text of `len` bytes.
+    fn scope(&self, len: usize) -> Option<&Regex> {
+        let pattern = self.rule.scope.as_deref()?;
+        Some(self.scope.as_ref()?.get(pattern, len))
+    }
+
+    /// The capture groups of `regex` (the rule's pattern) that hold the secret.
+    fn secret_groups(&self, regex: &Regex) -> &[usize] {
+        self.secret_groups.get_or_init(|| {
+            regex
                 .group_info()
                 .pattern_names(PatternID::ZERO)
                 .enumerate()
                 .skip(1)
                 .filter(|(_, name)| *name != Some("k"))
                 .map(|(index, _)| index)
-                .collect();
-            let requires = self
-                .rule
-                .requires
-                .map(|pattern| build_bytes_regex(&rules::word_boundaries(pattern)));
-            let scope = self.rule.scope.as_deref().map(build_bytes_regex);
-            Lazy {
-                regex,
-                secret_groups,
-                requires,
-                scope,
-            }
+                .collect()
         })
     }
 }
 
-/// A rule's regex: bytes, ASCII-only classes, a lazy DFA with a small cache to find matches
-/// and the PikeVM to resolve their groups. The one-pass DFA and the backtracker are left out:
-/// on short texts they save little and cost memory and build time per rule.
-fn build_bytes_regex(pattern: &str) -> Regex {
+impl TwoShapes {
+    fn new() -> TwoShapes {
+        TwoShapes {
+            short: OnceLock::new(),
+            long: OnceLock::new(),
+        }
+    }
+
+    /// The shape for a text of `len` bytes, compiled from `pattern` the first time it is needed.
+    fn get(&self, pattern: &str, len: usize) -> &Regex {
+        let long = len > SHORT_TEXT_BYTES;
+        let shape = if long { &self.long } else { &self.short };
+        shape.get_or_init(|| build_bytes_regex(&parse(pattern), long))
+    }
+}
+
+/// A rule's syntax tree: bytes, no Unicode (classes and `\b` are ASCII).
+pub(super) fn parse(pattern: &str) -> Hir {
+    // `every_rule_compiles…` compiles each built-in pattern, so this cannot fail at run time.
+    regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(pattern)
+        .expect("the built-in redaction rule parses")
+}
+
+/// A rule's regex: bytes, ASCII-only classes; with `lazy_dfa`, a lazy DFA finds matches and the
+/// bounded backtracker (the PikeVM past its limit) resolves their groups, else the backtracker
+/// does both (see [`TwoShapes`]). Left out:
+/// - the one-pass DFA: on short texts it saves little and costs memory and build time per rule;
+/// - the full DFA the meta engine builds (both ways) for a pattern of a few NFA states: it
+///   doubled the time to compile the default rules, for searches that are short anyway;
+/// - the literal prefilter the meta engine would extract from each pattern: the [`Prefilter`]
+///   already runs a rule only on texts holding its anchors, and what remains is short. Extracting
+///   and building one (often an Aho-Corasick automaton) per rule took a quarter of the time
+///   spent compiling rules and about 0.3 MiB over the 40 rules a day of executor logs needs;
+///   without it a long text (16 KiB) takes a lazy DFA pass instead of a literal scan per rule.
+fn build_bytes_regex(hir: &Hir, lazy_dfa: bool) -> Regex {
     // `every_rule_compiles…` compiles each built-in pattern, so this cannot fail at run time.
     Regex::builder()
-        .syntax(syntax::Config::new().unicode(false).utf8(false))
         .configure(
             meta::Config::new()
                 .nfa_size_limit(Some(SIZE_LIMIT))
+                .hybrid(lazy_dfa)
                 .hybrid_cache_capacity(DFA_CACHE_BYTES)
+                .auto_prefilter(false)
+                .dfa(false)
                 .onepass(false)
                 .backtrack(true),
         )
-        .build(pattern)
+        .build_from_hir(hir)
         .expect("the built-in redaction rule compiles")
 }
 
@@ -324,4 +418,54 @@ pub(super) fn build_regex(pattern: &str) -> regex::Regex {
         .size_limit(SIZE_LIMIT)
         .build()
         .expect("the built-in redaction helper regex compiles")
+}
+
+#[cfg(test)]
+mod probe_parse {
+    #[test]
+    #[ignore]
+    fn probe_parse() {
+        let engine = super::Engine::new();
+        let mut rows = Vec::new();
+        let (mut tp, mut tc) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+        for round in 0..3 {
+            rows.clear();
+            tp = Default::default();
+            tc = Default::default();
+            for c in engine.rules.iter() {
+                let t = std::time::Instant::now();
+                let hir = super::parse(&c.rule.pattern);
+                let p = t.elapsed();
+                let t = std::time::Instant::now();
+                let _re = super::build_bytes_regex(&hir, false);
+                let b = t.elapsed();
+                tp += p;
+                tc += b;
+                rows.push((p + b, p, b, c.rule.kind, c.rule.pattern.len()));
+            }
+            let _ = round;
+        }
+        rows.sort();
+        rows.reverse();
+        eprintln!("parse {tp:?} compile {tc:?}");
+        for r in rows.iter().take(12) {
+            eprintln!("{r:?}");
+        }
+    }
+}
+#[cfg(test)]
+mod probe_pat {
+    #[test]
+    #[ignore]
+    fn probe_pat() {
+        let engine = super::Engine::new();
+        for c in engine.rules.iter() {
+            if ["alibaba_access_key", "auth_header"].contains(&c.rule.kind)
+                || (c.rule.kind == "password"
+                    && (c.rule.pattern.len() == 98 || c.rule.pattern.len() == 57))
+            {
+                eprintln!("{} {}", c.rule.kind, c.rule.pattern);
+            }
+        }
+    }
 }

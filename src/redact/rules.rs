@@ -20,9 +20,12 @@ use super::vet::{accept, Check};
 
 mod flags;
 mod formats;
+mod gates;
 mod keywords;
 mod named;
 mod places;
+
+pub(super) use gates::GATES;
 
 /// One rule: the kind it emits, what it matches, how a match is vetted.
 pub(super) struct Rule {

@@ -239,6 +239,42 @@ fn every_rule_compiles_has_anchors_and_uses_ascii_classes() {
 }
 
 #[test]
+fn every_match_passes_its_rules_gate() {
+    // The gate refuses a text only when the rule cannot match in it: a refused match would be a
+    // secret left in place. Every text here, in every case variant, and every rule.
+    let mut texts: Vec<String> = positive_cases().into_iter().map(|c| c.input).collect();
+    texts.extend(NEGATIVE.iter().map(|s| s.to_string()));
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/redaction");
+    for name in ["positives.txt", "negatives.txt"] {
+        let file = std::fs::read_to_string(format!("{dir}/{name}")).expect("corpus file");
+        // `SECRET<TAB>TEXT` or `TEXT` a line; `#` starts a comment.
+        let lines = file
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'));
+        texts.extend(lines.map(|l| l.rsplit('\t').next().unwrap_or(l).to_string()));
+    }
+    let variants: Vec<String> = texts
+        .iter()
+        .flat_map(|t| [t.to_ascii_uppercase(), t.to_ascii_lowercase()])
+        .collect();
+    texts.extend(variants);
+    let engine = &redactor().engine;
+    let refused: Vec<String> = texts
+        .iter()
+        .filter_map(|t| {
+            engine
+                .gate_refusing_a_match(t)
+                .map(|kind| format!("{kind}: {t}"))
+        })
+        .collect();
+    assert!(
+        refused.is_empty(),
+        "gates refusing a match:\n{}",
+        refused.join("\n")
+    );
+}
+
+#[test]
 fn building_is_fast() {
     let start = Instant::now();
     let r = Redactor::new();

@@ -1,0 +1,415 @@
+//! Generated: the gate of each default rule, in `super::default_rules()` order: the byte
+//! sets every match of its pattern hits, as `gate::requirements` derives them. Do not edit:
+//! `gate_table_is_current` checks it against the patterns, and
+//! `REDACT_WRITE_GATES=1 cargo test --lib gate_table_is_current` writes it again.
+
+/// The byte sets of each rule's gate, by rule index.
+#[rustfmt::skip]
+pub(in crate::redact) const GATES: &[&[&[u8]]] = &[
+    // 0 private_key
+    &[b"-P"],
+    // 1 age_secret_key
+    &[b"A", b"G", b"E", b"-", b"S", b"C", b"R", b"T"],
+    // 2 onepassword_secret
+    &[b"Ao"],
+    // 3 anthropic_api_key
+    &[b"s", b"k", b"-", b"a", b"n", b"t", b"0123456789"],
+    // 4 openai_api_key
+    &[b"s", b"k", b"-"],
+    // 5 huggingface_token
+    &[b"ah"],
+    // 6 perplexity_api_key
+    &[b"p", b"l", b"x", b"-"],
+    // 7 github_token
+    &[b"g"],
+    // 8 gitlab_token
+    &[b"G_g"],
+    // 9 sourcegraph_token
+    &[b"s", b"g", b"p", b"_"],
+    // 10 jfrog_token
+    &[b"Ac"],
+    // 11 npm_token
+    &[b"n", b"p", b"m", b"_"],
+    // 12 pypi_token
+    &[b"p"],
+    // 13 rubygems_api_key
+    &[b"r", b"u", b"b", b"y", b"g", b"e", b"m", b"s"],
+    // 14 clojars_api_token
+    &[b"_", b"Cc", b"Ll", b"Oo", b"Jj", b"Aa", b"Rr", b"Ss"],
+    // 15 prefect_api_key
+    &[b"p", b"n", b"u", b"_"],
+    // 16 sonar_token
+    &[b"s", b"q", b"_", b"apu", b"0123456789abcdef"],
+    // 17 octopus_deploy_api_key
+    &[b"A", b"P", b"I", b"-"],
+    // 18 harness_token
+    &[b".", b"ps"],
+    // 19 pulumi_token
+    &[b"p", b"u", b"l", b"-", b"0123456789abcdef"],
+    // 20 infracost_token
+    &[b"i", b"c", b"o", b"-"],
+    // 21 terraform_token
+    &[b".", b"a", b"t", b"l", b"s", b"v", b"1"],
+    // 22 vault_token
+    &[b"h", b"v", b".", b"brs"],
+    // 23 doppler_token
+    &[b"d", b"p", b"."],
+    // 24 postman_api_key
+    &[b"P", b"M", b"A", b"K", b"-"],
+    // 25 readme_api_key
+    &[b"r", b"d", b"m", b"e", b"_"],
+    // 26 authress_access_key
+    &[b"_", b".", b"a", b"c"],
+    // 27 slack_token
+    &[b"x"],
+    // 28 aws_access_key_id
+    &[b"A"],
+    // 29 aws_session_token
+    &[b"FI"],
+    // 30 google_api_key
+    &[b"A", b"I", b"z", b"a"],
+    // 31 google_oauth_client_secret
+    &[b"G", b"O", b"C", b"S", b"P", b"X", b"-"],
+    // 32 google_oauth_token
+    &[b"1y"],
+    // 33 azure_ad_client_secret
+    &[b"Q", b"~", b"0123456789"],
+    // 34 alibaba_access_key
+    &[b"L", b"T", b"A", b"I"],
+    // 35 digitalocean_token
+    &[b"d", b"o", b"_", b"v", b"1"],
+    // 36 cloudflare_api_key
+    &[b"v", b"1", b".", b"0", b"-"],
+    // 37 heroku_api_key
+    &[b"H", b"R", b"K", b"U", b"-", b"A"],
+    // 38 netlify_token
+    &[b"n", b"f", b"p", b"_"],
+    // 39 flyio_token
+    &[b"f"],
+    // 40 scalingo_token
+    &[b"t", b"k", b"-", b"u", b"s"],
+    // 41 planetscale_token
+    &[b"p", b"s", b"c", b"a", b"l", b"e", b"_"],
+    // 42 databricks_token
+    &[b"d", b"a", b"p", b"i"],
+    // 43 dynatrace_token
+    &[b"d", b"t", b"0", b"c", b"1", b"."],
+    // 44 new_relic_key
+    &[b"N"],
+    // 45 sentry_token
+    &[b"s"],
+    // 46 grafana_token
+    &[b"eg"],
+    // 47 openshift_token
+    &[b"s", b"h", b"a", b"2", b"5", b"6", b"~"],
+    // 48 clickhouse_api_key
+    &[b"4", b"b", b"1", b"d"],
+    // 49 defined_networking_token
+    &[b"d", b"n", b"k", b"e", b"y", b"-"],
+    // 50 settlemint_token
+    &[b"s", b"m", b"_"],
+    // 51 stripe_api_key
+    &[b"_w"],
+    // 52 square_token
+    &[b"Es"],
+    // 53 shopify_token
+    &[b"s", b"h", b"p", b"_", b"0123456789ABCDEFabcdef"],
+    // 54 flutterwave_key
+    &[b"F", b"L", b"W", b"-", b"PS"],
+    // 55 duffel_token
+    &[b"d", b"u", b"f", b"e", b"l", b"_"],
+    // 56 easypost_token
+    &[b"E", b"Z", b"K", b"AT"],
+    // 57 shippo_token
+    &[b"s", b"h", b"i", b"p", b"o", b"_", b"lt", b"0123456789ABCDEFabcdef"],
+    // 58 intra42_secret
+    &[b"s", b"-", b"4", b"t", b"2", b"au"],
+    // 59 sendgrid_api_key
+    &[b"S", b"G", b"."],
+    // 60 sendinblue_api_key
+    &[b"x", b"-", b"ks", b"0123456789abcdef"],
+    // 61 mailchimp_api_key
+    &[b"-", b"u", b"s", b"0123456789"],
+    // 62 twilio_api_key
+    &[b"S", b"K", b"0123456789ABCDEFabcdef"],
+    // 63 atlassian_api_token
+    &[b"A", b"T", b"3"],
+    // 64 linear_api_key
+    &[b"l", b"i", b"n", b"_", b"a", b"p"],
+    // 65 notion_token
+    &[b"ns"],
+    // 66 airtable_api_key
+    &[b"p", b"a", b"t", b"."],
+    // 67 typeform_token
+    &[b"t", b"f", b"p", b"_"],
+    // 68 hubspot_api_key
+    &[b"p", b"a", b"t", b"-", b"en", b"0123456789"],
+    // 69 frameio_token
+    &[b"f", b"i", b"o", b"-", b"u"],
+    // 70 maxmind_license_key
+    &[b"_", b"m", b"k"],
+    // 71 adobe_secret
+    &[b"p", b"8", b"e", b"-"],
+    // 72 mapbox_token
+    &[b".", b"e", b"y", b"J", b"pst"],
+    // 73 facebook_token
+    &[b"E", b"A", b"CM"],
+    // 74 facebook_token
+    &[b"%|", b"0123456789"],
+    // 75 dropbox_token
+    &[b"s", b"l", b"."],
+    // 76 freemius_secret_key
+    &[b"s", b"e", b"c", b"r", b"t", b"_", b"k", b"y"],
+    // 77 jwt
+    &[b"Ze"],
+    // 78 adafruit_api_key
+    &[b"Aa", b"Dd", b"Ff", b"Rr", b"Uu", b"Ii", b"Tt", b",:=>?|"],
+    // 79 adobe_secret
+    &[b"Aa", b"Dd", b"Oo", b"Bb", b"Ee", b",:=>?|"],
+    // 80 airtable_api_key
+    &[b"Aa", b"Ii", b"Rr", b"Tt", b"Bb", b"Ll", b"Ee", b",:=>?|"],
+    // 81 algolia_api_key
+    &[b"Aa", b"Ll", b"Gg", b"Oo", b"Ii", b",:=>?|"],
+    // 82 alibaba_access_key
+    &[b"Aa", b"Ll", b"Ii", b"Bb", b",:=>?|"],
+    // 83 asana_secret
+    &[b"Aa", b"Ss", b"Nn", b",:=>?|"],
+    // 84 atlassian_api_token
+    &[b"ACJacj", b",:=>?|", b"0123456789ABCDEFabcdef"],
+    // 85 beamer_api_token
+    &[b"_", b"Bb", b"Ee", b"Aa", b"Mm", b"Rr", b",:=>?|"],
+    // 86 bitbucket_secret
+    &[b"Bb", b"Ii", b"Tt", b"Uu", b"Cc", b"Kk", b"Ee", b",:=>?|"],
+    // 87 bittrex_key
+    &[b"Bb", b"Ii", b"Tt", b"Rr", b"Ee", b"Xx", b",:=>?|"],
+    // 88 cisco_meraki_api_key
+    &[b"Mm", b"Ee", b"Rr", b"Aa", b"Kk", b"Ii", b",:=>?|"],
+    // 89 cloudflare_api_key
+    &[b"Cc", b"Ll", b"Oo", b"Uu", b"Dd", b"Ff", b"Aa", b"Rr"],
+    // 90 codecov_token
+    &[b"Cc", b"Oo", b"Dd", b"Ee", b"Vv", b",:=>?|"],
+    // 91 cohere_api_key
+    &[b"Cc", b"Oo", b"H_h", b",:=>?|"],
+    // 92 coinbase_token
+    &[b"Cc", b"Oo", b"Ii", b"Nn", b"Bb", b"Aa", b"Ss", b"Ee"],
+    // 93 confluent_secret
+    &[b"Cc", b"Oo", b"Nn", b"Ff", b"Ll", b"Uu", b"Ee", b"Tt"],
+    // 94 contentful_token
+    &[b"Cc", b"Oo", b"Nn", b"Tt", b"Ee", b"Ff", b"Uu", b"Ll"],
+    // 95 datadog_api_key
+    &[b"Dd", b"-A_a", b",:=>?|"],
+    // 96 discord_token
+    &[b"Dd", b"Ii", b"Ss", b"Cc", b"Oo", b"Rr", b",:=>?|"],
+    // 97 droneci_token
+    &[b"Dd", b"Rr", b"Oo", b"Nn", b"Ee", b"C_c", b",:=>?|"],
+    // 98 dropbox_token
+    &[b"Dd", b"Rr", b"Oo", b"Pp", b"Bb", b"Xx", b",:=>?|"],
+    // 99 etsy_token
+    &[b"Ee", b"Tt", b"Ss", b"Yy", b",:=>?|"],
+    // 100 facebook_token
+    &[b"Ff", b"Aa", b"Cc", b"Ee", b"Bb", b"Oo", b"Kk", b",:=>?|"],
+    // 101 fastly_token
+    &[b"Ff", b"Aa", b"Ss", b"Tt", b"Ll", b"Yy", b",:=>?|"],
+    // 102 finicity_secret
+    &[b"Ff", b"Ii", b"Nn", b"Cc", b"Tt", b"Yy", b",:=>?|"],
+    // 103 finnhub_token
+    &[b"Ff", b"Ii", b"Nn", b"Hh", b"Uu", b"Bb", b",:=>?|"],
+    // 104 flickr_token
+    &[b"Ff", b"Ll", b"Ii", b"Cc", b"Kk", b"Rr", b",:=>?|"],
+    // 105 freshbooks_token
+    &[b"Ff", b"Rr", b"Ee", b"Ss", b"Hh", b"Bb", b"Oo", b"Kk"],
+    // 106 gitter_token
+    &[b"Gg", b"Ii", b"Tt", b"Ee", b"Rr", b",:=>?|"],
+    // 107 gocardless_token
+    &[b"_", b"Gg", b"Oo", b"Cc", b"Aa", b"Rr", b"Dd", b"Ll"],
+    // 108 heroku_api_key
+    &[b"-", b"Hh", b"Ee", b"Rr", b"Oo", b"Kk", b"Uu", b",:=>?|"],
+    // 109 hubspot_api_key
+    &[b"-", b"Hh", b"Uu", b"Bb", b"Ss", b"Pp", b"Oo", b"Tt"],
+    // 110 intercom_token
+    &[b"Ii", b"Nn", b"Tt", b"Ee", b"Rr", b"Cc", b"Oo", b"Mm"],
+    // 111 jfrog_token
+    &[b",:=>?|", b"ABJXabjx"],
+    // 112 kraken_token
+    &[b"Kk", b"Rr", b"Aa", b"Ee", b"Nn", b",:=>?|"],
+    // 113 kucoin_secret
+    &[b"Kk", b"Uu", b"Cc", b"Oo", b"Ii", b"Nn", b",:=>?|"],
+    // 114 launchdarkly_token
+    &[b"Ll", b"Aa", b"Uu", b"Nn", b"Cc", b"Hh", b"Dd", b"Rr"],
+    // 115 linear_api_key
+    &[b"Ll", b"Ii", b"Nn", b"Ee", b"Aa", b"Rr", b",:=>?|"],
+    // 116 linkedin_secret
+    &[b"Ll", b"Ii", b"Nn", b"Kk", b"Ee", b"Dd", b",:=>?|"],
+    // 117 lob_api_key
+    &[b"_", b"Ll", b"Oo", b"Bb", b",:=>?|"],
+    // 118 mailgun_key
+    &[b"-", b"Mm", b"Aa", b"Ii", b"Ll", b"Gg", b"Uu", b"Nn"],
+    // 119 mapbox_token
+    &[b".", b"Mm", b"Aa", b"Pp", b"Bb", b"Oo", b"Xx", b"Kk"],
+    // 120 mattermost_token
+    &[b"Mm", b"Aa", b"Tt", b"Ee", b"Rr", b"Oo", b"Ss", b",:=>?|"],
+    // 121 messagebird_token
+    &[b"Mm", b"Ee", b"Ss", b"Aa", b"Gg", b"Bb", b"Ii", b"Rr"],
+    // 122 netlify_token
+    &[b"Nn", b"Ee", b"Tt", b"Ll", b"Ii", b"Ff", b"Yy", b",:=>?|"],
+    // 123 new_relic_key
+    &[b"Nn", b"Ee", b"Ww", b"-R_r", b",:=>?|"],
+    // 124 nytimes_token
+    &[b"Nn", b"-EYey", b",:=>?|"],
+    // 125 okta_token
+    &[b"0", b"Oo", b"Kk", b"Tt", b"Aa", b",:=>?|"],
+    // 126 plaid_token
+    &[b"Pp", b"Ll", b"Aa", b"Ii", b"Dd", b",:=>?|"],
+    // 127 privateai_token
+    &[b"Pp", b"Rr", b"Ii", b"Vv", b"Aa", b"Tt", b"Ee", b",:=>?|"],
+    // 128 rapidapi_key
+    &[b"Rr", b"Aa", b"Pp", b"Ii", b"Dd", b",:=>?|"],
+    // 129 sendbird_token
+    &[b"Ss", b"Ee", b"Nn", b"Dd", b"Bb", b"Ii", b"Rr", b",:=>?|"],
+    // 130 sentry_token
+    &[b"Ss", b"Ee", b"Nn", b"Tt", b"Rr", b"Yy", b",:=>?|"],
+    // 131 sidekiq_secret
+    &[b"_", b":", b"Bb", b"Uu", b"Nn", b"Dd", b"Ll", b"Ee"],
+    // 132 snyk_token
+    &[b"-", b"Ss", b"Nn", b"Yy", b"Kk", b",:=>?|", b"0123456789ABCDEFabcdef"],
+    // 133 sonar_token
+    &[b"Ss", b"Oo", b"Nn", b"Aa", b"Rr", b"LTlt", b",:=>?|"],
+    // 134 sourcegraph_token
+    &[b"Ss", b"Oo", b"Uu", b"Rr", b"Cc", b"Ee", b"Gg", b"Aa"],
+    // 135 squarespace_token
+    &[b"-", b"Ss", b"Qq", b"Uu", b"Aa", b"Rr", b"Ee", b"Pp"],
+    // 136 sumologic_key
+    &[b"Ss", b"Uu", b"Mm", b"Oo", b",:=>?|"],
+    // 137 telegram_bot_token
+    &[b":", b"Tt", b"Ee", b"Ll", b"Gg", b"Rr", b"Aa", b"0123456789"],
+    // 138 travisci_token
+    &[b"Tt", b"Rr", b"Aa", b"Vv", b"Ii", b"Ss", b",:=>?|"],
+    // 139 twitch_token
+    &[b"Tt", b"Ww", b"Ii", b"Cc", b"Hh", b",:=>?|"],
+    // 140 twitter_token
+    &[b"Tt", b"Ww", b"Ii", b"Ee", b"Rr", b",:=>?|"],
+    // 141 vault_token
+    &[b".", b"Vv", b"Aa", b"Uu", b"Ll", b"Tt", b"Ss", b",:=>?|"],
+    // 142 yandex_token
+    &[b"Yy", b"Aa", b"Nn", b"Dd", b"Ee", b"Xx", b",:=>?|"],
+    // 143 zendesk_secret_key
+    &[b"Zz", b"Ee", b"Nn", b"Dd", b"Ss", b"Kk", b",:=>?|"],
+    // 144 slack_webhook_url
+    &[b"h", b"o", b"k", b"s", b".", b"l", b"a", b"c"],
+    // 145 microsoft_teams_webhook
+    &[b":", b"/", b".", b"2", b"@", b"Hh", b"Tt", b"Pp"],
+    // 146 discord_token
+    &[b".", b"/", b"Dd", b"Ii", b"Ss", b"Cc", b"Oo", b"Rr"],
+    // 147 telegram_bot_token
+    &[b"a", b"p", b"i", b".", b"t", b"e", b"l", b"g"],
+    // 148 sidekiq_secret
+    &[b":", b"/", b"@", b".", b"Hh", b"Tt", b"Pp", b"Cc"],
+    // 149 url_credentials
+    &[b":", b"/", b"@", b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"],
+    // 150 url_credentials
+    &[b":", b"/", b"@", b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"],
+    // 151 url_query_secret
+    &[b"=", b"&?", b"-AJKPST_ajkpst"],
+    // 152 authorization_header
+    &[b"Aa", b"Uu", b"Tt", b"Hh", b"Oo", b"Rr", b"Ii", b"Zz"],
+    // 153 auth_header
+    &[b"-", b":"],
+    // 154 auth_header
+    &[b":", b"Cc", b"Oo", b"Kk", b"Ii", b"Ee"],
+    // 155 bearer_token
+    &[b"Bb", b"Ee", b"Aa", b"Rr", b"\t "],
+    // 156 basic_auth
+    &[b"c", b"u", b"r", b"l", b"-", b"\t ", b"\"\':"],
+    // 157 aws_secret_access_key
+    &[b"ASas", b"\t :="],
+    // 158 password
+    &[b"-", b"p", b"\t "],
+    // 159 password
+    &[b"-", b"p", b"\t "],
+    // 160 password
+    &[b"-", b"\t "],
+    // 161 password
+    &[b"-", b"\t "],
+    // 162 password
+    &[b"-", b"p", b"\t "],
+    // 163 password
+    &[b"-", b"P", b"\t "],
+    // 164 password
+    &[b"-", b"k", b"\t "],
+    // 165 password
+    &[b"-", b"\t "],
+    // 166 password
+    &[b"-", b"p", b"\t "],
+    // 167 password
+    &[b"-", b"\t "],
+    // 168 password
+    &[b"-", b"w", b"\t "],
+    // 169 password
+    &[b"-", b"P", b"\t "],
+    // 170 password
+    &[b"-", b"p", b"a", b"s", b"w", b"o", b"r", b"d"],
+    // 171 password
+    &[b"-", b"p", b"\t "],
+    // 172 password
+    &[b"-", b"P", b"\t "],
+    // 173 password
+    &[b"-", b"p", b"w", b"\t "],
+    // 174 password
+    &[b"-", b"p", b"\t "],
+    // 175 password
+    &[b"-", b"\t "],
+    // 176 password
+    &[b"/", b"p", b":", b"\t "],
+    // 177 password
+    &[b"-", b"o", b"a", b"u", b"t", b"h", b"2", b"b"],
+    // 178 password
+    &[b"-", b"\t "],
+    // 179 password
+    &[b"-", b"p", b"a", b"s", b":", b"\t "],
+    // 180 password
+    &[b"h", b"t", b"p", b"a", b"s", b"w", b"d", b"-"],
+    // 181 password
+    &[b"-", b"%", b"rs", b"\t "],
+    // 182 password
+    &[b"l", b"f", b"t", b"p", b"-", b"u", b",", b"\t "],
+    // 183 password
+    &[b"s", b"q", b"l", b"p", b"u", b"/", b"\t "],
+    // 184 password
+    &[b"r", b"a", b"b", b"i", b"t", b"m", b"q", b"c"],
+    // 185 password
+    &[b"|", b"ep", b"\t ", b"-c"],
+    // 186 password
+    &[b"n", b"e", b"t", b"u", b"s", b"/", b"r", b":"],
+    // 187 password
+    &[b"-", b"Cc", b"Oo", b"Nn", b"Vv", b"Ee", b"Rr", b"Tt"],
+    // 188 password
+    &[b":", b"*0123456789"],
+    // 189 password
+    &[b"l", b"o", b"g", b"i", b"n", b"p", b"a", b"s"],
+    // 190 password
+    &[b"<", b"=", b"\"", b"Aa", b"Dd", b"Kk", b"Ee", b"Yy"],
+    // 191 named_secret
+    &[b"Ccg"],
+    // 192 password
+    &[b"\'", b"\t ", b"IPip"],
+    // 193 password
+    &[b"<", b">", b"/", b"KPSkps"],
+    // 194 named_secret
+    &[b"<", b">", b"/", b"ACKSTackst"],
+    // 195 password
+    &[b"Nn", b"Aa", b"Mm", b"Ee", b":=", b"Vv", b"Ll", b"Uu"],
+    // 196 named_secret
+    &[b"Nn", b"Aa", b"Mm", b"Ee", b":=", b"Vv", b"Ll", b"Uu"],
+    // 197 password
+    &[b"-", b"\t ", b"KPSkps"],
+    // 198 password
+    &[b":=", b"KPSkps"],
+    // 199 named_secret
+    &[b"-", b"\t ", b"ACKPSTackpst"],
+    // 200 named_secret
+    &[b":=", b"ACKPSTackpst"],
+    // 201 kubernetes_secret
+    &[b":", b"\t ", b"+/0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", b"-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"],
+    // 202 generic_api_key
+    &[b",:=>?|", b"ACKPSTackpst"],
+];
