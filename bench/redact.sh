@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Redaction footprint: peak RSS and throughput of `replay --audit-log` (which redacts every
-# audit record) against plain `replay` (which redacts nothing), on a generated executor log.
+# audit record) against plain `replay` (which redacts only new label values), on a generated
+# executor log; then the peak RSS of `run` (recent-denials ring on) following that log as it is
+# appended at 100k lines/s while /metrics, / and /api/v1/denials are fetched every 100 ms
+# (bench/run_footprint.py).
 #
 # Usage: bench/redact.sh [SIZE]          SIZE: bytes with K/M/G suffix, default 64M
 #
@@ -14,15 +17,18 @@
 #                          measure the same way, for a before/after table
 #   NOOP=PATH              a binary built with `Redactor::redact` returning its input unchanged:
 #                          separates what the audit stream itself costs from what redaction costs
+#   RUN_RUNS=3             runs of the `run` measurement (0 skips it; needs python3)
 #
 # Budgets checked (exit 1 when missed): audit peak RSS <= 12 MiB; audit throughput >= 75% of
-# plain (median wall times). On a shared machine, wall times are noisy: raise RUNS.
+# plain (median wall times); run peak RSS (median VmHWM) <= 12 MiB. On a shared machine, wall
+# times are noisy: raise RUNS.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SIZE=${1:-64M}
 SEED=${SEED:-1}
 RUNS=${RUNS:-15}
+RUN_RUNS=${RUN_RUNS:-3}
 BENCH_DIR=${BENCH_DIR:-${TMPDIR:-/tmp}/denials-bench}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 GEN=$TARGET_DIR/release/examples/gen-executor-log
@@ -106,4 +112,14 @@ for bin in "${BINS[@]}"; do
 done
 echo
 echo "- redactions in the audit stream: $(grep -o '\[REDACTED:[a-z0-9_]*\]' "$AUDIT" | wc -l) in $(wc -l <"$AUDIT") records"
+if ((RUN_RUNS > 0)); then
+    command -v python3 >/dev/null || die "the run measurement needs python3 (RUN_RUNS=0 skips it)"
+    run_hwm=$(python3 "$ROOT/bench/run_footprint.py" "$EXPORTER" "$LOG" --runs "$RUN_RUNS" | tail -n 1 |
+        python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["median_VmHWM_kib"], r["max_VmHWM_kib"])')
+    read -r run_median run_max <<<"$run_hwm"
+    echo "- run, following this log at 100k lines/s while serving: peak RSS (VmHWM) median" \
+        "$(awk -v k="$run_median" 'BEGIN { printf "%.1f", k / 1024 }') MiB," \
+        "max $(awk -v k="$run_max" 'BEGIN { printf "%.1f", k / 1024 }') MiB over $RUN_RUNS runs"
+    awk -v r="$run_median" 'BEGIN { exit !(r <= 12 * 1024) }' || { echo "- run peak RSS over 12 MiB"; status=1; }
+fi
 exit "$status"

@@ -23,6 +23,7 @@ mod exactly_once_tests;
 mod hostile_tests;
 pub(crate) mod input;
 pub mod logging;
+pub mod memory;
 pub(crate) mod output;
 pub(crate) mod pipeline;
 pub mod redact;

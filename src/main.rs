@@ -8,9 +8,10 @@ use clap::Parser;
 
 use denials_exporter::cli::{Cli, Command};
 use denials_exporter::config::Config;
-use denials_exporter::{logging, replay, run};
+use denials_exporter::{logging, memory, replay, run};
 
 fn main() -> ExitCode {
+    memory::tune();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) if !error.use_stderr() => error.exit(), // --help, --version

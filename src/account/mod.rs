@@ -24,6 +24,7 @@
 //!
 //! Cold: per denial or record line.
 
+pub mod digest;
 pub mod labels;
 pub mod reconcile;
 pub mod spend;

@@ -11,7 +11,7 @@
 //! the per-execution maps are keyed by admitted `tool` label values, so they hold at most as
 //! many entries as that label may take.
 //!
-//! The state holds no raw id: executions and tool use ids are kept as [`digest`]s (an id is
+//! The state holds no raw id: executions and tool use ids are kept as [`Digest`]s (an id is
 //! whatever the executor or the model wrote, and may carry a token). Memory is bounded by two
 //! caps: executions (`--max-executions`) and tool use ids remembered over all executions
 //! ([`MAX_TRACKED_IDS`]); past either, the least recently seen execution is evicted, in O(1)
@@ -23,26 +23,14 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
+use super::digest::Digest;
 use crate::decode::{RecordedDenials, Tokens};
 
 /// Tool use ids remembered per execution, at most.
 pub const MAX_IDS_PER_EXECUTION: usize = 10_000;
 
-/// Tool use ids remembered over all executions, at most (about 80 bytes each).
+/// Tool use ids remembered over all executions, at most (about 30 bytes each).
 pub const MAX_TRACKED_IDS: usize = 65_536;
-
-/// What the state keeps of an id: the first 16 bytes of its SHA-256, in hex. Collisions cannot be
-/// crafted, and a token inside an id cannot be read back from the state file.
-pub fn digest(id: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let hash = ring::digest::digest(&ring::digest::SHA256, id.as_bytes());
-    let mut out = String::with_capacity(32);
-    for b in &hash.as_ref()[..16] {
-        out.push(HEX[usize::from(b >> 4)] as char);
-        out.push(HEX[usize::from(b & 15)] as char);
-    }
-    out
-}
 
 /// Denials the record revealed that nothing counted before: `count` of them, of one tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,9 +87,8 @@ pub struct Totals {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Execution {
     pub workflow: Option<String>,
-    /// Tool use ids already counted (mid-stream or from a record), as [`digest`]s (a state
-    /// written before digests holds raw ids: both are looked up).
-    pub ids: HashSet<String>,
+    /// Tool use ids already counted (mid-stream or from a record).
+    pub ids: HashSet<Digest>,
     /// Denials counted per `tool` label value, from every source.
     pub by_tool: BTreeMap<String, u64>,
     /// Mid-stream denials without an id, per `tool` label value, not yet matched to a listed id.
@@ -251,8 +238,8 @@ impl Execution {
 
     /// Marks the tool use `id` counted; false if it already was.
     fn remember(&mut self, id: &str) -> bool {
-        let digest = digest(id);
-        if self.ids.contains(&digest) || self.ids.contains(id) {
+        let digest = Digest::of(id);
+        if self.ids.contains(&digest) {
             return false;
         }
         if self.ids.len() < MAX_IDS_PER_EXECUTION {
@@ -275,15 +262,15 @@ impl Execution {
     }
 }
 
-/// The bounded map of executions, keyed by the [`digest`] of their id.
+/// The bounded map of executions, keyed by the [`Digest`] of their id.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Executions {
-    map: HashMap<String, Execution>,
+    map: HashMap<Digest, Execution>,
     last_sweep: f64,
     /// Touches, oldest first: `(key, touch)`; an entry whose execution was touched again since
     /// is stale and skipped. Rebuilt from `last_seen` after a restore.
     #[serde(skip)]
-    order: VecDeque<(String, u64)>,
+    order: VecDeque<(Digest, u64)>,
     #[serde(skip)]
     touches: u64,
     /// Tool use ids remembered over all executions.
@@ -310,24 +297,19 @@ impl Executions {
         f: impl FnOnce(&mut Execution) -> R,
     ) -> (R, u64) {
         self.rebuild_order_if_restored();
-        let key = digest(id);
-        if !self.map.contains_key(&key) {
-            if let Some(old) = self.map.remove(id) {
-                self.map.insert(key.clone(), old); // a state written before digests
-            }
-        }
+        let key = Digest::of(id);
         self.touches += 1;
         let touch = self.touches;
-        let execution = self.map.entry(key.clone()).or_default();
+        let execution = self.map.entry(key).or_default();
         execution.last_seen = execution.last_seen.max(now);
         execution.touched = Touch(touch);
         let ids_before = execution.ids.len();
         let result = f(execution);
         self.ids = self.ids + execution.ids.len() - ids_before;
-        self.order.push_back((key.clone(), touch));
+        self.order.push_back((key, touch));
         let mut evicted = 0;
         while self.map.len() > cap.max(1) || self.ids > MAX_TRACKED_IDS {
-            let Some(oldest) = self.pop_oldest(&key) else {
+            let Some(oldest) = self.pop_oldest(key) else {
                 break;
             };
             self.ids -= oldest.ids.len();
@@ -342,7 +324,7 @@ impl Executions {
     }
 
     /// Removes the least recently touched execution other than `keep`.
-    fn pop_oldest(&mut self, keep: &str) -> Option<Execution> {
+    fn pop_oldest(&mut self, keep: Digest) -> Option<Execution> {
         while let Some((key, touch)) = self.order.pop_front() {
             let current = self.map.get(&key).is_some_and(|e| e.touched.0 == touch);
             if current && key != keep {
@@ -363,11 +345,8 @@ impl Executions {
         if !self.order.is_empty() || self.map.is_empty() {
             return;
         }
-        let mut keys: Vec<(f64, String)> = self
-            .map
-            .iter()
-            .map(|(k, e)| (e.last_seen, k.clone()))
-            .collect();
+        let mut keys: Vec<(f64, Digest)> =
+            self.map.iter().map(|(k, e)| (e.last_seen, *k)).collect();
         keys.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
         self.ids = self.map.values().map(|e| e.ids.len()).sum();
         for (_, key) in keys {
@@ -537,7 +516,7 @@ mod tests {
         let mut touch = |id: &str, now: f64| ex.with(id, now, 2, |_| ()).1;
         assert_eq!(touch("a", 1.0) + touch("b", 2.0) + touch("a", 3.0), 0);
         assert_eq!(touch("c", 4.0), 1, "evicts b, the least recently seen");
-        assert!(ex.map.contains_key(&digest("a")) && !ex.map.contains_key(&digest("b")));
+        assert!(ex.map.contains_key(&Digest::of("a")) && !ex.map.contains_key(&Digest::of("b")));
         assert_eq!(ex.sweep(100.0, 97.0), 0, "a (3.0) idle 97: kept; c kept");
         assert_eq!(ex.len(), 2);
         assert_eq!(ex.sweep(200.0, 97.0), 2);
@@ -573,6 +552,35 @@ mod tests {
             e.note_denial("Bash", Some(&format!("toolu_{last}")))
         });
         assert!(!dup, "a tool use id counted before the restore counts once");
+    }
+
+    #[test]
+    fn a_state_with_hex_digests_or_raw_ids_reads_back_into_the_same_dedup() {
+        let mut ex = Executions::default();
+        ex.with("exec_1", 1.0, 10, |e| {
+            e.note_denial("Bash", Some("toolu_1"))
+        });
+        let saved = serde_json::to_string(&ex).unwrap();
+        let quoted = |id: &str| format!("\"{}\"", Digest::of(id));
+        assert!(saved.contains(&quoted("exec_1")) && saved.contains(&quoted("toolu_1")));
+        // A state from before digests held raw ids, as keys and in the id lists.
+        let legacy = saved.replace(&quoted("exec_1"), "\"exec_1\"").replace(
+            &quoted("toolu_1"),
+            &format!("{},\"toolu_2\"", quoted("toolu_1")),
+        );
+        for state in [saved, legacy] {
+            let mut back: Executions = serde_json::from_str(&state).unwrap();
+            let (again, _) = back.with("exec_1", 2.0, 10, |e| {
+                let old = e.note_denial("Bash", Some("toolu_1"));
+                (old, e.note_denial("Bash", Some("toolu_2")))
+            });
+            assert!(
+                !again.0,
+                "an id counted before the restore counts once: {state}"
+            );
+            assert_eq!(again.1, !state.contains("toolu_2"), "{state}");
+            assert_eq!(back.len(), 1);
+        }
     }
 
     #[test]
