@@ -164,31 +164,44 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
 /// Appends `value` as a JSON string: `"` and `\` escaped, control characters as `\n`-style
 /// or `\u00XX` escapes, everything else (non-ASCII included) as is.
 fn write_str(out: &mut Vec<u8>, value: &str) {
+    /// The bytes that need an escape: control characters, `"` and `\`.
+    const SPECIAL: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 0x20 {
+            table[b] = true;
+            b += 1;
+        }
+        table[b'"' as usize] = true;
+        table[b'\\' as usize] = true;
+        table
+    };
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
     let bytes = value.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => &[
+        if !SPECIAL[usize::from(b)] {
+            continue;
+        }
+        out.extend_from_slice(&bytes[start..i]);
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            _ => out.extend_from_slice(&[
                 b'\\',
                 b'u',
                 b'0',
                 b'0',
                 HEX[usize::from(b >> 4)],
                 HEX[usize::from(b & 0xf)],
-            ],
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i]);
-        out.extend_from_slice(escape);
+            ]),
+        }
         start = i + 1;
     }
     out.extend_from_slice(&bytes[start..]);

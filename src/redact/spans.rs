@@ -56,6 +56,9 @@ pub(super) fn apply<'a>(
 /// Byte ranges of markers already in the text, which no rule may redact again. Sorted, disjoint.
 pub(super) fn marker_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
+    if memchr::memchr(b'[', text.as_bytes()).is_none() {
+        return spans; // most texts: no marker can start anywhere
+    }
     let mut from = 0;
     while let Some(found) = text[from..].find(MARKER_OPEN) {
         let start = from + found;
