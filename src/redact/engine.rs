@@ -9,11 +9,12 @@
 //! Not here: rule data (`rules`), vetting heuristics (`vet`), decoders (`decode`), writing the
 //! output (`spans`).
 //!
-//! Cost: hot for the prefilter pass; a rule's regex runs only on texts holding its anchors.
-//! Regexes are byte-oriented and non-Unicode (`regex-automata`'s meta engine without the
-//! one-pass DFA and without literal prefilters), each with a lazy-DFA cache that grows with the
-//! variety of texts it sees, up to [`DFA_CACHE_BYTES`]; a process that redacts a few kinds of
-//! text compiles a few rules.
+//! Cost: hot for the prefilter pass; a rule's regex runs only on texts holding its anchors and
+//! passing its gate. Regexes are byte-oriented and non-Unicode (`regex-automata`'s meta engine
+//! without the one-pass DFA, full DFAs and literal prefilters), in two shapes ([`TwoShapes`]):
+//! the NFA alone for texts up to [`SHORT_TEXT_BYTES`], with a lazy DFA (whose cache grows with
+//! the variety of texts, up to [`DFA_CACHE_BYTES`]) for longer ones. A process that redacts a
+//! few kinds of text compiles a few rules, in one shape.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

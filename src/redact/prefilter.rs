@@ -2,8 +2,9 @@
 //! case-insensitive) over every rule's anchors, the literals each of its matches must contain.
 //!
 //! Owns the anchors: derived from a rule's pattern (its prefix or suffix literals) unless the
-//! rule names them. A rule's regex runs only when one of its anchors occurs, and is compiled
-//! only then, so ordinary text costs one automaton pass and no regex at all.
+//! rule names them. A rule's regex runs only when one of its anchors occurs (and its gate, in
+//! `engine`, admits the text), and is compiled only then, so ordinary text costs one automaton
+//! pass and no regex at all.
 //!
 //! Not here: the rules themselves (`rules`), running them (`engine`).
 //!
