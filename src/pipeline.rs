@@ -188,10 +188,14 @@ impl Pipeline {
         let lines = self.prefilter.pick(region, max, &mut picks);
         self.picked(source, region, lines, &picks);
         self.picks = picks;
+        // Followed files: the caller may save its offsets next, with the audit file's length.
+        self.flush_audit_file();
     }
 
     /// Processes a region whose lines were already picked by [`Prefilter::pick`] (on the
-    /// read-ahead thread, in replay).
+    /// read-ahead thread, in replay). Its audit records are written but not flushed: a replay
+    /// keeps no offsets, so the audit file is written as its buffer fills and when the pipeline
+    /// is dropped, not with a write per region.
     pub fn picked(&mut self, source: &mut Source, region: &[u8], lines: u64, picks: &[Pick]) {
         self.accountant.add_read(region.len() as u64, lines);
         for pick in picks {
@@ -200,7 +204,7 @@ impl Pipeline {
                 Pick::Oversized => self.outcome(source, LineOutcome::Oversized, b""),
             }
         }
-        self.flush_audit();
+        self.hand_over_audit();
     }
 
     /// Processes an unterminated last line (end of a replayed input).
@@ -211,7 +215,8 @@ impl Pipeline {
         } else {
             self.line(source, line);
         }
-        self.flush_audit();
+        self.hand_over_audit();
+        self.flush_audit_file();
     }
 
     /// One candidate physical line (without its newline).
@@ -289,24 +294,39 @@ impl Pipeline {
         }
     }
 
-    fn flush_audit(&mut self) {
+    /// Moves the audit records made so far to the audit writer and the kept ones.
+    fn hand_over_audit(&mut self) {
         let records = self.accountant.take_audit();
         if records.is_empty() {
             return;
         }
         if let Some(writer) = &mut self.audit {
-            if let Err(error) = writer.write(&records) {
-                if !self.audit_failed {
-                    warn!(%error, "cannot write the audit log; denials are still counted");
-                    self.audit_failed = true;
-                }
-            }
+            let written = writer.write(&records);
+            self.audit_result(written);
         }
         if self.keep_audit > 0 {
             // Only the latest records are ever shown: never hold a whole backlog's.
             self.kept.extend(records);
             let excess = self.kept.len().saturating_sub(self.keep_audit);
             self.kept.drain(..excess);
+        }
+    }
+
+    /// Flushes what the audit writer holds to the audit file.
+    fn flush_audit_file(&mut self) {
+        if let Some(writer) = &mut self.audit {
+            let flushed = writer.flush();
+            self.audit_result(flushed);
+        }
+    }
+
+    /// Logs the first failure to write the audit log.
+    fn audit_result(&mut self, result: std::io::Result<()>) {
+        if let Err(error) = result {
+            if !self.audit_failed {
+                warn!(%error, "cannot write the audit log; denials are still counted");
+                self.audit_failed = true;
+            }
         }
     }
 }
@@ -399,6 +419,62 @@ mod tests {
 
     fn pipeline() -> Pipeline {
         Pipeline::new(Accountant::new(Config::default()), None, 0)
+    }
+
+    /// An audit sink whose bytes the test can read.
+    #[derive(Clone, Default)]
+    struct Sink(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Sink {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Sink {
+        fn records(&self) -> usize {
+            self.0
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+        }
+    }
+
+    #[test]
+    fn a_followed_region_writes_its_audit_records_out_and_a_replay_writes_them_at_the_end() {
+        let region = format!("{}\n", LINES[0]);
+        let audited = |sink: &Sink, len| {
+            let writer = AuditWriter::to(Box::new(sink.clone()), len);
+            let p = Pipeline::new(Accountant::new(Config::default()), Some(writer), 0);
+            let source = Source::new("t", p.accountant().config());
+            (p, source)
+        };
+        let sink = Sink::default();
+        let (mut p, mut source) = audited(&sink, Some(0));
+        p.lines(&mut source, region.as_bytes());
+        assert_eq!(
+            sink.records(),
+            1,
+            "out before the follower's offsets can be saved"
+        );
+        let sink = Sink::default();
+        let (mut p, mut source) = audited(&sink, None);
+        let mut picks = Vec::new();
+        let lines = p.prefilter().pick(region.as_bytes(), 1 << 20, &mut picks);
+        p.picked(&mut source, region.as_bytes(), lines, &picks);
+        assert_eq!(sink.records(), 0, "a replayed region does not cost a write");
+        drop(p);
+        assert_eq!(
+            sink.records(),
+            1,
+            "dropping the pipeline writes what it held"
+        );
     }
 
     /// Every line through the slow path: no prefilter, no shape shortcut.

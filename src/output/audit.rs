@@ -21,7 +21,9 @@
 //! | `format` | string | `pino`, `stream_json`, `claude_code_hook` or `agent_cli_hook` |
 //!
 //! Each record is written by hand into one reused line buffer (the same bytes `serde_json` makes
-//! of an [`AuditRecord`], which the HTTP answers still use), then flushed once per chunk.
+//! of an [`AuditRecord`], which the HTTP answers still use) and buffered; the pipeline flushes
+//! after each region of a followed file (before its offsets can be saved), a replay as the
+//! buffer fills and at the end.
 //!
 //! Cold: per counted denial.
 
@@ -30,6 +32,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use serde::Serialize;
+use tracing::warn;
 
 use crate::vocab::Reason;
 
@@ -65,12 +68,13 @@ fn is_one(n: &u64) -> bool {
     *n == 1
 }
 
-/// Where audit lines go.
+/// Where audit lines go. Lines are buffered: [`AuditWriter::flush`] writes them out, and so
+/// does dropping the writer (a failure then is logged).
 pub struct AuditWriter {
     out: BufWriter<Box<dyn Write + Send>>,
     /// One record's line, reused.
     line: Vec<u8>,
-    /// Length of the audit file after the last flush; `None` for stdout.
+    /// Length of the audit file once what was written is flushed; `None` for stdout.
     len: Option<u64>,
 }
 
@@ -87,12 +91,7 @@ impl AuditWriter {
     /// records written after the snapshot keeps the audit stream exactly once too.
     pub fn open_at(path: &Path, resume_len: Option<u64>) -> io::Result<AuditWriter> {
         if path == Path::new("-") {
-            let sink: Box<dyn Write + Send> = Box::new(io::stdout());
-            return Ok(AuditWriter {
-                out: BufWriter::with_capacity(64 * 1024, sink),
-                line: Vec::with_capacity(1024),
-                len: None,
-            });
+            return Ok(AuditWriter::to(Box::new(io::stdout()), None));
         }
         let file: File = OpenOptions::new().create(true).append(true).open(path)?;
         let mut len = file.metadata()?.len();
@@ -100,14 +99,19 @@ impl AuditWriter {
             file.set_len(resume)?;
             len = resume;
         }
-        Ok(AuditWriter {
-            out: BufWriter::with_capacity(64 * 1024, Box::new(file)),
-            line: Vec::with_capacity(1024),
-            len: Some(len),
-        })
+        Ok(AuditWriter::to(Box::new(file), Some(len)))
     }
 
-    /// Writes records, one JSON object a line, and flushes.
+    /// A writer to `sink`, whose length so far is `len` (`None`: not a file).
+    pub(crate) fn to(sink: Box<dyn Write + Send>, len: Option<u64>) -> AuditWriter {
+        AuditWriter {
+            out: BufWriter::with_capacity(64 * 1024, sink),
+            line: Vec::with_capacity(1024),
+            len,
+        }
+    }
+
+    /// Writes records, one JSON object a line, into the buffer (written out as it fills).
     pub fn write(&mut self, records: &[AuditRecord]) -> io::Result<()> {
         for record in records {
             self.line.clear();
@@ -117,12 +121,25 @@ impl AuditWriter {
                 *len += self.line.len() as u64;
             }
         }
+        Ok(())
+    }
+
+    /// Writes out what the buffer holds.
+    pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
 
     /// The audit file's length after the last write (for the state file); `None` for stdout.
     pub fn file_len(&self) -> Option<u64> {
         self.len
+    }
+}
+
+impl Drop for AuditWriter {
+    fn drop(&mut self) {
+        if let Err(error) = self.out.flush() {
+            warn!(%error, "cannot write the last records of the audit log");
+        }
     }
 }
 
