@@ -24,7 +24,6 @@ pub(super) struct Prefilter {
     automaton: AhoCorasick,
     /// For each anchor (automaton pattern), the rules that need it.
     rules_of: Vec<Vec<usize>>,
-    rule_count: usize,
 }
 
 impl Prefilter {
@@ -56,7 +55,6 @@ impl Prefilter {
         Prefilter {
             automaton,
             rules_of,
-            rule_count: anchors.len(),
         }
     }
 
@@ -68,7 +66,14 @@ impl Prefilter {
                 hit[rule / 64] |= 1 << (rule % 64);
             }
         }
-        (0..self.rule_count).filter(move |&rule| hit[rule / 64] & (1 << (rule % 64)) != 0)
+        // The set bits, lowest first: no work for the rules (most) that were not hit.
+        hit.into_iter().enumerate().flat_map(|(word, mut bits)| {
+            std::iter::from_fn(move || {
+                let bit = bits.trailing_zeros() as usize;
+                bits &= bits.checked_sub(1)?;
+                Some(word * 64 + bit)
+            })
+        })
     }
 }
 
