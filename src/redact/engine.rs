@@ -413,12 +413,13 @@ fn build_bytes_regex(hir: &Hir, lazy_dfa: bool) -> Regex {
         .expect("the built-in redaction rule compiles")
 }
 
-/// A vetting helper's regex over `&str` (compiled once, on first use).
-pub(super) fn build_regex(pattern: &str) -> regex::Regex {
-    regex::RegexBuilder::new(pattern)
-        .size_limit(SIZE_LIMIT)
-        .build()
-        .expect("the built-in redaction helper regex compiles")
+/// A vetting helper's regex (compiled once, on first use), built as the rules are: bytes,
+/// ASCII (`(?i)` folds ASCII letters), a lazy DFA for the many short names it is asked about.
+/// What it reads are pieces of rule matches (key names, of ASCII classes); built by the regex
+/// crate, with Unicode case folding, literal prefilters and a one-pass DFA, the generic rule's
+/// allowed-names regex took 2 ms to compile, twice as long.
+pub(super) fn build_ascii_regex(pattern: &str) -> Regex {
+    build_bytes_regex(&parse(pattern), true)
 }
 
 #[cfg(test)]

@@ -11,9 +11,7 @@
 
 use std::sync::OnceLock;
 
-use regex::Regex;
-
-use super::{engine::build_regex, MARKER_OPEN};
+use super::MARKER_OPEN;
 
 /// How a rule's match is vetted before it is replaced.
 #[derive(Clone, Copy, Debug)]
@@ -487,10 +485,10 @@ fn kube_data_ok(value: &str) -> bool {
 
 /// Name fragments that gitleaks' generic rule allows (key ids, versions, public keys, …).
 fn generic_name_allowed(name: &str) -> bool {
-    static ALLOW: OnceLock<Regex> = OnceLock::new();
+    static ALLOW: OnceLock<regex_automata::meta::Regex> = OnceLock::new();
     ALLOW
         .get_or_init(|| {
-            build_regex(concat!(
+            super::engine::build_ascii_regex(concat!(
                 r"(?i)access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version)|rapid|capital",
                 r"|author|credentials?[_.-]?id|withcredentials|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?",
                 r"|schema|sequence|sort|partition|cache)[_.-]?key|turkey|key[_.-]?(?:alias|board|code|frame|id|length",
@@ -500,7 +498,7 @@ fn generic_name_allowed(name: &str) -> bool {
                 r"|public[_.-]?token|(?:key|token)[_.-]?(?:file|path|type|count|limit)|(?:max|min|num|input|output)[_.-]?tokens?",
             ))
         })
-        .is_match(name)
+        .is_match(name.as_bytes())
 }
 
 fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -> bool {
@@ -569,4 +567,31 @@ fn is_uuid(value: &str) -> bool {
         && parts
             .iter()
             .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::generic_name_allowed;
+
+    #[test]
+    fn allowed_names_fold_case_and_nothing_else_is_allowed() {
+        for name in [
+            "public_key",
+            "PUBLIC_KEY",
+            "Public-Key",
+            "keyId",
+            "MAX_TOKENS",
+            "monkey",
+        ] {
+            assert!(generic_name_allowed(name), "{name}");
+        }
+        for name in [
+            "api_secret",
+            "AWS_SECRET_ACCESS_KEY",
+            "db_password",
+            "Token",
+        ] {
+            assert!(!generic_name_allowed(name), "{name}");
+        }
+    }
 }
