@@ -121,7 +121,12 @@ pub fn run(mut args: RunArgs) -> Result<()> {
                 denials = state.account.metrics.denials_total(),
                 "state restored"
             );
-            (state.account, state.files, state.orphans, state.audit_len)
+            (
+                state.account.into_owned(),
+                state.files,
+                state.orphans,
+                state.audit_len,
+            )
         }
         None => (AccountState::default(), Vec::new(), Vec::new(), None),
     };
@@ -492,8 +497,9 @@ impl ReadLoop {
 }
 
 /// The state: the follower's offsets, what the pipeline held at them, and the counters they
-/// produced, taken together between two reads (also what the model test saves).
-pub(crate) fn compose_state(follower: &mut Follower, pipeline: &Pipeline) -> StateFile {
+/// produced, taken together between two reads (also what the model test saves). It borrows the
+/// counting state: a copy of every execution in flight was most of `run`'s peak memory.
+pub(crate) fn compose_state<'a>(follower: &mut Follower, pipeline: &'a Pipeline) -> StateFile<'a> {
     let saved = follower.save();
     let files = saved
         .files
@@ -507,7 +513,7 @@ pub(crate) fn compose_state(follower: &mut Follower, pipeline: &Pipeline) -> Sta
         written_at: wall_now(),
         files,
         orphans: saved.orphans,
-        account: pipeline.accountant().state().clone(),
+        account: std::borrow::Cow::Borrowed(pipeline.accountant().state()),
         audit_len: pipeline.audit_len(),
     };
     state.scrub(); // no raw secret in the state file

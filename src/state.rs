@@ -20,6 +20,7 @@
 //!
 //! Cold: every few seconds.
 
+use std::borrow::Cow;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -57,23 +58,24 @@ pub struct FileEntry {
     pub source: SourceState,
 }
 
-/// Version 1 of the state.
+/// Version 1 of the state. Written, it borrows the counting state (the largest part: every
+/// execution in flight) instead of copying it; read, it owns it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StateV1 {
+pub struct StateV1<'a> {
     /// Seconds since the epoch.
     pub written_at: f64,
     pub files: Vec<FileEntry>,
     /// Fragments of files that are gone, waiting for the file that continues them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub orphans: Vec<Orphan>,
-    pub account: AccountState,
+    pub account: Cow<'a, AccountState>,
     /// Length of the audit file when the snapshot was taken, so that the audit records of lines
     /// read again after a crash can be cut from it (`None` without an audit file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_len: Option<u64>,
 }
 
-impl StateV1 {
+impl StateV1<'_> {
     /// Makes the state hold no raw secret: a path that holds one becomes `redacted` (the file is
     /// still found by its identity), and a fragment or container partial that holds one is
     /// redacted (a line joined from it then counts with the marker in place of the secret).
@@ -122,13 +124,13 @@ fn scrub_bytes(bytes: &mut Vec<u8>) {
 /// The state file, tagged by version so that later versions can still read this one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "version")]
-pub enum StateFile {
+pub enum StateFile<'a> {
     #[serde(rename = "1")]
-    V1(StateV1),
+    V1(StateV1<'a>),
 }
 
 /// Reads the state file; `Ok(None)` if there is none yet.
-pub fn read(path: &Path) -> Result<Option<StateV1>, SnapshotError> {
+pub fn read(path: &Path) -> Result<Option<StateV1<'static>>, SnapshotError> {
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -160,7 +162,7 @@ pub fn probe(path: &Path) -> Result<(), SnapshotError> {
 }
 
 /// Writes the state atomically: temp file, fsync, rename, fsync the directory.
-pub fn write(path: &Path, state: &StateFile) -> io::Result<()> {
+pub fn write(path: &Path, state: &StateFile<'_>) -> io::Result<()> {
     let tmp = tmp_path(path);
     {
         let mut file = create_tmp(&tmp)?;
@@ -206,7 +208,7 @@ mod tests {
     use crate::input::container::SavedPartial;
     use crate::input::identity::{Inode, Signature};
 
-    fn sample() -> StateFile {
+    fn sample() -> StateFile<'static> {
         StateFile::V1(StateV1 {
             written_at: 1.5,
             files: vec![FileEntry {
@@ -231,7 +233,7 @@ mod tests {
                 sequence_path: "/var/log/app.3.log".into(),
                 fragment: b"{\"x".to_vec(),
             }],
-            account: AccountState::default(),
+            account: Cow::Owned(AccountState::default()),
             audit_len: Some(6),
         })
     }

@@ -36,7 +36,7 @@ impl Exporter {
         let restored = state::read(state).expect("the state file is readable");
         let fresh = restored.is_none();
         let (account, entries, orphans) = match restored {
-            Some(s) => (s.account, s.files, s.orphans),
+            Some(s) => (s.account.into_owned(), s.files, s.orphans),
             None => (AccountState::default(), Vec::new(), Vec::new()),
         };
         let stop = Arc::new(AtomicBool::new(false));
@@ -75,7 +75,7 @@ impl Exporter {
     }
 
     /// The state, as `ReadLoop::save` composes it (the same function).
-    fn compose(&mut self) -> StateFile {
+    fn compose(&mut self) -> StateFile<'_> {
         crate::run::compose_state(&mut self.follower, &self.pipeline)
     }
 
