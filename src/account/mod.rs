@@ -27,6 +27,7 @@
 pub mod digest;
 pub mod labels;
 pub mod reconcile;
+mod small_map;
 pub mod spend;
 
 use std::cell::OnceCell;

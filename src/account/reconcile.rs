@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use serde::{Deserialize, Serialize};
 
 use super::digest::Digest;
+use super::small_map::SmallMap;
 use crate::decode::{RecordedDenials, Tokens};
 
 /// Tool use ids remembered per execution, at most.
@@ -90,13 +91,13 @@ pub struct Execution {
     /// Tool use ids already counted (mid-stream or from a record).
     pub ids: HashSet<Digest>,
     /// Denials counted per `tool` label value, from every source.
-    pub by_tool: BTreeMap<String, u64>,
+    pub by_tool: SmallMap<u64>,
     /// Mid-stream denials without an id, per `tool` label value, not yet matched to a listed id.
-    pub anonymous: BTreeMap<String, u64>,
+    pub anonymous: SmallMap<u64>,
     pub last: Totals,
     /// The last cumulative `modelUsage` seen, by model (at most
     /// [`super::spend::MAX_MODELS_PER_EXECUTION`]).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "SmallMap::is_empty")]
     pub models: super::spend::SeenModels,
     /// Clock (seconds) when a line of this execution was last seen.
     pub last_seen: f64,
@@ -123,10 +124,10 @@ impl Execution {
         match tool_use_id {
             Some(id) if !self.remember(id) => return false,
             Some(_) => {}
-            None => *self.anonymous.entry(tool.to_string()).or_default() += 1,
+            None => *self.anonymous.entry_or_default(tool) += 1,
         }
         // A record may have claimed up to u64::MAX of this tool already (then clamped).
-        let counted = self.by_tool.entry(tool.to_string()).or_default();
+        let counted = self.by_tool.entry_or_default(tool);
         *counted = counted.saturating_add(1);
         true
     }
@@ -171,7 +172,7 @@ impl Execution {
                         *n -= 1; // the stream reported it, without an id
                         continue;
                     }
-                    *self.by_tool.entry(tool.clone()).or_default() += 1;
+                    *self.by_tool.entry_or_default(&tool) += 1;
                     if budget.take(1) == 1 {
                         revealed.push(Revealed {
                             tool,
@@ -216,7 +217,7 @@ impl Execution {
                 let counted = self.denials_counted();
                 let tool = label("unknown");
                 let wanted = n.saturating_sub(counted);
-                let counted = self.by_tool.entry(tool.clone()).or_default();
+                let counted = self.by_tool.entry_or_default(&tool);
                 *counted = counted.saturating_add(wanted);
                 let extra = budget.take(wanted);
                 if extra > 0 {
@@ -250,7 +251,7 @@ impl Execution {
 
     /// How many of `recorded` denials of `tool` exceed what was counted; marks them counted.
     fn excess(&mut self, tool: &str, recorded: u64) -> u64 {
-        let counted = self.by_tool.entry(tool.to_string()).or_default();
+        let counted = self.by_tool.entry_or_default(tool);
         let extra = recorded.saturating_sub(*counted);
         *counted += extra;
         extra

@@ -14,12 +14,11 @@
 //!
 //! Cold: per record line.
 
-use std::collections::BTreeMap;
-
 use crate::decode::{ModelSpend, ModelUsage, Record};
 use crate::vocab::counters::ModelSeries;
 
 use super::reconcile::{increase, tokens_array, Totals};
+use super::small_map::SmallMap;
 
 /// Models remembered per execution, at most (beside the decoder's cap per record).
 pub const MAX_MODELS_PER_EXECUTION: usize = 64;
@@ -28,7 +27,7 @@ pub const MAX_MODELS_PER_EXECUTION: usize = 64;
 pub const UNKNOWN_MODEL: &str = "unknown";
 
 /// The last cumulative `modelUsage` of an execution, by raw model name: tokens by kind, then cost.
-pub type SeenModels = BTreeMap<String, [f64; 5]>;
+pub type SeenModels = SmallMap<[f64; 5]>;
 
 /// What a record adds, by raw model name (not yet a label value).
 pub fn record_spend(
@@ -121,7 +120,7 @@ fn add_delta(seen: &mut SeenModels, delta: &ModelUsage) -> Vec<(String, ModelSer
 
 fn remember(seen: &mut SeenModels, model: &str, value: [f64; 5]) {
     if seen.len() < MAX_MODELS_PER_EXECUTION || seen.contains_key(model) {
-        seen.insert(model.to_string(), value);
+        seen.insert(model, value);
     }
 }
 
@@ -144,6 +143,8 @@ fn as_series(v: [f64; 5]) -> ModelSeries {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
     use crate::config::Fields;
     use crate::decode::{decode, Event};
