@@ -205,6 +205,7 @@ mod tests {
     use super::*;
     use crate::input::container::SavedPartial;
     use crate::input::identity::{Inode, Signature};
+    use crate::input::roll::Direction;
 
     fn sample() -> StateFile {
         StateFile::V1(StateV1 {
@@ -230,6 +231,7 @@ mod tests {
                 path: "/var/log/current.log".into(),
                 sequence_path: "/var/log/app.3.log".into(),
                 fragment: b"{\"x".to_vec(),
+                direction: Some(Direction::Up),
             }],
             account: AccountState::default(),
             audit_len: Some(6),
