@@ -207,6 +207,7 @@ mod tests {
     use super::*;
     use crate::input::container::SavedPartial;
     use crate::input::identity::{Inode, Signature};
+    use crate::input::roll::Direction;
 
     fn sample() -> StateFile<'static> {
         StateFile::V1(StateV1 {
@@ -232,6 +233,7 @@ mod tests {
                 path: "/var/log/current.log".into(),
                 sequence_path: "/var/log/app.3.log".into(),
                 fragment: b"{\"x".to_vec(),
+                direction: Some(Direction::Up),
             }],
             account: Cow::Owned(AccountState::default()),
             audit_len: Some(6),

@@ -4,7 +4,10 @@
 //!   is read in roll order, so an execution's mid-stream denial in `app.9.log` is counted
 //!   before its record in `app.10.log` and the record reveals nothing more;
 //! * a line cut at a roll boundary (pino-roll under load) is joined again and counted with its
-//!   reason, live and across a restart whose state holds the fragment of a roll that is gone.
+//!   reason, live and across a restart whose state holds the fragment of a roll that is gone;
+//! * logrotate's numbers count the other way (`app.log.1` is the newest roll): a backlog of them,
+//!   their mtimes showing it, is read `app.log.3`, `app.log.2`, `app.log.1`, `app.log`, and a
+//!   line cut between two of them is joined in that order.
 
 #[path = "live/mod.rs"]
 mod live;
@@ -182,6 +185,110 @@ fn a_fragment_survives_a_restart_after_its_roll_is_deleted() {
     assert_eq!(
         sample(&m, LINES, &[("outcome", "malformed")]),
         Some(0.0),
+        "{m}"
+    );
+}
+
+/// logrotate's rolls of `app.log` as it leaves them: `app.log.N` last written `N` rotations
+/// ago, so the lower the number the later its mtime. `texts[0]` is `app.log`.
+fn logrotate_backlog(dir: &Path, texts: &[String]) {
+    let now = SystemTime::now();
+    for (n, text) in texts.iter().enumerate() {
+        let path = match n {
+            0 => dir.join("app.log"),
+            n => dir.join(format!("app.log.{n}")),
+        };
+        fs::write(&path, text).unwrap();
+        set_mtime(&path, now - Duration::from_secs(3600 * (n as u64 + 1)));
+    }
+}
+
+/// Read by roll number counting up, `app.log.1` came before `app.log.2`: each execution's
+/// record was applied before its denial in the older roll, and the record counted that denial
+/// again as `unknown`.
+#[test]
+fn a_logrotate_backlog_is_read_oldest_roll_first() {
+    let dir = tempfile::tempdir().unwrap();
+    logrotate_backlog_counts_once(dir.path(), dir.path());
+}
+
+/// The same through a symlinked directory: the rolls are followed by their real names, and
+/// their direction must be known under those names too.
+#[test]
+fn a_logrotate_backlog_through_a_symlinked_directory_is_read_oldest_roll_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    fs::create_dir(&logs).unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&logs, &link).unwrap();
+    logrotate_backlog_counts_once(&logs, &link);
+}
+
+/// Writes a backlog in `dir`, follows it from its beginning through `glob_dir`, checks each
+/// execution's denial counted once, as its mid-stream reason.
+fn logrotate_backlog_counts_once(dir: &Path, glob_dir: &Path) {
+    // Each execution's denial is in one file and its record in the next newer one.
+    let texts: Vec<String> = (0..=3)
+        .map(|n| {
+            let mut text = noise();
+            if n >= 1 {
+                text += &denial_line(&format!("exec_{n}"), &format!("toolu_{n}"));
+            }
+            if n <= 2 {
+                let older = n + 1;
+                text += &record_line(&format!("exec_{older}"), &format!("toolu_{older}"));
+            }
+            text + &noise()
+        })
+        .collect();
+    logrotate_backlog(dir, &texts);
+    let exporter = Launch::new(dir, &glob_dir.join("app.log*")).fast().start();
+    exporter.wait_value(
+        "agent_executions_total",
+        &[("workflow", "rolls"), ("outcome", "success")],
+        3.0,
+    );
+    exporter.wait_denials("rolls", 3);
+    let m = exporter.metrics();
+    assert_eq!(by_reason(&exporter, "unknown"), 0.0, "{m}");
+    assert_eq!(by_reason(&exporter, "hook"), 3.0, "{m}");
+    exporter.assert_denials("rolls", 3);
+}
+
+/// A line cut between `app.log.3` and `app.log.2` (the writer moved on mid-line, and logrotate
+/// numbered both since) is one denial, not two bad lines.
+#[test]
+fn a_line_cut_between_logrotate_rolls_is_joined_in_their_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = denial_line("exec_e", "toolu_e");
+    let (head, tail) = cut(&line);
+    let texts = [
+        noise(),
+        noise() + &record_line("exec_e", "toolu_e"),
+        tail.to_string() + &noise(),
+        noise() + head,
+    ];
+    logrotate_backlog(dir.path(), &texts);
+    let exporter = Launch::new(dir.path(), &dir.path().join("app.log*"))
+        .fast()
+        .start();
+    exporter.wait_value(
+        "agent_executions_total",
+        &[("workflow", "rolls"), ("outcome", "success")],
+        1.0,
+    );
+    exporter.wait_denials("rolls", 1);
+    let m = exporter.metrics();
+    assert_eq!(by_reason(&exporter, "hook"), 1.0, "{m}");
+    assert_eq!(by_reason(&exporter, "unknown"), 0.0, "{m}");
+    assert_eq!(
+        sample(&m, LINES, &[("outcome", "malformed")]),
+        Some(0.0),
+        "{m}"
+    );
+    assert_eq!(
+        sample(&m, "denials_exporter_lines_rejoined_total", &[]),
+        Some(1.0),
         "{m}"
     );
 }

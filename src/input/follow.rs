@@ -12,8 +12,9 @@
 //!   a rewrite). Reading restarts at 0. Checked before every read of a file whose size changed
 //!   (and on every scan), so bytes written after a truncation are never read from the old offset.
 //! * **order**: new files are opened, and read, oldest first: by modification time, and within a
-//!   roll sequence by roll number ([`super::roll`]), so an execution's denials in an older roll
-//!   are counted before its record in a newer one.
+//!   roll sequence by roll number, up or down as the sequence's mtimes show ([`super::roll`]:
+//!   pino-roll's `app.2.log` follows `app.1.log`, logrotate's `app.log.1` follows `app.log.2`),
+//!   so an execution's denials in an older roll are counted before its record in a newer one.
 //! * **rejoin**: a line a writer cut across two rolls is joined again ([`super::rejoin`]).
 //!
 //! Every wake-up (an inotify event, or the periodic stat) means "read every file to its end",
@@ -47,7 +48,7 @@ use tracing::{debug, info, warn};
 use super::chunk::LineBuffer;
 use super::identity::{Edge, Inode, Signature};
 use super::rejoin::{self, Orphan, Verdict, MAX_ORPHANS};
-use super::roll::{self, Sequence};
+use super::roll::{self, Directions, Sequence};
 
 /// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
 /// was appended since the last wake-up, and many files must stay cheap.
@@ -203,6 +204,8 @@ pub struct Follower {
     /// Set once the first scan ran: later files are new and read from their beginning.
     started: bool,
     orphans: Vec<Orphan>,
+    /// Which way each roll sequence counts, as the last scan's files showed it.
+    directions: Directions,
     next_id: FileId,
     stats: FollowStats,
     /// Paths that matched and could not be opened (logged once each).
@@ -226,6 +229,7 @@ impl Follower {
             fresh,
             started: false,
             orphans,
+            directions: Directions::default(),
             next_id: 1,
             stats: FollowStats::default(),
             unopenable: BTreeSet::new(),
@@ -292,8 +296,9 @@ impl Follower {
                     f.drained_since = None;
                 }
                 if !is_symlink(&path) && f.path != path {
-                    f.sequence = Sequence::of(&path);
-                    f.sequence_path.clone_from(&path);
+                    // Named as open() names it, so that it is in the sequence it was learned in.
+                    f.sequence_path = fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                    f.sequence = Sequence::of(&f.sequence_path);
                     f.path = path; // a rename keeps the offset; remember the new name
                 }
                 continue;
@@ -319,9 +324,11 @@ impl Follower {
         // Files opened now are read after those already followed, each sequence in roll order;
         // files resumed from the state keep the order they were read in before (their names
         // were given by a rotation: logrotate's `.1` is newer than its `.2`).
-        roll::order(&mut self.files[opened_before + resumed..], |f| {
-            f.sequence.as_ref()
-        });
+        roll::order(
+            &mut self.files[opened_before + resumed..],
+            |f| f.sequence.as_ref(),
+            &self.directions,
+        );
         for f in &mut self.files {
             if check_truncation(f, &mut self.stats, true) {
                 sink.reset(f.id);
@@ -340,13 +347,16 @@ impl Follower {
             let Some(path) = find_by_inode(&entry) else {
                 info!(path = %entry.path, "state entry for a file that is gone; dropped");
                 if let Some(fragment) = entry.fragment {
+                    let sequence_path =
+                        PathBuf::from(entry.sequence_path.as_deref().unwrap_or(&entry.path));
+                    let direction =
+                        Sequence::of(&sequence_path).and_then(|s| self.directions.known(&s));
                     self.keep_orphan(
                         Orphan {
                             path: PathBuf::from(&entry.path),
-                            sequence_path: PathBuf::from(
-                                entry.sequence_path.as_deref().unwrap_or(&entry.path),
-                            ),
+                            sequence_path,
                             fragment,
+                            direction,
                         },
                         sink,
                     );
@@ -383,6 +393,7 @@ impl Follower {
             let mut reading = Reading {
                 before,
                 orphans: &mut self.orphans,
+                directions: &self.directions,
                 stats: &mut self.stats,
                 stop: &self.config.stop,
             };
@@ -432,6 +443,7 @@ impl Follower {
                     path: f.first_path.clone(),
                     sequence_path: f.sequence_path.clone(),
                     fragment,
+                    direction: f.sequence.as_ref().and_then(|s| self.directions.known(s)),
                 };
                 self.keep_orphan(orphan, sink);
             }
@@ -474,7 +486,8 @@ impl Follower {
     }
 
     /// The paths the globs match, oldest first (by modification time, and by roll number within
-    /// a roll sequence), symlinks last, and a symlink left out when its target is listed too.
+    /// a roll sequence, in the direction its members' modification times show), symlinks last,
+    /// and a symlink left out when its target is listed too.
     fn matching_paths(&mut self) -> Vec<PathBuf> {
         let mut paths = Vec::new();
         for pattern in &self.config.patterns {
@@ -486,6 +499,7 @@ impl Follower {
         paths.sort();
         paths.dedup();
         let listed: BTreeSet<PathBuf> = paths.iter().filter(|p| !is_symlink(p)).cloned().collect();
+        let mut real_dirs = BTreeMap::new();
         let mut keyed: Vec<(bool, SystemTime, PathBuf, Option<Sequence>)> = paths
             .into_iter()
             .filter_map(|path| {
@@ -496,12 +510,15 @@ impl Follower {
                 let mtime = fs::metadata(&path)
                     .and_then(|m| m.modified())
                     .unwrap_or(SystemTime::UNIX_EPOCH);
-                let sequence = (!symlink).then(|| Sequence::of(&path)).flatten();
+                let sequence = (!symlink)
+                    .then(|| Sequence::of_real(&path, &mut real_dirs))
+                    .flatten();
                 Some((symlink, mtime, path, sequence))
             })
             .collect();
         keyed.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
-        roll::order(&mut keyed, |k| k.3.as_ref());
+        self.directions.learn(&keyed, |k| k.3.as_ref(), |k| k.1);
+        roll::order(&mut keyed, |k| k.3.as_ref(), &self.directions);
         keyed.into_iter().map(|k| k.2).collect()
     }
 
@@ -613,10 +630,11 @@ impl Follower {
 }
 
 /// What reading one file may touch besides the file: the files read before it (its possible
-/// predecessors), the orphan fragments, the counters, the stop flag.
+/// predecessors), the orphan fragments, the roll directions, the counters, the stop flag.
 struct Reading<'a> {
     before: &'a mut [Followed],
     orphans: &'a mut Vec<Orphan>,
+    directions: &'a Directions,
     stats: &'a mut FollowStats,
     stop: &'a AtomicBool,
 }
@@ -686,11 +704,12 @@ impl Reading<'_> {
         };
         // A newer roll supersedes the latest older roll; a file at a renamed path, the file
         // renamed away from it.
+        let directions = self.directions;
         let older_roll = self.before.iter_mut().rposition(|g| {
             g.sequence
                 .as_ref()
                 .zip(f.sequence.as_ref())
-                .is_some_and(|(g, f)| g.precedes(f))
+                .is_some_and(|(g, f)| directions.precedes(g, f))
         });
         let renamed = || {
             self.before
@@ -705,7 +724,11 @@ impl Reading<'_> {
             };
             let numbered = older_roll.is_some();
             // Pieces of two rolls with a roll between them (never read) are not of one line.
-            let next = |g: &Sequence| f.sequence.as_ref().is_some_and(|f| g.is_next(f));
+            let next = |g: &Sequence| {
+                f.sequence
+                    .as_ref()
+                    .is_some_and(|f| directions.is_next(g, f))
+            };
             let consecutive = !numbered || p.sequence.as_ref().is_some_and(next);
             let verdict = if consecutive {
                 judge(tail)
@@ -731,12 +754,12 @@ impl Reading<'_> {
         let orphan = self
             .orphans
             .iter()
-            .rposition(|o| o.superseded_by(&f.path, f.sequence.as_ref()))
+            .rposition(|o| o.superseded_by(&f.path, f.sequence.as_ref(), directions))
             .map(|i| self.orphans.remove(i));
         let Some(orphan) = orphan else {
             return 0;
         };
-        let verdict = if orphan.continued_by(&f.path, f.sequence.as_ref()) {
+        let verdict = if orphan.continued_by(&f.path, f.sequence.as_ref(), directions) {
             judge(&orphan.fragment)
         } else {
             Verdict::Apart

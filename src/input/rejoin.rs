@@ -5,8 +5,10 @@
 //! denial or an execution record is lost. The exact rule:
 //!
 //! * A file *P* is **superseded** by a file *S* when *S* is a newer roll of *P*'s
-//!   [sequence](super::roll::Sequence), or when *S* is a new file at the path *P* was followed
-//!   under while *P* was renamed away or deleted (rename + create).
+//!   [sequence](super::roll::Sequence) (newer in the sequence's
+//!   [direction](super::roll::Directions): logrotate's `app.log.2` is newer than its
+//!   `app.log.3`), or when *S* is a new file at the path *P* was followed under while *P* was
+//!   renamed away or deleted (rename + create).
 //! * *P*'s **fragment** *T* is what follows its last newline once it was read to its end: not
 //!   empty, not an oversized line being skipped. *S*'s **head** *H* is its first line, read
 //!   from offset 0, without its newline.
@@ -24,7 +26,8 @@
 //!   still be written through an open descriptor until then.
 //! * When *P* is let go, or is gone at a restart, before any successor appeared, *T* is kept as
 //!   an **orphan** (in memory and in the state file, at most [`MAX_ORPHANS`], the oldest handed
-//!   up first) for a successor to join.
+//!   up first) for a successor to join. It keeps its sequence's direction as it was known then,
+//!   for when no file of that sequence is left to show it.
 //!
 //! **Not here:** following files ([`super::follow`]), what a whole line is (the stage above).
 //!
@@ -34,7 +37,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::roll::Sequence;
+use super::roll::{Direction, Directions, Sequence};
 
 /// At most this many orphan fragments are kept.
 pub const MAX_ORPHANS: usize = 64;
@@ -47,22 +50,47 @@ pub struct Orphan {
     /// The path whose name places it in a roll sequence (its target, for a symlink).
     pub sequence_path: PathBuf,
     pub fragment: Vec<u8>,
+    /// Which way its sequence counts, if that was known when it was kept (absent from state
+    /// files written before directions were learned: then as `directions` say, or up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
 }
 
 impl Orphan {
+    /// Its sequence and that sequence's direction: as the files on disk show it now, else as
+    /// it was known when the orphan was kept, else up.
+    fn sequence(&self, directions: &Directions) -> Option<(Sequence, Direction)> {
+        let mine = Sequence::of(&self.sequence_path)?;
+        let direction = directions.known(&mine).or(self.direction);
+        Some((mine, direction.unwrap_or_default()))
+    }
+
     /// Whether a new file at `path` (in `sequence`) supersedes this orphan's file.
-    pub fn superseded_by(&self, path: &std::path::Path, sequence: Option<&Sequence>) -> bool {
+    pub fn superseded_by(
+        &self,
+        path: &std::path::Path,
+        sequence: Option<&Sequence>,
+        directions: &Directions,
+    ) -> bool {
         self.path == path
-            || Sequence::of(&self.sequence_path)
+            || self
+                .sequence(directions)
                 .zip(sequence)
-                .is_some_and(|(mine, theirs)| mine.precedes(theirs))
+                .is_some_and(|((mine, direction), theirs)| mine.precedes(theirs, direction))
     }
 
     /// Whether a new file that supersedes this orphan's file may continue its fragment: not a
     /// roll with another roll between them (never read: the pieces are of different lines).
-    pub fn continued_by(&self, path: &std::path::Path, sequence: Option<&Sequence>) -> bool {
-        match (Sequence::of(&self.sequence_path), sequence) {
-            (Some(mine), Some(theirs)) if mine.precedes(theirs) => mine.is_next(theirs),
+    pub fn continued_by(
+        &self,
+        path: &std::path::Path,
+        sequence: Option<&Sequence>,
+        directions: &Directions,
+    ) -> bool {
+        match (self.sequence(directions), sequence) {
+            (Some((mine, direction)), Some(theirs)) if mine.precedes(theirs, direction) => {
+                mine.is_next(theirs, direction)
+            }
             _ => self.path == path,
         }
     }
@@ -116,21 +144,77 @@ mod tests {
         assert_eq!(judge(b"", b"1}", braces), Verdict::Apart);
     }
 
+    fn seq(path: &str) -> Option<Sequence> {
+        Sequence::of(std::path::Path::new(path))
+    }
+
     #[test]
     fn an_orphan_is_superseded_by_its_next_roll_or_its_path() {
         let orphan = Orphan {
             path: "d/current.log".into(),
             sequence_path: "d/app.9.log".into(),
             fragment: b"{".to_vec(),
+            direction: None,
         };
-        let seq = |p: &str| Sequence::of(std::path::Path::new(p));
-        assert!(orphan.superseded_by("d/app.10.log".as_ref(), seq("d/app.10.log").as_ref()));
-        assert!(!orphan.superseded_by("d/app.8.log".as_ref(), seq("d/app.8.log").as_ref()));
-        assert!(orphan.superseded_by("d/current.log".as_ref(), None));
-        assert!(!orphan.superseded_by("d/other.log".as_ref(), None));
+        let up = Directions::default();
+        let superseded = |p: &str| orphan.superseded_by(p.as_ref(), seq(p).as_ref(), &up);
+        let continued = |p: &str| orphan.continued_by(p.as_ref(), seq(p).as_ref(), &up);
+        assert!(superseded("d/app.10.log"));
+        assert!(!superseded("d/app.8.log"));
+        assert!(superseded("d/current.log"));
+        assert!(!superseded("d/other.log"));
         // Only the next roll continues its fragment.
-        assert!(orphan.continued_by("d/app.10.log".as_ref(), seq("d/app.10.log").as_ref()));
-        assert!(!orphan.continued_by("d/app.11.log".as_ref(), seq("d/app.11.log").as_ref()));
-        assert!(orphan.continued_by("d/current.log".as_ref(), None));
+        assert!(continued("d/app.10.log"));
+        assert!(!continued("d/app.11.log"));
+        assert!(continued("d/current.log"));
+    }
+
+    /// logrotate's numbers count down: `app.log.2` continues `app.log.3`, never `app.log.4`.
+    #[test]
+    fn a_counting_down_orphan_is_continued_by_the_lower_number() {
+        let mut orphan = Orphan {
+            path: "d/app.log.3".into(),
+            sequence_path: "d/app.log.3".into(),
+            fragment: b"{".to_vec(),
+            direction: Some(Direction::Down),
+        };
+        let nothing = Directions::default();
+        let superseded = |o: &Orphan, p: &str, d| o.superseded_by(p.as_ref(), seq(p).as_ref(), d);
+        let continued = |o: &Orphan, p: &str, d| o.continued_by(p.as_ref(), seq(p).as_ref(), d);
+        // Known when it was kept; no file on disk shows it now.
+        assert!(superseded(&orphan, "d/app.log.2", &nothing));
+        assert!(continued(&orphan, "d/app.log.2", &nothing));
+        assert!(!superseded(&orphan, "d/app.log.4", &nothing));
+        assert!(!continued(&orphan, "d/app.log.4", &nothing));
+        assert!(superseded(&orphan, "d/app.log.1", &nothing));
+        assert!(!continued(&orphan, "d/app.log.1", &nothing));
+        // Kept before directions were learned: the files on disk decide.
+        orphan.direction = None;
+        let mut down = Directions::default();
+        let on_disk = [("d/app.log.2", 300), ("d/app.log.4", 100)].map(|(p, t)| {
+            let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(t);
+            (seq(p), t)
+        });
+        down.learn(&on_disk, |f| f.0.as_ref(), |f| f.1);
+        assert!(continued(&orphan, "d/app.log.2", &down));
+        assert!(!superseded(&orphan, "d/app.log.4", &down));
+        // Without either, as before: up.
+        assert!(continued(&orphan, "d/app.log.4", &nothing));
+    }
+
+    /// State files written before directions were learned still load.
+    #[test]
+    fn an_orphan_without_a_direction_loads() {
+        let old = r#"{"path":"d/app.log","sequence_path":"d/app.log","fragment":[123]}"#;
+        let orphan: Orphan = serde_json::from_str(old).unwrap();
+        assert_eq!(orphan.direction, None);
+        assert_eq!(serde_json::to_string(&orphan).unwrap(), old);
+        let down = Orphan {
+            direction: Some(Direction::Down),
+            ..orphan
+        };
+        let text = serde_json::to_string(&down).unwrap();
+        assert!(text.ends_with(r#","direction":"down"}"#), "{text}");
+        assert_eq!(serde_json::from_str::<Orphan>(&text).unwrap(), down);
     }
 }
