@@ -207,3 +207,115 @@ fn no_planted_secret_leaves_through_any_output() {
         leaks.join("\n")
     );
 }
+
+/// A field too long to be shown (a tool name past the 128-byte label bound, an id, a reason
+/// past 64 KiB) is shown as its length, never as a cut of itself: a secret at any offset of
+/// one, straddling the label bound, the 240-character display cut or the field's end, never
+/// leaves in part through `/metrics`, `/`, `/api/v1/denials`, the audit log or the state file.
+#[test]
+fn no_part_of_a_secret_in_an_oversized_field_leaves() {
+    let secret = secrets()[0].1.clone();
+    assert!(
+        !secret.contains('T'),
+        "the filler must not make up a window"
+    );
+    // (field length, the secret's offset in it)
+    let cases = [
+        (129, 0),
+        (129, 89),
+        (300, 100),
+        (300, 127),
+        (300, 230),
+        (300, 260),
+        (4096, 2000),
+        (100_000, 0),
+        (100_000, 65_530),
+        (1_000_000, 236),
+        (1_000_000, 999_960),
+    ];
+    let fields = ["toolName", "executionId", "toolUseId", "decisionReason"];
+    let root = tempfile::tempdir().unwrap();
+    let logs = root.path().join("logs");
+    fs::create_dir(&logs).unwrap();
+    let (state, audit) = (
+        root.path().join("state.json"),
+        root.path().join("audit.jsonl"),
+    );
+    let mut file = fs::File::create(logs.join("app.log")).unwrap();
+    let mut n = 0;
+    for field in fields {
+        for (len, at) in cases {
+            let big = format!(
+                "{}{secret}{}",
+                "T".repeat(at),
+                "T".repeat(len - at - secret.len())
+            );
+            let mut line = serde_json::json!({"level":40,"executionId":format!("e{n}"),
+                "workflow":"review","event":"agent.permission.denied","toolName":"Bash",
+                "toolUseId":format!("t{n}"),"decisionReasonType":"hook","msg":"d"});
+            line[field] = big.into();
+            writeln!(file, "{line}").unwrap();
+            n += 1;
+        }
+    }
+    drop(file);
+
+    let exporter = Launch::new(root.path(), &logs.join("*.log"))
+        .fast()
+        .args(["--state-file", &state.display().to_string()])
+        .args(["--audit-log", &audit.display().to_string()])
+        .start();
+    exporter.wait_for(DENIALS, n as f64, |m| sum(m, DENIALS, &[]));
+    let denials = get(exporter.addr, "/api/v1/denials").unwrap().body;
+    for marker in [
+        "<tool name of 1000000 bytes>",
+        "<execution id of 300 bytes>",
+        "<tool use id of 129 bytes>",
+        "<decision reason of 100000 bytes>",
+    ] {
+        assert!(denials.contains(marker), "{marker} not in {denials}");
+    }
+    let metrics = exporter.metrics();
+    assert_eq!(
+        sum(&metrics, DENIALS, &[("tool", "invalid")]),
+        cases.len() as f64,
+        "{metrics}"
+    );
+    let mut outputs = vec![
+        ("/metrics", metrics),
+        ("/", get(exporter.addr, "/").unwrap().body),
+        ("/api/v1/denials", denials),
+    ];
+    let openmetrics = std::process::Command::new("curl")
+        .args([
+            "-s",
+            "-H",
+            "Accept: application/openmetrics-text; version=1.0.0",
+        ])
+        .arg(format!("http://{}/metrics", exporter.addr))
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    outputs.push(("/metrics (OpenMetrics)", openmetrics));
+    exporter.signal("TERM");
+    let mut exporter = exporter;
+    exporter.wait_exit(TIMEOUT);
+    outputs.push(("audit log", fs::read_to_string(&audit).unwrap()));
+    outputs.push(("state file", fs::read_to_string(&state).unwrap_or_default()));
+    outputs.push(("exporter log (debug)", exporter.stderr()));
+    assert_eq!(outputs[4].1.lines().count(), n, "one audit line per denial");
+
+    // Any 8 consecutive characters of the secret: its first ones as much as its tail.
+    let windows: Vec<&str> = (0..=secret.len() - 8).map(|i| &secret[i..i + 8]).collect();
+    for (output, text) in &outputs {
+        if let Some(window) = windows.iter().find(|w| text.contains(**w)) {
+            let at = text.find(window).unwrap();
+            let from = text[..at]
+                .char_indices()
+                .rev()
+                .nth(80)
+                .map_or(0, |(i, _)| i);
+            panic!("part of the secret in {output}: …{}…", &text[from..at + 8]);
+        }
+    }
+}

@@ -18,7 +18,9 @@
 //! Bounded whatever a line says: a record reveals at most `--max-denials-per-record` as counts;
 //! the clock that evicts idle executions is log time only, a time too far ahead is no time;
 //! sums saturate; label values pass validation, then the redaction policy (a value holding a
-//! secret is `redacted`), then their cap, and `--max-series` caps the denial series.
+//! secret is `redacted`), then their cap, and `--max-series` caps the denial series. What audit
+//! records and exemplars show of a field is bounded too: past its bound, only its length
+//! ([`shown`]), so a 1 MB tool name costs no scan.
 //!
 //! **Not here:** parsing (decode), reading files (input), rendering and writing (output).
 //!
@@ -27,6 +29,7 @@
 pub mod digest;
 pub mod labels;
 pub mod reconcile;
+pub mod shown;
 mod small_map;
 pub mod spend;
 
@@ -44,6 +47,7 @@ use crate::vocab::counters::{
 };
 use labels::{Admission, AdmittedSet, LabelName, Reason};
 use reconcile::{increase, tokens_array, Execution, Executions, Revelation, Totals};
+use shown::Field;
 
 /// Display length of summaries and reasons in audit records, after redaction.
 pub const AUDIT_TEXT_CHARS: usize = 240;
@@ -178,8 +182,9 @@ impl Accountant {
         if !self.exemplars || (execution_id.is_none() && tool_use_id.is_none()) {
             return None;
         }
-        let execution_id = execution_id.map(|s| self.redact(s));
-        let tool_use_id = tool_use_id.map(|s| self.redact(s));
+        let mut id = |field: Field, s: &str| field.oversized(s).unwrap_or_else(|| self.redact(s));
+        let execution_id = execution_id.map(|s| id(Field::ExecutionId, s));
+        let tool_use_id = tool_use_id.map(|s| id(Field::ToolUseId, s));
         let time = time.unwrap_or_else(wall_now);
         Some(metrics::Exemplar::new(
             execution_id.as_deref(),
@@ -498,17 +503,24 @@ impl Accountant {
         if !self.auditing {
             return; // nobody reads audit records: skip building (and redacting) them
         }
-        let mut text = |s: Option<&str>| s.map(|s| self.excerpt(s, AUDIT_TEXT_CHARS));
+        let source_file = self.excerpt(input.source, AUDIT_TEXT_CHARS);
+        // A field past its bound is shown as its length, unscanned; the rest is redacted whole,
+        // then cut.
+        let mut shown = |field: Field, s: &str| {
+            field
+                .oversized(s)
+                .unwrap_or_else(|| self.excerpt(s, AUDIT_TEXT_CHARS))
+        };
         let record = AuditRecord {
             time: decode::time::format_rfc3339(input.time.unwrap_or_else(wall_now)),
-            tool: text(Some(input.tool)).unwrap_or_default(),
+            tool: shown(Field::ToolName, input.tool),
             workflow: input.workflow.to_string(),
             reason: input.reason,
-            execution_id: text(input.execution_id),
-            tool_use_id: text(input.tool_use_id),
-            decision_reason: text(input.reason_text),
-            input_summary: text(input.input_summary),
-            source_file: text(Some(input.source)).unwrap_or_default(),
+            execution_id: input.execution_id.map(|s| shown(Field::ExecutionId, s)),
+            tool_use_id: input.tool_use_id.map(|s| shown(Field::ToolUseId, s)),
+            decision_reason: input.reason_text.map(|s| shown(Field::DecisionReason, s)),
+            input_summary: input.input_summary.map(|s| shown(Field::InputSummary, s)),
+            source_file,
             origin: input.origin,
             format: input.format.as_str(),
             count: input.count,

@@ -1,7 +1,8 @@
 //! The audit stream: one redacted JSON object per counted denial, as JSON lines.
 //!
 //! Owns the record schema and the writer. Every text field of an [`AuditRecord`] was redacted by
-//! [`crate::account::Accountant`] before it got here; this module only serialises and writes.
+//! [`crate::account::Accountant`] before it got here, or replaced whole when past its bound
+//! ([`crate::account::shown`]); this module only serialises and writes.
 //! **Not here:** deciding what is a denial, redaction itself.
 //!
 //! Schema (one object a line, keys always in this order; optional keys are `null` when unknown):
@@ -19,6 +20,10 @@
 //! | `source_file` | string | the log file it was read from (`-` for stdin) |
 //! | `origin` | string | `mid_stream` (counted as it happened) or `record` (only the execution record revealed it) |
 //! | `format` | string | `pino`, `stream_json`, `claude_code_hook` or `agent_cli_hook` |
+//!
+//! A field past its bound is its length instead, with nothing of its content:
+//! `<tool name of 1000003 bytes>` for a tool name, execution id or tool use id past 128 bytes (the
+//! label bound), `<decision reason of N bytes>` or `<input summary of N bytes>` past 64 KiB.
 //!
 //! Each record is written by hand into one reused line buffer (the same bytes `serde_json` makes
 //! of an [`AuditRecord`], which the HTTP answers still use) and buffered; the pipeline flushes
