@@ -319,3 +319,59 @@ fn no_part_of_a_secret_in_an_oversized_field_leaves() {
         }
     }
 }
+
+/// A tool input longer than the decoder keeps (16,384 characters) is cut before it is redacted.
+/// The cut must not keep the first part of a secret that straddles it: that part no longer
+/// matches its rule, and shows whenever what precedes it redacts to less than the 240 shown
+/// characters (here, one base64 blob that holds a secret and becomes a marker).
+#[test]
+fn a_secret_cut_by_the_input_summary_limit_is_not_kept_in_part() {
+    let secret = secrets()[0].1.clone();
+    let root = tempfile::tempdir().unwrap();
+    let (log, audit) = (root.path().join("app.log"), root.path().join("audit.jsonl"));
+    let mut file = fs::File::create(&log).unwrap();
+    // The secret straddles character 16,384, with 8 to 30 of its characters before it.
+    let straddles = 8..=30;
+    for straddle in straddles.clone() {
+        let before = 16_384 - straddle;
+        let inner = format!(" token={secret} ");
+        let filler = (before - 6) / 4 * 3 - inner.len();
+        let blob = b64(&format!(
+            "{}{inner}{}",
+            "y".repeat(filler / 2),
+            "z".repeat(filler - filler / 2)
+        ));
+        let command = format!(
+            "echo {blob}{}{secret} done",
+            " ".repeat(before - 5 - blob.len())
+        );
+        assert_eq!(command.find(&secret), Some(before));
+        let line = serde_json::json!({"level":40,"executionId":format!("e{straddle}"),
+            "workflow":"review","event":"agent.permission.denied","toolName":"Bash",
+            "toolUseId":format!("t{straddle}"),"decisionReasonType":"hook","msg":"d",
+            "toolInput":{"command": command}});
+        writeln!(file, "{line}").unwrap();
+    }
+    drop(file);
+    let out = std::process::Command::new(BIN)
+        .args(["replay", "--audit-log"])
+        .arg(&audit)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records = fs::read_to_string(&audit).unwrap();
+    assert_eq!(records.lines().count(), straddles.count(), "{records}");
+    assert!(records.contains("echo [REDACTED:"), "{records}");
+    for window in secret.as_bytes().windows(8) {
+        let window = std::str::from_utf8(window).unwrap();
+        assert!(
+            !records.contains(window),
+            "{window:?} of the secret in\n{records}"
+        );
+    }
+}

@@ -5,9 +5,7 @@
 //! set. **Not here:** pino and stream-json shapes, any state.
 
 use super::object::Object;
-use super::{
-    first_id, summarize_input, time, truncate_chars, Denial, Event, Format, MAX_SUMMARY_CHARS,
-};
+use super::{cut_summary, first_id, summarize_input, time, Denial, Event, Format};
 use crate::config::Fields;
 
 /// Decodes a hook payload; `None` for anything else.
@@ -61,7 +59,7 @@ fn agent_cli(object: &Object<'_>, fields: &Fields) -> Denial {
         reason_type: None,
         reason_text: object.str("reason").map(|s| s.into_owned()),
         input_summary: match object.str("input_summary") {
-            Some(s) => Some(truncate_chars(&s, MAX_SUMMARY_CHARS)),
+            Some(s) => Some(cut_summary(&s)),
             None => object
                 .value("input_summary")
                 .as_ref()

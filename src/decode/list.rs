@@ -14,7 +14,7 @@
 use serde_json::value::RawValue;
 
 use super::object::Object;
-use super::{summarize_input, truncate_chars, RecordedDenial, MAX_SUMMARY_CHARS};
+use super::{cut_summary, summarize_input, RecordedDenial};
 use crate::config::Fields;
 
 /// The entries of the first of `keys` that holds an array; `None` if none does.
@@ -58,7 +58,7 @@ fn entry(item: &RawValue, fields: &Fields) -> Option<RecordedDenial> {
 fn summarize_raw(raw: &RawValue) -> Option<String> {
     match serde_json::from_str(raw.get()) {
         Ok(value) => summarize_input(&value),
-        Err(_) => Some(truncate_chars(raw.get(), MAX_SUMMARY_CHARS)),
+        Err(_) => Some(cut_summary(raw.get())),
     }
 }
 

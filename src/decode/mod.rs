@@ -185,11 +185,12 @@ pub(crate) fn num_in(map: &Map<String, Value>, keys: &[&str]) -> Option<f64> {
 }
 
 /// Longest input summary decoded, in characters. Generous on purpose: the summary is redacted
-/// whole and only then cut to its display length, so a secret is never cut in half unredacted.
+/// whole and only then cut to its display length; past this, [`cut_summary`] drops the word the
+/// limit falls in, so a secret is never cut in half unredacted.
 pub const MAX_SUMMARY_CHARS: usize = 16 * 1024;
 
 /// A short, human description of a tool input: the command, path or URL when there is one,
-/// else compact JSON. Truncated on a character boundary.
+/// else compact JSON, cut by [`cut_summary`].
 pub fn summarize_input(input: &Value) -> Option<String> {
     let text = match input {
         Value::Null => return None,
@@ -214,15 +215,23 @@ pub fn summarize_input(input: &Value) -> Option<String> {
         }
         other => other.to_string(),
     };
-    Some(truncate_chars(&text, MAX_SUMMARY_CHARS))
+    Some(cut_summary(&text))
 }
 
-/// `text` cut to at most `max` characters, with `…` when cut.
-pub fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((at, _)) => format!("{}…", &text[..at]),
-    }
+/// `text` cut to at most [`MAX_SUMMARY_CHARS`] characters, with `…` when cut. The cut happens
+/// before redaction, so it must not keep the first part of a secret, which would no longer
+/// match its rule: the word the limit falls in is dropped whole, back to the last space or
+/// quote. No token format holds either, nor does an encoded run (base64, percent-encoding), so
+/// what is kept ends between two of them. A text with no break before the limit keeps nothing.
+pub fn cut_summary(text: &str) -> String {
+    let Some((limit, _)) = text.char_indices().nth(MAX_SUMMARY_CHARS) else {
+        return text.to_string();
+    };
+    let keep = text.as_bytes()[..limit]
+        .iter()
+        .rposition(|b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`'))
+        .map_or(0, |at| at + 1);
+    format!("{}…", &text[..keep])
 }
 
 #[cfg(test)]
@@ -244,10 +253,37 @@ mod tests {
     fn summaries_prefer_the_command_and_truncate() {
         let v: Value = serde_json::json!({"command": "git push --force", "description": "x"});
         assert_eq!(summarize_input(&v).unwrap(), "git push --force");
-        let long = Value::String("é".repeat(MAX_SUMMARY_CHARS + 10));
+        let long = Value::String("é ".repeat(MAX_SUMMARY_CHARS));
         let s = summarize_input(&long).unwrap();
         assert_eq!(s.chars().count(), MAX_SUMMARY_CHARS + 1);
+        assert!(s.ends_with(" …"));
         let v: Value = serde_json::json!({"a": 1});
         assert_eq!(summarize_input(&v).unwrap(), r#"{"a":1}"#);
+    }
+
+    #[test]
+    fn a_cut_drops_the_word_it_falls_in() {
+        let token = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+        for before in [
+            MAX_SUMMARY_CHARS - 30,
+            MAX_SUMMARY_CHARS - 1,
+            MAX_SUMMARY_CHARS,
+        ] {
+            for gap in [" ", "\"", "'", "\n"] {
+                let text = format!("{}{gap}{token} more", "é".repeat(before - 1));
+                let cut = cut_summary(&text);
+                assert!(!cut.contains("ghp_a1B2"), "{before} {gap:?}");
+                assert!(cut.ends_with(&format!("{gap}…")), "{before} {gap:?}");
+            }
+        }
+        // A token just within the limit is kept whole, for redaction to find.
+        let text = format!(
+            "{} {token} {}",
+            "x".repeat(100),
+            "y".repeat(MAX_SUMMARY_CHARS)
+        );
+        assert!(cut_summary(&text).contains(token));
+        // One unbroken run past the limit (a blob): nothing of it.
+        assert_eq!(cut_summary(&"A".repeat(MAX_SUMMARY_CHARS + 1)), "…");
     }
 }
