@@ -6,7 +6,9 @@
 //! * [`readahead`]: reading and picking on a second thread (replay).
 //! * [`container`]: CRI and Docker json-file framing, undone and rejoined.
 //! * [`identity`] and [`follow`]: file identity and the live follower (rotation, truncation),
-//!   which hands what it read to a [`follow::Sink`].
+//!   which hands what it read to a [`follow::Sink`]. Its parts are in `follow/`: `paths` (the
+//!   globs, oldest first), `open` (fresh or from the state), `truncation` (a file rewritten
+//!   under us), `drain` (one file to its end), `report` (state entries and counters).
 //! * [`roll`] and [`rejoin`]: the order of numbered rolls, and lines a writer cut across two.
 //!
 //! **Not here:** JSON (decode), counting (account). A leaf: nothing here uses another stage. Nothing in this module parses an application

@@ -1,0 +1,183 @@
+//! Reading one file to its end, handing every complete line up as it goes.
+//!
+//! Owns [`Reading`]: one pass over one file, which stops at its end, at the stop flag, or when
+//! the file's first bytes changed under the read; and the judgement of a file's first line
+//! against its predecessor's fragment, or an orphan's ([`crate::input::rejoin`]).
+//!
+//! **Not here:** deciding a file was truncated ([`super::truncation`]), letting go of a drained
+//! file (the [`Follower`](super::Follower)).
+//!
+//! Hot: per chunk, one [`LineBuffer::fill`](crate::input::chunk::LineBuffer::fill), one
+//! signature check (a ≤1 KiB read) and one [`Sink::lines`]; no per-line work but the first
+//! line's.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tracing::warn;
+
+use super::{FollowStats, Followed, Sink};
+use crate::input::rejoin::{self, Orphan, Verdict};
+use crate::input::roll::{Directions, Sequence};
+
+/// What reading one file may touch besides the file: the files read before it (its possible
+/// predecessors), the orphan fragments, the roll directions, the counters, the stop flag.
+pub(super) struct Reading<'a> {
+    pub(super) before: &'a mut [Followed],
+    pub(super) orphans: &'a mut Vec<Orphan>,
+    pub(super) directions: &'a Directions,
+    pub(super) stats: &'a mut FollowStats,
+    pub(super) stop: &'a AtomicBool,
+}
+
+impl Reading<'_> {
+    /// Reads `f` to its end, or until `stop` is set, handing every complete line to `sink`.
+    pub(super) fn drain(&mut self, f: &mut Followed, sink: &mut impl Sink) -> Drain {
+        let mut grew = false;
+        loop {
+            let filled = match f.buffer.fill(&mut f.file) {
+                Ok(filled) => filled,
+                Err(error) => {
+                    self.stats.file_errors_read += 1;
+                    warn!(path = %f.path.display(), %error, "cannot read log file");
+                    return Drain {
+                        grew,
+                        rewritten: false,
+                    };
+                }
+            };
+            f.read_pos += filled.read as u64;
+            if filled.read == 0 && filled.oversized == 0 && f.buffer.lines().is_empty() {
+                return Drain {
+                    grew,
+                    rewritten: false,
+                };
+            }
+            // The bytes just read count only if the file still starts as it did: a copytruncate
+            // and rewrite between our last check and this read would otherwise hand us the middle
+            // of new content as if it followed the old.
+            if filled.read > 0 && !f.signature.matches(&f.file).unwrap_or(true) {
+                return Drain {
+                    grew,
+                    rewritten: true,
+                };
+            }
+            grew = true;
+            let mut region = f.buffer.lines();
+            if f.head_unjudged && (filled.oversized > 0 || !region.is_empty()) {
+                f.head_unjudged = false;
+                let head = (filled.oversized == 0)
+                    .then(|| memchr::memchr(b'\n', region).map(|end| &region[..end]))
+                    .flatten();
+                let joined = self.judge_head(f, head, sink);
+                region = &region[joined..];
+            }
+            if filled.oversized > 0 {
+                sink.oversized(f.id, filled.oversized);
+            }
+            sink.lines(f.id, region);
+            f.buffer.consume();
+            if filled.read == 0 || self.stop.load(Ordering::Acquire) {
+                return Drain {
+                    grew,
+                    rewritten: false,
+                };
+            }
+        }
+    }
+
+    /// Judges `f`'s first line against its predecessor's fragment
+    /// ([`crate::input::rejoin`]); returns how many bytes of `f`'s region the join took (0 if
+    /// none).
+    fn judge_head(&mut self, f: &Followed, head: Option<&[u8]>, sink: &mut impl Sink) -> usize {
+        let judge = |tail: &[u8]| match head {
+            Some(head) => rejoin::judge(tail, head, |b| sink.is_whole_line(b)),
+            None => Verdict::Apart,
+        };
+        // A newer roll supersedes the latest older roll; a file at a renamed path, the file
+        // renamed away from it.
+        let directions = self.directions;
+        let older_roll = self.before.iter_mut().rposition(|g| {
+            g.sequence
+                .as_ref()
+                .zip(f.sequence.as_ref())
+                .is_some_and(|(g, f)| directions.precedes(g, f))
+        });
+        let renamed = || {
+            self.before
+                .iter()
+                .rposition(|g| g.rotated && g.first_path == f.path)
+        };
+        if let Some(p) = older_roll.or_else(renamed) {
+            let p = &mut self.before[p];
+            p.superseded = true;
+            let Some(tail) = p.buffer.tail() else {
+                return 0;
+            };
+            let numbered = older_roll.is_some();
+            // Pieces of two rolls with a roll between them (never read) are not of one line.
+            let next = |g: &Sequence| {
+                f.sequence
+                    .as_ref()
+                    .is_some_and(|f| directions.is_next(g, f))
+            };
+            let consecutive = !numbered || p.sequence.as_ref().is_some_and(next);
+            let verdict = if consecutive {
+                judge(tail)
+            } else {
+                Verdict::Apart
+            };
+            return match verdict {
+                Verdict::Join(line) => {
+                    p.buffer.take_tail();
+                    self.stats.rejoined += 1;
+                    sink.lines(f.id, &line);
+                    line.len() - tail_len(&line, head)
+                }
+                Verdict::Apart if numbered => {
+                    if let Some(tail) = p.buffer.take_tail() {
+                        sink.unterminated(p.id, &tail);
+                    }
+                    0
+                }
+                Verdict::Apart => 0, // a renamed file may still be written; its tail waits
+            };
+        }
+        let orphan = self
+            .orphans
+            .iter()
+            .rposition(|o| o.superseded_by(&f.path, f.sequence.as_ref(), directions))
+            .map(|i| self.orphans.remove(i));
+        let Some(orphan) = orphan else {
+            return 0;
+        };
+        let verdict = if orphan.continued_by(&f.path, f.sequence.as_ref(), directions) {
+            judge(&orphan.fragment)
+        } else {
+            Verdict::Apart
+        };
+        match verdict {
+            Verdict::Join(line) => {
+                self.stats.rejoined += 1;
+                sink.lines(f.id, &line);
+                line.len() - orphan.fragment.len()
+            }
+            Verdict::Apart => {
+                sink.unterminated(f.id, &orphan.fragment);
+                0
+            }
+        }
+    }
+}
+
+/// The bytes of a joined `line` that came from the fragment: all but the head and newline.
+fn tail_len(line: &[u8], head: Option<&[u8]>) -> usize {
+    line.len() - head.map_or(0, <[u8]>::len) - 1
+}
+
+/// What reading a file to its end found.
+pub(super) struct Drain {
+    /// Something was read.
+    pub(super) grew: bool,
+    /// The file's first bytes changed under the read: what was read was not handed up.
+    pub(super) rewritten: bool,
+}

@@ -1,0 +1,147 @@
+//! Which paths to follow: the globs expanded, oldest first; and where a file went.
+//!
+//! Owns the order files are opened in (modification time, then roll order within a sequence,
+//! symlinks last and left out when their target is listed), the directories to watch, and the
+//! search by inode for a state entry's file rotated away while the exporter was down.
+//!
+//! **Not here:** following what it finds ([`super::open`]), what a roll sequence is
+//! ([`crate::input::roll`]).
+//!
+//! Cold: per scan, a few `stat`s per matching path; at start-up, one directory listing per
+//! state entry the globs no longer match.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use tracing::warn;
+
+use super::FileState;
+use crate::input::identity::Inode;
+use crate::input::roll::{self, Directions, Sequence};
+
+/// The paths the globs match, oldest first (by modification time, and by roll number within
+/// a roll sequence, in the direction its members' modification times show), symlinks last,
+/// and a symlink left out when its target is listed too.
+pub(super) fn matching_paths(patterns: &[String], directions: &mut Directions) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    for pattern in patterns {
+        match glob::glob(pattern) {
+            Ok(entries) => paths.extend(entries.flatten()),
+            Err(error) => warn!(%pattern, %error, "invalid --path glob"),
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    let listed: BTreeSet<PathBuf> = paths.iter().filter(|p| !is_symlink(p)).cloned().collect();
+    let mut real_dirs = BTreeMap::new();
+    let mut keyed: Vec<(bool, SystemTime, PathBuf, Option<Sequence>)> = paths
+        .into_iter()
+        .filter_map(|path| {
+            let symlink = is_symlink(&path);
+            if symlink && fs::canonicalize(&path).is_ok_and(|target| listed.contains(&target)) {
+                return None; // its target is followed under its own name
+            }
+            let mtime = fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .unwrap_or(SystemTime::UNIX_EPOCH);
+            let sequence = (!symlink)
+                .then(|| Sequence::of_real(&path, &mut real_dirs))
+                .flatten();
+            Some((symlink, mtime, path, sequence))
+        })
+        .collect();
+    keyed.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
+    directions.learn(&keyed, |k| k.3.as_ref(), |k| k.1);
+    roll::order(&mut keyed, |k| k.3.as_ref(), directions);
+    keyed.into_iter().map(|k| k.2).collect()
+}
+
+/// The path of the regular file with a state entry's identity that still fits the entry
+/// (signature, size), looked for in the directory of the entry's path and, if that path is a
+/// symlink, in the directory of its current target (where kubelet and pino-roll rotate).
+pub(super) fn find_by_inode(entry: &FileState) -> Option<PathBuf> {
+    let path = Path::new(&entry.path);
+    let mut dirs: Vec<PathBuf> = path.parent().map(Path::to_path_buf).into_iter().collect();
+    if let Some(target_dir) = fs::canonicalize(path)
+        .ok()
+        .and_then(|t| t.parent().map(Path::to_path_buf))
+    {
+        dirs.push(target_dir);
+    }
+    for dir in &mut dirs {
+        if dir.as_os_str().is_empty() {
+            dir.push(".");
+        }
+    }
+    dirs.dedup();
+    dirs.iter().find_map(|dir| find_in_dir(dir, entry))
+}
+
+fn find_in_dir(dir: &Path, entry: &FileState) -> Option<PathBuf> {
+    // Every entry is stat()ed: on overlayfs the inode readdir reports may differ from stat's.
+    for dirent in fs::read_dir(dir).ok()?.flatten() {
+        let path = dirent.path();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() || Inode::of(&meta) != entry.inode {
+            continue;
+        }
+        let fits = File::open(&path).is_ok_and(|file| {
+            meta.len() >= entry.offset && entry.signature.matches(&file).unwrap_or(false)
+        });
+        return fits.then_some(path);
+    }
+    None
+}
+
+pub(super) fn is_symlink(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The directory to watch for a pattern, and whether it must be watched recursively (a glob in
+/// a directory component).
+pub(super) fn watch_root(pattern: &str) -> (PathBuf, bool) {
+    let path = Path::new(pattern);
+    let mut root = PathBuf::new();
+    let mut components = path.components().peekable();
+    while let Some(c) = components.next() {
+        let text = c.as_os_str().to_string_lossy();
+        if text.contains(['*', '?', '[']) {
+            let recursive = components.peek().is_some();
+            return (root, recursive);
+        }
+        if components.peek().is_none() {
+            break; // the last component is the file itself
+        }
+        root.push(c);
+    }
+    if root.as_os_str().is_empty() {
+        root.push(".");
+    }
+    (root, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watch_roots_stop_at_the_first_glob() {
+        assert_eq!(
+            watch_root("/var/log/executor/*.log"),
+            (PathBuf::from("/var/log/executor"), false)
+        );
+        assert_eq!(
+            watch_root("/var/log/pods/*/*/*.log"),
+            (PathBuf::from("/var/log/pods"), true)
+        );
+        assert_eq!(
+            watch_root("/var/log/app.log"),
+            (PathBuf::from("/var/log"), false)
+        );
+        assert_eq!(watch_root("app.log"), (PathBuf::from("."), false));
+    }
+}
