@@ -381,6 +381,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::output::audit::TestBuffer;
 
     #[test]
     fn a_byte_order_mark_or_a_run_of_nuls_before_a_line_does_not_hide_it() {
@@ -421,41 +422,16 @@ mod tests {
         Pipeline::new(Accountant::new(Config::default()), None, 0)
     }
 
-    /// An audit sink whose bytes the test can read.
-    #[derive(Clone, Default)]
-    struct Sink(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-    impl std::io::Write for Sink {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    impl Sink {
-        fn records(&self) -> usize {
-            self.0
-                .lock()
-                .unwrap()
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count()
-        }
-    }
-
     #[test]
     fn a_followed_region_writes_its_audit_records_out_and_a_replay_writes_them_at_the_end() {
         let region = format!("{}\n", LINES[0]);
-        let audited = |sink: &Sink, len| {
+        let audited = |sink: &TestBuffer, len| {
             let writer = AuditWriter::to(Box::new(sink.clone()), len);
             let p = Pipeline::new(Accountant::new(Config::default()), Some(writer), 0);
             let source = Source::new("t", p.accountant().config());
             (p, source)
         };
-        let sink = Sink::default();
+        let sink = TestBuffer::default();
         let (mut p, mut source) = audited(&sink, Some(0));
         p.lines(&mut source, region.as_bytes());
         assert_eq!(
@@ -463,7 +439,7 @@ mod tests {
             1,
             "out before the follower's offsets can be saved"
         );
-        let sink = Sink::default();
+        let sink = TestBuffer::default();
         let (mut p, mut source) = audited(&sink, None);
         let mut picks = Vec::new();
         let lines = p.prefilter().pick(region.as_bytes(), 1 << 20, &mut picks);

@@ -16,7 +16,6 @@
 //! **Not here:** following files ([`crate::input::follow`]), the HTTP routes
 //! ([`crate::output::http`]), the state format ([`crate::state`]).
 
-use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -222,7 +221,6 @@ pub fn run(mut args: RunArgs) -> Result<()> {
                     published_at: None,
                     watched: Vec::new(),
                     root_removed: false,
-                    path_labels: HashMap::new(),
                 };
                 let result = loop_config.run(reader, &shared, wake_tx, wake_rx);
                 shared.healthy.store(false, Ordering::Release);
@@ -274,9 +272,6 @@ struct Reader {
     watched: Vec<(PathBuf, Option<Inode>)>,
     /// inotify said a watched directory was removed.
     root_removed: bool,
-    /// Each followed path's label value (`redacted` if it holds a secret), so that publishing
-    /// after every batch does not scan every path for secrets again.
-    path_labels: HashMap<String, String>,
 }
 
 /// Counters unchanged since the last publication are published again at least this often (the
@@ -543,19 +538,12 @@ impl Reader {
         run.follow = self.follower.stats();
         // A path is a label value and shown on `/`: one that holds a secret is `redacted`
         // (lags of paths that become one name are summed, so no series repeats).
-        let files = std::mem::take(&mut run.follow.files);
-        if self.path_labels.len() > 2 * files.len() + 64 {
-            let followed: HashSet<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
-            self.path_labels
-                .retain(|path, _| followed.contains(path.as_str()));
-        }
+        // A path seen before is not scanned again: the redactor remembers recent clean texts.
         let mut lags: std::collections::BTreeMap<String, u64> = Default::default();
-        for (path, lag) in files {
-            let label = self
-                .path_labels
-                .entry(path)
-                .or_insert_with_key(|path| crate::account::label_value(path).to_string());
-            *lags.entry(label.clone()).or_default() += lag;
+        for (path, lag) in std::mem::take(&mut run.follow.files) {
+            *lags
+                .entry(crate::account::label_value(&path).to_string())
+                .or_default() += lag;
         }
         run.follow.files = lags.into_iter().collect();
         let files = run.follow.files.clone();

@@ -83,6 +83,29 @@ fn a_backlog_of_rolls_with_tied_mtimes_is_read_in_roll_order() {
     assert_eq!(by_reason(&exporter, "hook"), 3.0);
 }
 
+/// Waits until `n` executions of the workflow `rolls` completed.
+fn wait_executions(exporter: &Exporter, n: f64) {
+    exporter.wait_value(
+        "agent_executions_total",
+        &[("workflow", "rolls"), ("outcome", "success")],
+        n,
+    );
+}
+
+/// The two pieces of a cut line made one line: no bad line, one rejoined.
+fn assert_one_line_rejoined(m: &str) {
+    assert_eq!(
+        sample(m, LINES, &[("outcome", "malformed")]),
+        Some(0.0),
+        "{m}"
+    );
+    assert_eq!(
+        sample(m, "denials_exporter_lines_rejoined_total", &[]),
+        Some(1.0),
+        "{m}"
+    );
+}
+
 /// The denial line starts at the end of `app.1.log` and ends at the start of `app.2.log`.
 fn cut(line: &str) -> (&str, &str) {
     line.split_at(line.find("permission.de").unwrap() + "permission.de".len())
@@ -105,24 +128,11 @@ fn a_line_cut_at_a_roll_boundary_is_joined_again() {
     w2.write(tail);
     w2.write(&record_line("exec_a", "toolu_a"));
     w2.write(&noise());
-    exporter.wait_value(
-        "agent_executions_total",
-        &[("workflow", "rolls"), ("outcome", "success")],
-        1.0,
-    );
+    wait_executions(&exporter, 1.0);
     exporter.wait_denials("rolls", 1);
     assert_eq!(by_reason(&exporter, "hook"), 1.0, "{}", exporter.metrics());
     let m = exporter.metrics();
-    assert_eq!(
-        sample(&m, LINES, &[("outcome", "malformed")]),
-        Some(0.0),
-        "{m}"
-    );
-    assert_eq!(
-        sample(&m, "denials_exporter_lines_rejoined_total", &[]),
-        Some(1.0),
-        "{m}"
-    );
+    assert_one_line_rejoined(&m);
 }
 
 /// Two pieces that do not make one line stay two bad lines, as before.
@@ -243,11 +253,7 @@ fn logrotate_backlog_counts_once(dir: &Path, glob_dir: &Path) {
         .collect();
     logrotate_backlog(dir, &texts);
     let exporter = Launch::new(dir, &glob_dir.join("app.log*")).fast().start();
-    exporter.wait_value(
-        "agent_executions_total",
-        &[("workflow", "rolls"), ("outcome", "success")],
-        3.0,
-    );
+    wait_executions(&exporter, 3.0);
     exporter.wait_denials("rolls", 3);
     let m = exporter.metrics();
     assert_eq!(by_reason(&exporter, "unknown"), 0.0, "{m}");
@@ -272,23 +278,10 @@ fn a_line_cut_between_logrotate_rolls_is_joined_in_their_order() {
     let exporter = Launch::new(dir.path(), &dir.path().join("app.log*"))
         .fast()
         .start();
-    exporter.wait_value(
-        "agent_executions_total",
-        &[("workflow", "rolls"), ("outcome", "success")],
-        1.0,
-    );
+    wait_executions(&exporter, 1.0);
     exporter.wait_denials("rolls", 1);
     let m = exporter.metrics();
     assert_eq!(by_reason(&exporter, "hook"), 1.0, "{m}");
     assert_eq!(by_reason(&exporter, "unknown"), 0.0, "{m}");
-    assert_eq!(
-        sample(&m, LINES, &[("outcome", "malformed")]),
-        Some(0.0),
-        "{m}"
-    );
-    assert_eq!(
-        sample(&m, "denials_exporter_lines_rejoined_total", &[]),
-        Some(1.0),
-        "{m}"
-    );
+    assert_one_line_rejoined(&m);
 }

@@ -11,6 +11,7 @@ mod live;
 
 use std::fs;
 use std::io::Write as _;
+use std::path::Path;
 
 use live::*;
 
@@ -106,6 +107,51 @@ fn lines(s: &[(&'static str, String)]) -> Vec<String> {
     out
 }
 
+/// Every output of a run, once the exporter has read what it will: `/metrics` (text and
+/// OpenMetrics), `/`, `/api/v1/denials`, then (after a SIGTERM) the audit log, the state file and
+/// the exporter's own log.
+fn every_output(mut exporter: Exporter, audit: &Path, state: &Path) -> Vec<(&'static str, String)> {
+    let page = |path| get(exporter.addr, path).map(|r| r.body).unwrap_or_default();
+    let mut outputs = vec![
+        ("/metrics", exporter.metrics()),
+        ("/", page("/")),
+        ("/api/v1/denials", page("/api/v1/denials")),
+    ];
+    let openmetrics = std::process::Command::new("curl")
+        .args([
+            "-s",
+            "-H",
+            "Accept: application/openmetrics-text; version=1.0.0",
+        ])
+        .arg(format!("http://{}/metrics", exporter.addr))
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    outputs.push(("/metrics (OpenMetrics)", openmetrics));
+    exporter.signal("TERM");
+    exporter.wait_exit(TIMEOUT);
+    outputs.push(("audit log", fs::read_to_string(audit).unwrap_or_default()));
+    outputs.push(("state file", fs::read_to_string(state).unwrap_or_default()));
+    outputs.push(("exporter log (debug)", exporter.stderr()));
+    outputs
+}
+
+/// Where in `text` any 8 consecutive characters of `secret` are: its first ones as much as its
+/// tail.
+fn piece_of(secret: &str, text: &str) -> Option<usize> {
+    (0..=secret.len() - 8).find_map(|i| text.find(&secret[i..i + 8]))
+}
+
+/// `text` from 80 characters before `at` through `len` bytes after it: where a leak sits.
+fn around(text: &str, at: usize, len: usize) -> &str {
+    let from = text[..at]
+        .char_indices()
+        .rev()
+        .nth(80)
+        .map_or(0, |(i, _)| i);
+    &text[from..(at + len).min(text.len())]
+}
+
 #[test]
 fn no_planted_secret_leaves_through_any_output() {
     let secrets = secrets();
@@ -138,7 +184,7 @@ fn no_planted_secret_leaves_through_any_output() {
     .unwrap();
     drop(file);
 
-    let mut exporter = Launch::new(root.path(), &logs.join("*.log"))
+    let exporter = Launch::new(root.path(), &logs.join("*.log"))
         .fast()
         .args(["--state-file", &state.display().to_string()])
         .args(["--audit-log", &audit.display().to_string()])
@@ -147,35 +193,7 @@ fn no_planted_secret_leaves_through_any_output() {
     wait_until(TIMEOUT, || {
         audit.exists() && fs::read_to_string(&audit).is_ok_and(|t| t.lines().count() >= 8)
     });
-    let mut outputs = vec![
-        ("/metrics", exporter.metrics()),
-        (
-            "/",
-            get(exporter.addr, "/").map(|r| r.body).unwrap_or_default(),
-        ),
-        (
-            "/api/v1/denials",
-            get(exporter.addr, "/api/v1/denials")
-                .map(|r| r.body)
-                .unwrap_or_default(),
-        ),
-    ];
-    let openmetrics = std::process::Command::new("curl")
-        .args([
-            "-s",
-            "-H",
-            "Accept: application/openmetrics-text; version=1.0.0",
-        ])
-        .arg(format!("http://{}/metrics", exporter.addr))
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    outputs.push(("/metrics (OpenMetrics)", openmetrics));
-    exporter.signal("TERM");
-    exporter.wait_exit(TIMEOUT);
-    outputs.push(("audit log", fs::read_to_string(&audit).unwrap_or_default()));
-    outputs.push(("state file", fs::read_to_string(&state).unwrap_or_default()));
-    outputs.push(("exporter log (debug)", exporter.stderr()));
+    let outputs = every_output(exporter, &audit, &state);
     assert!(
         outputs[0].1.contains("permission_denials_total"),
         "{}",
@@ -188,15 +206,7 @@ fn no_planted_secret_leaves_through_any_output() {
         for (output, text) in &outputs {
             if text.contains(tail(secret)) {
                 let at = text.find(tail(secret)).unwrap();
-                let from = text[..at]
-                    .char_indices()
-                    .rev()
-                    .nth(80)
-                    .map_or(0, |(i, _)| i);
-                leaks.push(format!(
-                    "{kind} in {output}: …{}…",
-                    &text[from..(at + 12).min(text.len())]
-                ));
+                leaks.push(format!("{kind} in {output}: …{}…", around(text, at, 12)));
             }
         }
     }
@@ -281,41 +291,15 @@ fn no_part_of_a_secret_in_an_oversized_field_leaves() {
         cases.len() as f64,
         "{metrics}"
     );
-    let mut outputs = vec![
-        ("/metrics", metrics),
-        ("/", get(exporter.addr, "/").unwrap().body),
-        ("/api/v1/denials", denials),
-    ];
-    let openmetrics = std::process::Command::new("curl")
-        .args([
-            "-s",
-            "-H",
-            "Accept: application/openmetrics-text; version=1.0.0",
-        ])
-        .arg(format!("http://{}/metrics", exporter.addr))
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    outputs.push(("/metrics (OpenMetrics)", openmetrics));
-    exporter.signal("TERM");
-    let mut exporter = exporter;
-    exporter.wait_exit(TIMEOUT);
-    outputs.push(("audit log", fs::read_to_string(&audit).unwrap()));
-    outputs.push(("state file", fs::read_to_string(&state).unwrap_or_default()));
-    outputs.push(("exporter log (debug)", exporter.stderr()));
+    let outputs = every_output(exporter, &audit, &state);
+    for (output, text) in &outputs[..3] {
+        assert!(!text.is_empty(), "{output} answered nothing");
+    }
     assert_eq!(outputs[4].1.lines().count(), n, "one audit line per denial");
 
-    // Any 8 consecutive characters of the secret: its first ones as much as its tail.
-    let windows: Vec<&str> = (0..=secret.len() - 8).map(|i| &secret[i..i + 8]).collect();
     for (output, text) in &outputs {
-        if let Some(window) = windows.iter().find(|w| text.contains(**w)) {
-            let at = text.find(window).unwrap();
-            let from = text[..at]
-                .char_indices()
-                .rev()
-                .nth(80)
-                .map_or(0, |(i, _)| i);
-            panic!("part of the secret in {output}: …{}…", &text[from..at + 8]);
+        if let Some(at) = piece_of(&secret, text) {
+            panic!("part of the secret in {output}: …{}…", around(text, at, 8));
         }
     }
 }
@@ -367,11 +351,10 @@ fn a_secret_cut_by_the_input_summary_limit_is_not_kept_in_part() {
     let records = fs::read_to_string(&audit).unwrap();
     assert_eq!(records.lines().count(), straddles.count(), "{records}");
     assert!(records.contains("echo [REDACTED:"), "{records}");
-    for window in secret.as_bytes().windows(8) {
-        let window = std::str::from_utf8(window).unwrap();
-        assert!(
-            !records.contains(window),
-            "{window:?} of the secret in\n{records}"
+    if let Some(at) = piece_of(&secret, &records) {
+        panic!(
+            "part of the secret in the audit log: …{}…",
+            around(&records, at, 8)
         );
     }
 }

@@ -48,7 +48,7 @@ impl Field {
     }
 
     /// The longest value shown, in bytes.
-    pub fn max_bytes(self) -> usize {
+    fn max_bytes(self) -> usize {
         match self {
             Field::ToolName | Field::ExecutionId | Field::ToolUseId => MAX_LABEL_BYTES,
             Field::DecisionReason | Field::InputSummary => MAX_TEXT_BYTES,

@@ -156,20 +156,6 @@ fn distinct_executions_are_evicted_at_the_cap() {
     assert_eq!(acc.metrics().evicted_cap, 5_000 - 256);
 }
 
-/// An audit sink whose bytes the test reads.
-#[derive(Clone, Default)]
-struct Written(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Written {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Finding 5 under `run`: a 1 MB tool name (or id, or reason) is shown in the audit stream and
 /// the recent-denials ring as its length, and is never handed to the redactor, whose scan of
 /// each such name made `run` 18 times slower than `replay` on 300 of them.
@@ -178,7 +164,7 @@ fn megabyte_fields_are_shown_as_their_length_and_never_scanned() {
     use crate::account::labels::MAX_LABEL_BYTES;
     use crate::account::shown::MAX_TEXT_BYTES;
     use crate::account::Accountant;
-    use crate::output::audit::AuditWriter;
+    use crate::output::audit::{AuditWriter, TestBuffer};
     use crate::pipeline::{Pipeline, Source};
 
     const N: usize = 3;
@@ -191,7 +177,7 @@ fn megabyte_fields_are_shown_as_their_length_and_never_scanned() {
             "decisionReasonType":"hook","decisionReason":big(i, "R"),"msg":"d"});
         input.push_str(&format!("{line}\n"));
     }
-    let written = Written::default();
+    let written = TestBuffer::default();
     // Four 1 MB fields to a line.
     let config = with_limits(|l| l.max_line_bytes = 8 << 20);
     let mut accountant = Accountant::new(config);
@@ -229,7 +215,7 @@ fn megabyte_fields_are_shown_as_their_length_and_never_scanned() {
         .unwrap()
         .starts_with("<execution id of "));
     drop(p);
-    let audit = String::from_utf8(written.0.lock().unwrap().clone()).unwrap();
+    let audit = written.text();
     assert_eq!(audit.lines().count(), N);
     assert_eq!(audit.matches(&marker("tool name")).count(), N, "{audit}");
     assert!(

@@ -230,6 +230,36 @@ fn write_str(out: &mut Vec<u8>, value: &str) {
     out.push(b'"');
 }
 
+/// An audit destination whose bytes a test reads back (`AuditWriter::to(Box::new(buffer.clone()), …)`).
+#[cfg(test)]
+#[derive(Clone, Default)]
+pub(crate) struct TestBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+#[cfg(test)]
+impl TestBuffer {
+    /// What was written, as text.
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+
+    /// Records written: one per line.
+    pub(crate) fn records(&self) -> usize {
+        self.text().lines().count()
+    }
+}
+
+#[cfg(test)]
+impl Write for TestBuffer {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
