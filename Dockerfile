@@ -55,9 +55,18 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry \
 # ---- run -----------------------------------------------------------------------------------
 FROM gcr.io/distroless/static-debian12:nonroot
 
+# Set by the release build: the version tag, the commit it was built from, and where its source
+# lives, e.g. --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)"
+# --build-arg SOURCE=https://github.com/<org>/denials-exporter
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+ARG SOURCE=unknown
 LABEL org.opencontainers.image.title="denials-exporter" \
       org.opencontainers.image.description="Counts AI-agent permission denials from executor logs, exactly once, and exports them to Prometheus" \
-      org.opencontainers.image.licenses="Apache-2.0"
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}"
 
 COPY --from=builder /out/denials-exporter /usr/local/bin/denials-exporter
 # Default home of the state file, writable by the runtime user (in Kubernetes an emptyDir is mounted here).
