@@ -39,10 +39,6 @@ def dashboard_text(d):
     return json.dumps(d, indent=2, ensure_ascii=False) + "\n"
 
 
-class Literal(str):
-    pass
-
-
 def rules_text(rules):
     """The rule file as YAML, expressions as block scalars."""
     def literal(dumper, s):

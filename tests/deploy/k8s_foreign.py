@@ -19,9 +19,12 @@ Prints one line per check; exit 1 if any failed.
 """
 import argparse
 import copy
+import os
 import sys
 
-import yaml
+sys.dont_write_bytecode = True  # no __pycache__ in the repository
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from k8s_assert import check, load, results  # noqa: E402  (same directory: the check log and the loader)
 
 EXPORTER = "denials-exporter"
 LABEL = ("denials-exporter/sidecar", "enabled")
@@ -29,19 +32,6 @@ OWN_VOLUMES = {"executor-logs", "exporter-state"}
 WEB_TLS_VOLUME = "exporter-web-tls"
 LOG_DIR = "/var/log/executor"
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "Job"}
-
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok  ' if ok else 'FAIL'} {name}{'' if ok or detail == '' else ': ' + str(detail)}")
-    return bool(ok)
-
-
-def load(path):
-    with open(path, encoding="utf-8") as fh:
-        return [d for d in yaml.safe_load_all(fh) if d]
 
 
 def key(d):
