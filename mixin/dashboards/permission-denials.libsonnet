@@ -1359,17 +1359,17 @@ local variables = import '../lib/variables.libsonnet';
             "label": "Exporter URL",
             "description": "Base URL of a denials-exporter as your browser reaches it (e.g. after kubectl port-forward pod/<executor> 10403), for the links to its recent denials (/api/v1/denials).",
             "type": "textbox",
-            "query": "http://localhost:10403",
+            "query": $._config.exporterURL,
             "current": {
               "selected": false,
-              "text": "http://localhost:10403",
-              "value": "http://localhost:10403"
+              "text": $._config.exporterURL,
+              "value": $._config.exporterURL
             },
             "options": [
               {
                 "selected": true,
-                "text": "http://localhost:10403",
-                "value": "http://localhost:10403"
+                "text": $._config.exporterURL,
+                "value": $._config.exporterURL
               }
             ],
             "hide": 0,

@@ -188,6 +188,12 @@ def main():
     check("no log line of the exporter's own carries the discriminator",
           not any('"audit"' in line for line in lines if '"target"' in line))
 
+    # docs/formats.md shows an audit record: the keys the exporter writes, in its order.
+    with open(os.path.join(ROOT, "docs", "formats.md"), encoding="utf-8") as fh:
+        shown = [json.loads(line) for line in fh if line.startswith('{"audit":"permission_denial"')]
+    check("docs/formats.md's audit record has the real records' keys, in order",
+          len(shown) == 1 and records and list(shown[0]) == list(records[0]), (shown, records[:1]))
+
     # The exemplar links of the provisioned data source.
     with open(os.path.join(ROOT, "deploy", "grafana", "datasource.yaml"), encoding="utf-8") as fh:
         ds = yaml.safe_load(fh)

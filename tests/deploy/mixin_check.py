@@ -10,7 +10,8 @@
    of the rules and the dashboards' cluster variable (hidden without it) and selectors;
    spendBudgetUSDPerHour the spend alert; dangerousTools/dangerousReasons the dangerous-denial alert
    and panels; runbookURLPattern every runbook_url; dashboardTags the tags and dashboard links;
-   lokiDatasourceUID and auditStreamSelector the drill-down links;
+   lokiDatasourceUID and auditStreamSelector the drill-down links; exporterURL the fallback link's
+   default;
 3. promtool accepts the rules rendered with a multi-cluster _config (when promtool is installed).
 Prints one line per check; exit 1 if any failed. Needs python3 with `_jsonnet` (PyPI jsonnet), PyYAML.
 """
@@ -146,6 +147,12 @@ def main():
             if "/explore" in link.get("url", "")]
     check(f"auditStreamSelector is the stream every Explore link queries ({len(urls)} links)",
           urls and all("%7Bapp%3D%5C%22denials%5C%22%7D" in u or '{app=\\"denials\\"}' in u for u in urls), urls[:1])
+
+    # the exporter fallback
+    _, dash = render.render({"exporterURL": "http://127.0.0.1:20403"})
+    textboxes = [v for d in dash.values() for v in d["templating"]["list"] if v["name"] == "exporter"]
+    check("exporterURL is the exporter variable's default",
+          textboxes and all(v["query"] == v["current"]["value"] == "http://127.0.0.1:20403" for v in textboxes), textboxes)
 
     failed = results.count(False)
     print(f"mixin_check: {len(results) - failed} checks passed, {failed} failed")
