@@ -5,7 +5,7 @@
 # Needs: cargo, promtool/prometheus, python3 with kubernetes-validate and checkov, kubectl,
 # node with tests/e2e/node_modules (`.ci/run` installs all of it).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 passed=0 failed=0 failures=()
 step() {

@@ -22,6 +22,8 @@ import copy
 import os
 import sys
 
+import yaml
+
 sys.dont_write_bytecode = True  # no __pycache__ in the repository
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from k8s_assert import check, load, results  # noqa: E402  (same directory: the check log and the loader)
