@@ -5,7 +5,7 @@
 # Needs: cargo, promtool/prometheus, python3 with kubernetes-validate and checkov, kubectl,
 # node with tests/e2e/node_modules (`.ci/run` installs all of it).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 passed=0 failed=0 failures=()
 step() {
@@ -33,6 +33,10 @@ step "cargo test" cargo test --locked --no-fail-fast
 step "promtool check metrics (replay output)" check_exposition
 step "alert and recording rules, dashboards" bash tests/deploy/rules_test.sh
 step "kubernetes manifests and Dockerfile" bash tests/deploy/k8s_check.sh
+step "docs/formats.md's pino snippet: hook and canUseTool denials counted with their reason" \
+  bash tests/deploy/formats_snippet.sh target/release/denials-exporter
+step "drill-down: exemplar and data links lead to the real exporter's audit records" \
+  python3 tests/deploy/drilldown_check.py --exporter target/release/denials-exporter
 step "exemplars: a real Prometheus with exemplar storage returns the execution ids written" \
   python3 tests/deploy/exemplars.py target/release/denials-exporter
 step "a real Prometheus scraping over TLS with basic auth and a client certificate" \

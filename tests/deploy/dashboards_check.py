@@ -6,14 +6,17 @@
                                                                # anchors, unit-test coverage
 
 Default mode checks every dashboards/*.json against the conventions (fixed unique uid, "id": null,
-a `datasource` variable used by every panel and target, no __inputs / ${DS_...}, namespace /
-workflow / tool variables from label_values() with All = ".*", every selector filtered by them,
+a `datasource` variable used by every panel and target, no __inputs / ${DS_...}, cluster / job /
+namespace / pod variables listing denials_exporter_build_info's values (All = ".*", but for job,
+whose All is the listed exporter jobs), workflow / tool variables from label_values() with
+All = ".*", every selector filtered by them (ALERTS by cluster and namespace),
 $__rate_interval in every rate/irate/increase ($__range in instant targets), title + description +
 unit on every panel, allowed panel types, schemaVersion >= 39, every data-link template resolving
 against the JSON model: ${__field.labels.X} and ${__data.fields.X} name a label of every query of
 that panel, a plain ${name} is a dashboard variable or a Grafana built-in), and that every metric named in a
 dashboard or rule expression is documented in docs/metrics.md (histograms as _bucket/_sum/_count),
-is a recording rule of deploy/prometheus/denials-exporter.rules.yml, or is `up` / `ALERTS`.
+is a recording rule of deploy/prometheus/denials-exporter.rules.yml, or is `up` / `ALERTS`, and that
+every series a rule reads is selected by job.
 
 --alert-contract checks what tests/deploy/rules_test.sh needs beyond promtool: alert names,
 `severity`, a static `summary`, a `description` templated with $labels, $value or
@@ -45,9 +48,13 @@ MIN_SCHEMA_VERSION = 39
 # Series Prometheus itself makes, allowed beside the documented ones.
 PROMETHEUS_SERIES = {"up", "ALERTS"}
 # Labels Prometheus attaches to every scraped series (static config or PodMonitor).
-TARGET_LABELS = {"namespace", "job", "instance", "pod", "container", "service", "endpoint"}
+TARGET_LABELS = {"namespace", "job", "instance", "pod", "container", "service", "endpoint", "cluster"}
 # Variables every dashboard needs, and those needed when a selected metric carries the label.
-ALWAYS_VARS = ("namespace",)
+# `job` is one of them but lists the scraped jobs only (All is that list, never ".*").
+ALWAYS_VARS = ("cluster", "namespace", "pod")
+SCOPE_VARS = ALWAYS_VARS + ("job",)
+# ALERTS carry the alert's labels: no pod, and no job on DenialsExporterAbsent.
+ALERTS_VARS = ("cluster", "namespace")
 LABEL_VARS = ("workflow", "tool")
 GRAFANA_BUILTINS = {"__rate_interval", "__range", "__interval", "__range_s", "__range_ms",
                     "__interval_ms", "__rate_interval_ms"}
@@ -454,6 +461,11 @@ def label_values_query(var):
     return (m.group(1), m.group(2)) if m else None
 
 
+def sel_name_is_not(parsed, metric):
+    """True when a parsed label_values() selector does not read `metric`."""
+    return not parsed or [n for n, _ in parsed[0]] != [metric]
+
+
 def load_dashboards(root):
     """Yield (file name, parsed dashboard) for dashboards/*.json, sorted."""
     for path in sorted(glob.glob(os.path.join(root, "dashboards", "*.json"))):
@@ -588,7 +600,7 @@ class Checker:
 
         for var_name in sorted(used_vars - GRAFANA_BUILTINS - set(variables)):
             self.error(where, f"expression uses ${var_name}, which is not a variable of the dashboard")
-        required = list(ALWAYS_VARS) + [label for label in LABEL_VARS if label in used_labels]
+        required = list(SCOPE_VARS) + [label for label in LABEL_VARS if label in used_labels]
         for name in required:
             if name not in variables:
                 self.error(where, f"needs a {name!r} variable")
@@ -605,7 +617,7 @@ class Checker:
                 self.error(vw, f"query must be label_values(<metric selector>, <label>), got {variable_query(v)!r}")
                 continue
             selector, label = lv
-            if label != name and name in ALWAYS_VARS + LABEL_VARS + ("job",):
+            if label != name and name in SCOPE_VARS + LABEL_VARS:
                 self.error(vw, f"label_values() reads label {label!r}, not {name!r}")
             parsed = self.check_expr(vw, selector)
             if parsed:
@@ -613,6 +625,10 @@ class Checker:
                     self.check_selector(vw, sel_name, matchers)
             if name in ALWAYS_VARS + LABEL_VARS and not (v.get("includeAll") and v.get("allValue") == ".*"):
                 self.error(vw, 'needs includeAll with allValue ".*" (it must match series without the label)')
+            if name == "job" and (not v.get("includeAll") or "allValue" in v):
+                self.error(vw, "needs includeAll without allValue: All must be the listed exporter jobs, not every job")
+            if name in SCOPE_VARS and sel_name_is_not(parsed, "denials_exporter_build_info"):
+                self.error(vw, "must list the values of denials_exporter_build_info (the exporter's own series)")
 
     def check_links(self, where, panel, variables):
         """Every template in a panel's links resolves: ${__field.labels.X} and ${__data.fields.X}
@@ -651,13 +667,11 @@ class Checker:
                         self.error(lw, f"${{{name}}} is not a variable of the dashboard nor a Grafana built-in")
 
     def check_filters(self, where, name, matchers, own, variables):
-        """Selectors honour the dashboard's variables: namespace always, job, workflow and tool
-        where the series carries the label."""
+        """Selectors honour the dashboard's variables: cluster, job, namespace and pod always (ALERTS:
+        cluster and namespace), workflow and tool where the series carries the label."""
         if name is None:
             return
-        wanted = ["namespace"]
-        if "job" in variables and name != "ALERTS":
-            wanted.append("job")
+        wanted = list(ALERTS_VARS) if name == "ALERTS" else list(SCOPE_VARS)
         wanted += [label for label in LABEL_VARS if own and label in own and label in variables]
         for label in wanted:
             if (label, "=~", f"${label}") not in matchers:
@@ -683,6 +697,10 @@ class Checker:
             if parsed:
                 for sel_name, matchers in parsed[0]:
                     self.check_selector(where, sel_name, matchers)
+                    # Every series a rule reads is the exporter's: selected by job (recording
+                    # rules' outputs inherit it from their inputs).
+                    if sel_name not in self.records and not any(m[0] == "job" for m in matchers):
+                        self.error(where, f"{sel_name} must be selected by job (the mixin's jobSelector)")
 
     # --------------------------------------------------------------------------------------------
     # --alert-contract
@@ -775,7 +793,8 @@ EXEMPLAR_METRICS = ("permission_denials_total", "agent_cost_usd_total")
 
 def _check_exemplar_links(checker):
     """Denial and cost rate panels ask for exemplars, and the provisioned datasource links an
-    exemplar's execution id to that execution's denials in the exporter's API."""
+    exemplar's execution id to that execution's audit records in Explore and to its denials in the
+    exporter's API (tests/deploy/drilldown_check.py follows the links)."""
     for path, dashboard in load_dashboards(checker.root):
         for panel in iter_panels(dashboard.get("panels") or []):
             if panel.get("type") != "timeseries":
@@ -790,11 +809,20 @@ def _check_exemplar_links(checker):
     names = re.findall(r"-\s*name:\s*(\S+)\n\s*url:\s*(\S+)", text)
     if not names:
         checker.error(ds_path, "no exemplarTraceIdDestinations")
+    kinds = set()
     for name, url in names:
         if name not in EXEMPLAR_LABELS:
             checker.error(ds_path, f"exemplar destination {name!r} is not a label the exporter writes {sorted(EXEMPLAR_LABELS)}")
-        if "/api/v1/denials?" not in url or f"{name}=${{__value.raw}}" not in url:
-            checker.error(ds_path, f"exemplar link {url!r} must open /api/v1/denials filtered by {name}")
+        # $$ keeps the link's own template from Grafana's environment-variable expansion.
+        if "/api/v1/denials?" in url and f"{name}=$${{__value.raw}}" in url:
+            kinds.add("exporter")
+        elif url.startswith("/explore?") and f"{name}%3D%5C%22$${{__value.raw}}%5C%22" in url:
+            kinds.add("explore")
+        else:
+            checker.error(ds_path, f"exemplar link {url!r} must open the audit records (Explore) or /api/v1/denials "
+                                   f"filtered by {name}=$${{__value.raw}}")
+    if kinds != {"exporter", "explore"}:
+        checker.error(ds_path, f"exemplar links must open both the audit records in Explore and the exporter's API, got {sorted(kinds)}")
 
 
 Checker.check_exemplar_links = _check_exemplar_links

@@ -103,7 +103,13 @@ def container_checks(render, c, pod_sc):
     except (KeyError, ValueError) as e:
         check(f"{n}: requests/limits comparable", False, e)
     check(f"{n}: image pinned by tag or digest (not latest)", image_pinned(c.get("image", "")), c.get("image"))
-    check(f"{n}: liveness and readiness probes", "livenessProbe" in c and "readinessProbe" in c)
+    if c["name"] == EXPORTER:
+        # A readiness probe on a sidecar takes the whole pod out of its Services whenever the
+        # exporter is behind or restarting: startup and liveness only.
+        check(f"{n}: startup and liveness probes, no readiness probe",
+              "startupProbe" in c and "livenessProbe" in c and "readinessProbe" not in c)
+    else:
+        check(f"{n}: liveness and readiness probes", "livenessProbe" in c and "readinessProbe" in c)
 
 
 def deployment_checks(render, docs, native, tls=False):
@@ -159,7 +165,7 @@ def deployment_checks(render, docs, native, tls=False):
 
     if tls:
         # Behind basic auth and client certificates the kubelet cannot pass: TCP on the same port.
-        for p in ("startupProbe", "livenessProbe", "readinessProbe"):
+        for p in ("startupProbe", "livenessProbe"):
             probe = exp.get(p) or {}
             check(f"[{render}] exporter {p} is tcpSocket on port metrics (no httpGet, no exec)",
                   (probe.get("tcpSocket") or {}).get("port") == "metrics"
@@ -169,8 +175,6 @@ def deployment_checks(render, docs, native, tls=False):
             return (exp.get(p) or {}).get("httpGet") or {}
         check(f"[{render}] exporter liveness probe GET /-/healthy on port metrics",
               http_probe("livenessProbe").get("path") == "/-/healthy" and http_probe("livenessProbe").get("port") == "metrics")
-        check(f"[{render}] exporter readiness probe GET /-/ready on port metrics",
-              http_probe("readinessProbe").get("path") == "/-/ready" and http_probe("readinessProbe").get("port") == "metrics")
         check(f"[{render}] exporter startup probe GET /-/healthy on port metrics",
               http_probe("startupProbe").get("path") == "/-/healthy" and http_probe("startupProbe").get("port") == "metrics")
     check(f"[{render}] exporter resources are the documented {EXPORTER_RESOURCES}",
@@ -212,6 +216,11 @@ def deployment_checks(render, docs, native, tls=False):
     listen = flag("web.listen-address")
     check(f"[{render}] exporter listens on port {METRICS_PORT}",
           listen is None or listen.endswith(f":{METRICS_PORT}"), listen)
+    check(f"[{render}] exporter listen address not pinned to IPv4 (an IPv6 pod IP must answer the probes)",
+          listen is None or not listen.startswith("0.0.0.0"), listen)
+    check(f"[{render}] exporter sets a bad state file aside (--state-reset-on-error) instead of exiting",
+          "--state-reset-on-error" in args, args)
+    check(f"[{render}] exporter writes its audit records to stdout (--audit-log=-)", flag("audit-log") == "-", args)
     if not tls:
         check(f"[{render}] no --web.config.file (TLS is opt-in, components/web-tls)",
               not any(a.startswith("--web.config.file") for a in args), args)
@@ -399,7 +408,8 @@ def web_tls_checks(render, docs, plain_docs, root):
     port = [p for p in exp.get("ports", []) if p.get("name") == "metrics"]
     check(f"[{render}] port metrics is still {METRICS_PORT}",
           len(port) == 1 and port[0].get("containerPort") == METRICS_PORT, exp.get("ports"))
-    for p in ("startupProbe", "livenessProbe", "readinessProbe"):
+    check(f"[{render}] exporter has no readinessProbe", "readinessProbe" not in exp)
+    for p in ("startupProbe", "livenessProbe"):
         was = copy.deepcopy(plain_exp.get(p) or {})
         now = copy.deepcopy(exp.get(p) or {})
         old_port = (was.pop("httpGet", None) or {}).get("port")

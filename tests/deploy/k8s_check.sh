@@ -6,14 +6,17 @@
 #  1. the generated PrometheusRule and dashboard ConfigMaps are in sync with
 #     deploy/prometheus/denials-exporter.rules.yml and dashboards/*.json (generate.sh --check),
 #     and the sync check does catch drift;
-#  2. `kubectl kustomize` renders the base, the monitoring component and both overlays, and both
+#  2. `kubectl kustomize` renders the base, the monitoring component, both overlays, the sidecar,
+#     monitoring and web-tls components on a foreign chart's render (tests/deploy/data/foreign), and both
 #     overlays again with components/web-tls added after monitoring (in a copy of deploy/kubernetes,
 #     as an operator would add it); stacked on the classic overlay instead, web-tls must fail the build;
 #  3. kubernetes-validate accepts every built-in object strictly, against the newest Kubernetes it
 #     knows, the native overlay also against 1.29 (the first with native sidecars on by default)
-#     and the classic one against the oldest it knows; Prometheus Operator CRDs, for which it has no
+#     and the classic one against the oldest it knows, the foreign render against the newest and 1.29;
+#     Prometheus Operator CRDs, for which it has no
 #     schema, are checked structurally (and a note says so);
-#  4. structural assertions on the renders (tests/deploy/k8s_assert.py) and on the Dockerfile and
+#  4. structural assertions on the renders (tests/deploy/k8s_assert.py, and k8s_foreign.py: the
+#     exporter injected, the foreign workloads' own containers unchanged) and on the Dockerfile and
 #     .dockerignore (tests/deploy/k8s_docker.py) — no Docker engine here, so the image is not built;
 #     with an exporter binary (DENIALS_EXPORTER, else target/release/denials-exporter; skipped with a
 #     note when there is none), components/web-tls/web-config.example.yml is served as the component
@@ -115,6 +118,9 @@ step "kubectl kustomize base" render base base
 step "kubectl kustomize components/monitoring" render components/monitoring component
 step "kubectl kustomize overlays/native-sidecar" render overlays/native-sidecar native
 step "kubectl kustomize overlays/classic-sidecar" render overlays/classic-sidecar classic
+# components/sidecar (with monitoring and web-tls) on a chart-shaped render this project does not own.
+step "kubectl kustomize tests/deploy/data/foreign (components on a foreign chart's workloads)" \
+  render "$tests/data/foreign" foreign
 
 # The overlays with components/web-tls, in a copy of deploy/kubernetes: one line added to each
 # overlay's components, after monitoring, as docs/deploy.md tells operators to do.
@@ -145,7 +151,7 @@ web_tls_refuses_moved_exporter() {
 }
 step "components/web-tls stacked on the classic overlay fails the build (test operation)" web_tls_refuses_moved_exporter
 
-for r in base component native classic native-tls classic-tls; do
+for r in base component native classic native-tls classic-tls foreign; do
   if [ ! -s "$work/$r.yaml" ]; then
     echo "FAIL - nothing rendered for $r; later steps skipped"; failed=$((failed + 1)); finish
   fi
@@ -159,6 +165,8 @@ step "kubernetes-validate --strict: classic overlay (and + web-tls), Kubernetes 
   validate -k "$newest" -k "$oldest" "$work/classic.yaml" "$work/classic-tls.yaml"
 step "kubernetes-validate --strict: base and component, Kubernetes $newest" \
   validate -k "$newest" "$work/base.yaml" "$work/component.yaml"
+step "kubernetes-validate --strict: components on the foreign chart's workloads, Kubernetes $newest and 1.29.0" \
+  validate -k "$newest" -k 1.29.0 "$work/foreign.yaml"
 step "kubernetes-validate rejects the native overlay on 1.27 (no native sidecars; strict mode bites)" \
   validate --expect-failure -k 1.27.0 "$work/native.yaml"
 
@@ -166,6 +174,17 @@ step "kubernetes-validate rejects the native overlay on 1.27 (no native sidecars
 step "structural assertions on both renders, with and without web-tls (k8s_assert.py)" \
   python3 "$tests/k8s_assert.py" --root "$root" --native "$work/native.yaml" --classic "$work/classic.yaml" \
     --native-tls "$work/native-tls.yaml" --classic-tls "$work/classic-tls.yaml"
+# The same chart render through examples/helm/post-renderer, as Helm would pipe it (namespace: the
+# kustomization's; Helm sets it at install).
+post_render() {
+  DENIALS_EXPORTER_COMPONENTS="$k8s/components/monitoring $k8s/components/web-tls" KUBECTL=$kubectl \
+    "$root/examples/helm/post-renderer" < "$tests/data/foreign/chart-render.yaml" > "$work/post.yaml" && [ -s "$work/post.yaml" ]
+}
+step "examples/helm/post-renderer renders the foreign chart's workloads" post_render
+step "components/sidecar injects the exporter into a foreign chart's workloads and changes nothing of theirs; post-renderer and Helm values agree (k8s_foreign.py)" \
+  python3 "$tests/k8s_foreign.py" --source "$tests/data/foreign/chart-render.yaml" --render "$work/foreign.yaml" \
+    --post-rendered "$work/post.yaml" --helm-values "$root/examples/helm/values-denials-exporter.yaml" \
+    --sidecar "$k8s/components/sidecar/sidecar.yaml"
 step "Dockerfile and .dockerignore static checks (k8s_docker.py; not built: no Docker engine)" \
   python3 "$tests/k8s_docker.py" --root "$root" --native "$work/native.yaml"
 
@@ -226,6 +245,42 @@ web_tls_example() {
   return "$rc"
 }
 step "components/web-tls/web-config.example.yml served by the exporter as the component mounts it" web_tls_example
+
+# The scrape job for Prometheus without the Operator: a valid config, selecting what the component
+# injects (its label and the exporter's container and port).
+scrape_job() {
+  command -v promtool > /dev/null 2>&1 || { echo "note scrape job not checked: promtool not installed"; return 0; }
+  cp "$root/deploy/prometheus/scrape-kubernetes.yml" "$work/prometheus.yml" || return 1
+  if ! promtool check config "$work/prometheus.yml" > "$work/promtool-sd.log" 2>&1; then
+    # Debian's Prometheus is built without Kubernetes discovery: check everything else (relabel
+    # rules, job, timeouts) with the discovery swapped for a static target.
+    grep -q "kubernetes_sd_configs not found" "$work/promtool-sd.log" || { cat "$work/promtool-sd.log"; return 1; }
+    echo "note this promtool has no Kubernetes discovery (Debian build): checked with a static target in its place"
+    python3 -c '
+import sys, yaml
+c = yaml.safe_load(open(sys.argv[1]))
+for j in c["scrape_configs"]:
+    j.pop("kubernetes_sd_configs"); j["static_configs"] = [{"targets": ["127.0.0.1:10403"]}]
+yaml.safe_dump(c, open(sys.argv[2], "w"))' "$work/prometheus.yml" "$work/prometheus-static.yml" &&
+      promtool check config "$work/prometheus-static.yml" || return 1
+  fi
+  python3 - "$work/prometheus.yml" "$k8s/components/sidecar/sidecar.yaml" <<'PY'
+import sys, yaml
+job = yaml.safe_load(open(sys.argv[1]))["scrape_configs"][0]
+tpl = yaml.safe_load(open(sys.argv[2]))["spec"]["template"]
+(label, value), = tpl["metadata"]["labels"].items()
+exp = tpl["spec"]["initContainers"][0]
+port = [p["containerPort"] for p in exp["ports"] if p["name"] == "metrics"][0]
+sel = job["kubernetes_sd_configs"][0]["selectors"][0]["label"]
+keep = [r for r in job["relabel_configs"] if r["action"] == "keep"][0]
+targets = {r.get("target_label") for r in job["relabel_configs"]}
+ok = sel == f"{label}={value}" and keep["regex"] == f"{exp['name']};{port}" and job["job_name"] == "denials-exporter" \
+    and {"namespace", "pod"} <= targets
+print(f"selector {sel}, keep {keep['regex']}, job {job['job_name']}, labels {sorted(t for t in targets if t)}")
+sys.exit(0 if ok else 1)
+PY
+}
+step "deploy/prometheus/scrape-kubernetes.yml: promtool check config, selects the injected exporter" scrape_job
 
 # ---- 5. checkov ----------------------------------------------------------------------------
 checkov_skips() {

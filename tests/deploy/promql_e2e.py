@@ -8,12 +8,12 @@ real exporter.
 1. copies the fixture into a temporary directory and starts
    `<exporter> run --path '<tmp>/logs/*.log' --read-from beginning --web.listen-address
    127.0.0.1:<port> --state-file <tmp>/state.json`, then waits for /-/ready;
-2. starts Prometheus (scrape and rule evaluation every second, job `denials-exporter`, static label
-   `namespace: demo`, rule_files = deploy/prometheus/denials-exporter.rules.yml) and waits until `up`
+2. starts Prometheus (scrape and rule evaluation every second, job `denials-exporter`, static labels
+   `namespace: demo`, `pod: demo-executor-0`, `cluster: demo`, rule_files = deploy/prometheus/denials-exporter.rules.yml) and waits until `up`
    is 1, then lets it scrape for --settle seconds, appending fresh copies of the fixture (new
    execution and tool-use ids) twice so that rate() and increase() see counters move;
 3. evaluates through /api/v1/query every target of every dashboard panel (template variables
-   replaced: $namespace, $workflow, $tool, $job -> .*, $__rate_interval -> 1m, $__range -> 5m,
+   replaced: $cluster, $job, $namespace, $pod, $workflow, $tool -> .*, $__rate_interval -> 1m, $__range -> 5m,
    $__interval -> 15s) and every recording and alerting rule, and checks that
    - each expression parses (status success);
    - each dashboard panel returns data (a panel on ALERTS only may be empty: nothing fires);
@@ -308,7 +308,11 @@ def start_prometheus(binary, exporter_port, tmp, procs):
                 "    static_configs:\n"
                 f"      - targets: [\"127.0.0.1:{exporter_port}\"]\n"
                 "        labels:\n"
-                "          namespace: demo\n")
+                # The target labels of a PodMonitor in a multi-cluster store: the dashboards'
+                # cluster, namespace and pod variables must each list a value.
+                "          namespace: demo\n"
+                "          pod: demo-executor-0\n"
+                "          cluster: demo\n")
     proc = procs.start("prometheus", [binary, f"--config.file={config}",
                                       f"--storage.tsdb.path={os.path.join(tmp, 'tsdb')}",
                                       f"--web.listen-address=127.0.0.1:{port}",

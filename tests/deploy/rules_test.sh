@@ -6,9 +6,12 @@
 #   3. the alert contract     (names, severity, static summary, templated description, runbook_url
 #                              anchors present in docs/runbook.md, every alert and recording rule
 #                              covered by a unit test: tests/deploy/dashboards_check.py --alert-contract)
-#   4. metric names           (every name in the rules and dashboards is in docs/metrics.md)
+#   4. metric names           (every name in the rules and dashboards is in docs/metrics.md; every
+#                              series a rule reads selected by job; dashboard variables and filters)
+#   5. the mixin              (mixin/ renders exactly the rule file and dashboards/*.json, and each
+#                              _config setting reaches its rules and panels: tests/deploy/mixin_check.py)
 # Runs every step and exits non-zero if any failed. Needs promtool (Debian: apt-get install prometheus)
-# and python3; PROMTOOL=/path/to/promtool overrides the one on PATH.
+# and python3 with PyYAML and _jsonnet (pip install jsonnet); PROMTOOL=/path/to/promtool overrides the one on PATH.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -47,6 +50,7 @@ else
 fi
 step "alert contract and runbook anchors" python3 tests/deploy/dashboards_check.py --alert-contract
 step "metric names in rules and dashboards" python3 tests/deploy/dashboards_check.py
+step "the mixin renders the shipped rules and dashboards, and honours its _config" python3 tests/deploy/mixin_check.py
 
 if ((${#failed[@]})); then
   printf 'rules_test: FAILED: %s\n' "${failed[@]}" >&2

@@ -1,0 +1,295 @@
+// The alerts of the mixin, parameterised by _config (config.libsonnet). Why each rule is written as
+// it is (thresholds, windows, the `or ... * 0` and `unless` branches) is told beside it in
+// deploy/prometheus/denials-exporter.rules.yml, which these render exactly
+// (tests/deploy/mixin_check.py), and in docs/runbook.md.
+{
+  prometheusAlerts+:: {
+    groups+: [
+      {
+        name: "denials-exporter.denials",
+        rules: [
+          {
+            alert: "DenialsExporterDenialSpike",
+            expr: |||
+              (
+                workflow:permission_denials:rate10m * 600 >= 10
+                and
+                workflow:permission_denials:rate10m
+                  > 3 * avg_over_time(workflow:permission_denials:rate10m[1d] offset 1h)
+              )
+              or
+              (
+                workflow:permission_denials:rate10m * 600 >= 30
+                unless
+                avg_over_time(workflow:permission_denials:rate10m[1d] offset 1h)
+              )
+            |||,
+            'for': "5m",
+            labels: {severity: "warning"},
+            annotations: {
+              summary: "Permission denials of a workflow spiked far above their usual rate.",
+              description: "Workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} had {{ $value | humanize }} permission denials in the last 10 minutes, more than 3 times its average of the previous day (or at least 30 for a workflow first seen less than an hour ago).",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterDenialSpike"),
+            },
+          },
+          {
+            alert: "DenialsExporterDangerousDenial",
+            expr: |||
+              sum by (%(clusterBy)snamespace, job, workflow, tool, reason) (
+                increase(permission_denials_total{%(jobSelector)s, tool=~"%(dangerousToolsRegex)s", reason=~"%(dangerousReasonsRegex)s"}[5m])
+              ) > 0
+              or
+              (
+                sum by (%(clusterBy)snamespace, job, workflow, tool, reason) (
+                  permission_denials_total{%(jobSelector)s, tool=~"%(dangerousToolsRegex)s", reason=~"%(dangerousReasonsRegex)s"}
+                )
+                unless
+                sum by (%(clusterBy)snamespace, job, workflow, tool, reason) (
+                  permission_denials_total{%(jobSelector)s, tool=~"%(dangerousToolsRegex)s", reason=~"%(dangerousReasonsRegex)s"} offset 5m
+                )
+              )
+            ||| % $._config,
+            'for': "0m",
+            labels: {severity: "critical"},
+            annotations: {
+              summary: "A Bash command was denied by a hook or the safety check, a possible prompt injection.",
+              description: "{{ $value | humanize }} {{ $labels.tool }} call(s) of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} were denied with reason {{ $labels.reason }} in the last 5 minutes. Read the audit log for the command and the execution that tried it. Only denials the executor logged as they happened carry this reason: hook and canUseTool denials it does not log count as unknown and are not covered here.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterDangerousDenial"),
+            },
+          },
+          {
+            alert: "DenialsExporterUnknownDenialsRising",
+            expr: |||
+              (
+                sum by (%(clusterBy)snamespace, job, workflow) (increase(permission_denials_total{%(jobSelector)s, reason="unknown"}[1h]))
+                  /
+                sum by (%(clusterBy)snamespace, job, workflow) (increase(permission_denials_total{%(jobSelector)s}[1h]))
+              )
+              -
+              (
+                (
+                  sum by (%(clusterBy)snamespace, job, workflow) (increase(permission_denials_total{%(jobSelector)s, reason="unknown"}[1d] offset 1h))
+                  or
+                  sum by (%(clusterBy)snamespace, job, workflow) (increase(permission_denials_total{%(jobSelector)s}[1d] offset 1h)) * 0
+                )
+                  /
+                sum by (%(clusterBy)snamespace, job, workflow) (increase(permission_denials_total{%(jobSelector)s}[1d] offset 1h))
+              )
+                > 0.25
+              and on (%(clusterBy)snamespace, job, workflow)
+              sum by (%(clusterBy)snamespace, job, workflow) (increase(permission_denials_total{%(jobSelector)s}[1h])) >= 20
+            ||| % $._config,
+            'for': "30m",
+            labels: {severity: "warning"},
+            annotations: {
+              summary: "A rising share of a workflow's denials is known only from execution records.",
+              description: "The share of denials of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} that only the execution record revealed (reason \"unknown\") rose by {{ $value | humanizePercentage }} (points of share) over the day before: the executor does not log these denials as they happen, so they are counted late and without a reason, and the dangerous-denial alert does not see them.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterUnknownDenialsRising"),
+            },
+          },
+          {
+            alert: "DenialsExporterTooManyDenialsPerExecution",
+            expr: |||
+              workflow:agent_execution_denials:mean1h > 5
+              and
+              workflow:agent_execution_denials_count:increase1h >= 5
+            |||,
+            'for': "15m",
+            labels: {severity: "warning"},
+            annotations: {
+              summary: "Executions of a workflow record many permission denials each.",
+              description: "Executions of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} recorded {{ $value | humanize }} permission denials each on average over the last hour (threshold 5, at least 5 executions).",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterTooManyDenialsPerExecution"),
+            },
+          },
+        ],
+      },
+      {
+        name: "denials-exporter.spend",
+        rules: [
+          {
+            alert: "DenialsExporterSpendSpike",
+            expr: |||
+              sum by (%(clusterBy)snamespace, job, workflow) (increase(agent_cost_usd_total{%(jobSelector)s}[1h])) > %(spendBudgetUSDPerHour)s
+            ||| % $._config,
+            'for': "10m",
+            labels: {severity: "critical"},
+            annotations: {
+              summary: "A workflow is spending more than its hourly budget on model usage.",
+              description: "Workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} spent {{ $value | humanize }} USD on model usage in the last hour, above the budget of %(spendBudgetUSDPerHour)s USD per hour, and has stayed above it for 10 minutes." % $._config,
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterSpendSpike"),
+            },
+          },
+          {
+            alert: "DenialsExporterUnattributedSpend",
+            expr: |||
+              (
+                label_replace(
+                  sum by (%(clusterBy)snamespace, job, workflow) (rate(agent_cost_usd_total{%(jobSelector)s, model="unknown"}[1h]))
+                    /
+                  sum by (%(clusterBy)snamespace, job, workflow) (rate(agent_cost_usd_total{%(jobSelector)s}[1h]))
+                    > 0.1,
+                  "usage", "cost", "", ""
+                )
+                or
+                label_replace(
+                  sum by (%(clusterBy)snamespace, job, workflow) (rate(agent_tokens_by_model_total{%(jobSelector)s, model="unknown"}[1h]))
+                    /
+                  sum by (%(clusterBy)snamespace, job, workflow) (rate(agent_tokens_by_model_total{%(jobSelector)s}[1h]))
+                    > 0.1,
+                  "usage", "tokens", "", ""
+                )
+              )
+              and on (%(clusterBy)snamespace, job, workflow)
+              sum by (%(clusterBy)snamespace, job, workflow) (increase(agent_executions_total{%(jobSelector)s}[1h])) >= 5
+            ||| % $._config,
+            'for': "30m",
+            labels: {severity: "warning"},
+            annotations: {
+              summary: "A share of a workflow's model usage cannot be attributed to a model.",
+              description: "{{ $value | humanizePercentage }} of the {{ $labels.usage }} of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} in the last hour is counted under model \"unknown\": its execution records carry no modelUsage, so spend by model is incomplete and token counts may be under-counted.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterUnattributedSpend"),
+            },
+          },
+        ],
+      },
+      {
+        name: "denials-exporter.exporter",
+        rules: [
+          {
+            alert: "DenialsExporterDown",
+            expr: |||
+              up{%(jobSelector)s} == 0
+            ||| % $._config,
+            'for': "5m",
+            labels: {severity: "critical"},
+            annotations: {
+              summary: "Prometheus cannot scrape a denials-exporter; denials go unseen.",
+              description: "The target {{ $labels.instance }} of job {{ $labels.job }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} has been down for 5 minutes.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterDown"),
+            },
+          },
+          {
+            alert: "DenialsExporterAbsent",
+            expr: |||
+              absent(up{%(jobSelector)s})
+            ||| % $._config,
+            'for': "15m",
+            labels: {severity: "warning"},
+            annotations: {
+              summary: "Prometheus has no denials-exporter target at all.",
+              description: "No scrape target whose job matches .*denials-exporter.* has existed{{ with $externalLabels.cluster }} in cluster {{ . }}{{ end }} for 15 minutes: the PodMonitor or scrape configuration is missing, or no exporter is deployed.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterAbsent"),
+            },
+          },
+          {
+            alert: "DenialsExporterNotReading",
+            expr: |||
+              max by (%(clusterBy)snamespace, job, instance) (delta(denials_exporter_file_lag_bytes{%(jobSelector)s}[15m])) > 0
+              and on (%(clusterBy)snamespace, job, instance)
+              sum by (%(clusterBy)snamespace, job, instance) (rate(denials_exporter_read_bytes_total{%(jobSelector)s}[15m])) == 0
+            ||| % $._config,
+            'for': "5m",
+            labels: {severity: "critical"},
+            annotations: {
+              summary: "A denials-exporter stopped reading logs that keep growing.",
+              description: "Exporter {{ $labels.instance }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} has read no bytes for 15 minutes while the unread part of its logs grew by {{ $value | humanize1024 }}B.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterNotReading"),
+            },
+          },
+          {
+            alert: "DenialsExporterMalformedLines",
+            expr: |||
+              sum by (%(clusterBy)snamespace, job, instance) (
+                increase(denials_exporter_lines_total{%(jobSelector)s, outcome=~"malformed|oversized|non_utf8"}[15m])
+              ) >= 10
+              and
+              sum by (%(clusterBy)snamespace, job, instance) (
+                rate(denials_exporter_lines_total{%(jobSelector)s, outcome=~"malformed|oversized|non_utf8"}[15m])
+              )
+                /
+              sum by (%(clusterBy)snamespace, job, instance) (rate(denials_exporter_lines_total{%(jobSelector)s}[15m]))
+                > 0.01
+            ||| % $._config,
+            'for': "15m",
+            labels: {severity: "warning"},
+            annotations: {
+              summary: "A denials-exporter reads many lines it cannot decode.",
+              description: "Exporter {{ $labels.instance }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} read {{ $value | humanize }} malformed, oversized or non-UTF-8 lines in the last 15 minutes, more than 1% of all lines read.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterMalformedLines"),
+            },
+          },
+          {
+            alert: "DenialsExporterLabelOverflow",
+            expr: |||
+              sum by (%(clusterBy)snamespace, job, instance, label) (
+                increase(denials_exporter_label_overflow_total{%(jobSelector)s}[15m])
+              ) > 0
+            ||| % $._config,
+            'for': "0m",
+            labels: {severity: "warning"},
+            annotations: {
+              summary: "A denials-exporter label hit its cap; new values are counted as \"other\".",
+              description: "Exporter {{ $labels.instance }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} mapped {{ $value | humanize }} {{ $labels.label }} value(s) to \"other\" in the last 15 minutes.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterLabelOverflow"),
+            },
+          },
+          {
+            alert: "DenialsExporterStateFileStale",
+            expr: |||
+              time() - max by (%(clusterBy)snamespace, job, instance) (denials_exporter_state_last_write_timestamp_seconds{%(jobSelector)s} > 0)
+                > 900
+              or
+              (
+                sum by (%(clusterBy)snamespace, job, instance) (
+                  increase(denials_exporter_state_writes_total{%(jobSelector)s, result="error"}[15m])
+                ) > 0
+                unless on (%(clusterBy)snamespace, job, instance)
+                sum by (%(clusterBy)snamespace, job, instance) (
+                  increase(denials_exporter_state_writes_total{%(jobSelector)s, result="ok"}[15m])
+                ) > 0
+              )
+            ||| % $._config,
+            'for': "5m",
+            labels: {severity: "warning"},
+            annotations: {
+              summary: "A denials-exporter has not written its state file for more than 15 minutes.",
+              description: "Exporter {{ $labels.instance }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} has not written its state file successfully for more than 15 minutes, or every attempt since it started has failed; a restart now would re-read, and count again, everything it read since its last good write.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterStateFileStale"),
+            },
+          },
+          {
+            alert: "DenialsExporterFileErrors",
+            expr: |||
+              sum by (%(clusterBy)snamespace, job, instance, error) (
+                increase(denials_exporter_file_errors_total{%(jobSelector)s, error=~"open|read"}[5m])
+              ) > 0
+            ||| % $._config,
+            'for': "15m",
+            labels: {severity: "warning"},
+            annotations: {
+              summary: "A denials-exporter keeps failing to open or read log files.",
+              description: "Exporter {{ $labels.instance }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} had {{ $value | humanize }} \"{{ $labels.error }}\" errors in the last 5 minutes, and has kept having them for 15 minutes.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterFileErrors"),
+            },
+          },
+          {
+            alert: "DenialsExporterExecutionsEvicted",
+            expr: |||
+              sum by (%(clusterBy)snamespace, job, instance) (
+                increase(denials_exporter_executions_evicted_total{%(jobSelector)s, cause="cap"}[1h])
+              ) > 0
+            ||| % $._config,
+            'for': "0m",
+            labels: {severity: "info"},
+            annotations: {
+              summary: "A denials-exporter dropped reconciliation state because it hit its execution cap.",
+              description: "Exporter {{ $labels.instance }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} evicted {{ $value | humanize }} open execution(s) at its cap in the last hour; their completion records can no longer be reconciled with what was counted mid-stream.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterExecutionsEvicted"),
+            },
+          },
+        ],
+      },
+    ],
+  },
+}
