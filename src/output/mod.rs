@@ -16,3 +16,6 @@ pub mod text;
 pub mod tls;
 pub mod web;
 pub mod web_config;
+
+#[cfg(test)]
+mod golden_tests;
