@@ -11,8 +11,11 @@ use std::path::PathBuf;
 use regex::Regex;
 use thiserror::Error;
 
-use crate::account::labels::{Reason, ReasonRules};
 use crate::cli::PipelineArgs;
+use crate::vocab::Reason;
+
+mod reason_rules;
+pub use reason_rules::ReasonRules;
 
 /// A flag value that cannot work.
 #[derive(Debug, Error)]

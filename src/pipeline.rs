@@ -26,8 +26,8 @@ use crate::input::container::{self, Joined, Rejoiner, SavedPartial};
 use crate::input::follow::{FileId, Opened, Sink};
 use crate::input::identity::Inode;
 use crate::input::prefilter::{is_plain_object_line, Pick, Prefilter};
-use crate::output::audit::{AuditRecord, AuditWriter};
-use crate::vocab::LineOutcome;
+use crate::output::audit::AuditWriter;
+use crate::vocab::{AuditRecord, LineOutcome};
 
 /// The reading state of one source (a file, or stdin), kept across chunks.
 #[derive(Debug)]

@@ -542,7 +542,7 @@ impl Reader {
         let mut lags: std::collections::BTreeMap<String, u64> = Default::default();
         for (path, lag) in std::mem::take(&mut run.follow.files) {
             *lags
-                .entry(crate::account::label_value(&path).to_string())
+                .entry(crate::redact::label_value(&path).to_string())
                 .or_default() += lag;
         }
         run.follow.files = lags.into_iter().collect();

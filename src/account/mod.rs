@@ -32,6 +32,7 @@ pub mod reconcile;
 pub mod shown;
 mod small_map;
 pub mod spend;
+mod totals;
 
 use std::cell::OnceCell;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -40,14 +41,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::decode::{self, Denial, Event, Format, Record};
-use crate::output::audit::{AuditRecord, Origin};
-use crate::redact::Redactor;
+use crate::redact::{holds_secret, label_value, shared_redactor, Redactor};
 use crate::vocab::counters::{
     self as metrics, saturating_add, DenialKey, LineOutcome, Metrics, ModelSeries,
 };
+use crate::vocab::{AuditRecord, Origin};
 use labels::{Admission, AdmittedSet, LabelName, Reason};
-use reconcile::{increase, tokens_array, Execution, Executions, Revelation, Totals};
+use reconcile::{Execution, Executions, Revelation};
 use shown::Field;
+use totals::{increase, tokens_array, Totals};
 
 /// Display length of summaries and reasons in audit records, after redaction.
 pub const AUDIT_TEXT_CHARS: usize = 240;
@@ -587,17 +589,6 @@ fn admit(
     value
 }
 
-/// Whether `text` holds a secret the redactor would replace: the label policy (a tool name,
-/// workflow, model or path that holds one is replaced whole by `redacted`).
-pub(crate) fn holds_secret(text: &str) -> bool {
-    shared_redactor().contains_secret(text)
-}
-
-/// `value`, or `redacted` when it holds a secret.
-pub(crate) fn label_value(value: &str) -> &str {
-    shared_redactor().label_value(value)
-}
-
 fn denial_key(tool: &str, workflow: &str, reason: Reason) -> DenialKey {
     DenialKey {
         tool: tool.to_string(),
@@ -627,12 +618,6 @@ fn clip_label(value: &mut Option<String>) {
         v.truncate(cut);
         v.shrink_to_fit();
     }
-}
-
-/// The process's one redactor: compiling the rule set is the costly part, and it never changes.
-pub(crate) fn shared_redactor() -> &'static Redactor {
-    static REDACTOR: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
-    REDACTOR.get_or_init(Redactor::new)
 }
 
 /// Wall-clock seconds since the epoch.

@@ -163,8 +163,5 @@ fn golden_openmetrics_as_served() {
 #[test]
 fn golden_text_as_replay_prints_it() {
     let (m, gauges, _) = state();
-    check(
-        "replay.prom",
-        &exposition::render(&m, gauges, KINDS, None),
-    );
+    check("replay.prom", &exposition::render(&m, gauges, KINDS, None));
 }

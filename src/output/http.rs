@@ -371,7 +371,7 @@ fn landing(shared: &Shared) -> Response<Body> {
                 opt(&d.execution_id),
                 opt(&d.decision_reason),
                 opt(&d.input_summary),
-                if matches!(d.origin, super::audit::Origin::MidStream) { "mid-stream" } else { "record" },
+                d.origin.as_str(),
             );
         }
         html.push_str("</table>");
