@@ -14,17 +14,18 @@
 //! [`run`] are the two commands built on it. [`redact`] is applied to every string that leaves.
 
 pub(crate) mod account;
+pub(crate) mod audit;
 pub mod cli;
 pub mod config;
 pub(crate) mod decode;
 #[cfg(test)]
 mod exactly_once_tests;
+pub(crate) mod exposition;
 #[cfg(test)]
 mod hostile_tests;
 pub(crate) mod input;
 pub mod logging;
 pub mod memory;
-pub(crate) mod output;
 pub(crate) mod pipeline;
 pub mod redact;
 pub mod replay;
@@ -33,3 +34,4 @@ pub(crate) mod sched;
 pub(crate) mod signal;
 pub(crate) mod state;
 pub(crate) mod vocab;
+pub(crate) mod web;

@@ -20,13 +20,13 @@ use serde::{Deserialize, Serialize};
 use tracing::warn;
 
 use crate::account::{Accountant, LineSource};
+use crate::audit::AuditWriter;
 use crate::config::Config;
 use crate::decode::{self, Skip};
 use crate::input::container::{self, Joined, Rejoiner, SavedPartial};
 use crate::input::follow::{FileId, Opened, Sink};
 use crate::input::identity::Inode;
 use crate::input::prefilter::{is_plain_object_line, Pick, Prefilter};
-use crate::output::audit::AuditWriter;
 use crate::vocab::{AuditRecord, LineOutcome};
 
 /// The reading state of one source (a file, or stdin), kept across chunks.
@@ -381,7 +381,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::output::audit::TestBuffer;
+    use crate::audit::TestBuffer;
 
     #[test]
     fn a_byte_order_mark_or_a_run_of_nuls_before_a_line_does_not_hide_it() {

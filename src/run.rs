@@ -14,7 +14,7 @@
 //! stat drives reading.
 //!
 //! **Not here:** following files ([`crate::input::follow`]), the HTTP routes
-//! ([`crate::output::http`]), the state format ([`crate::state`]).
+//! ([`crate::web`]), the state format ([`crate::state`]).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -32,17 +32,15 @@ use tokio::net::TcpListener;
 use tracing::{debug, error, info, warn};
 
 use crate::account::{wall_now, AccountState, Accountant};
+use crate::audit::AuditWriter;
 use crate::cli::{ReadFrom, RunArgs};
 use crate::config::Config;
+use crate::exposition::RunStats;
 use crate::input::follow::{FollowConfig, Follower, StartAt};
 use crate::input::identity::Inode;
-use crate::output::audit::AuditWriter;
-use crate::output::exposition::RunStats;
-use crate::output::http::{self, Published, Shared, View};
-use crate::output::recent::RecentDenials;
-use crate::output::web::{Web, WebOptions};
 use crate::pipeline::Pipeline;
 use crate::state::{self, FileEntry, StateFile, StateV1};
+use crate::web::{self, Published, RecentDenials, Shared, View, Web, WebOptions};
 
 /// What wakes the reading thread.
 enum Wake {
@@ -187,7 +185,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         }
         anyhow::Ok(listeners)
     })?;
-    crate::output::connection::raise_fd_limit(); // after the last start-up error
+    web::raise_fd_limit(); // after the last start-up error
 
     // Install the SIGTERM/SIGINT handlers now, before the reading thread can report ready: a
     // signal that arrives once we are ready must stop us cleanly, never kill us by default.
@@ -229,7 +227,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
             .context("cannot start the reading thread")?
     };
 
-    runtime.block_on(http::serve(listeners, shared.clone(), web, async move {
+    runtime.block_on(web::serve(listeners, shared.clone(), web, async move {
         let forward_hangups = async {
             while hangups.recv().await.is_some() {
                 info!("SIGHUP received: reopening the audit log, rescanning, writing the state");

@@ -7,6 +7,7 @@
 
 mod audit;
 pub mod counters;
+pub mod families;
 mod label;
 mod reason;
 

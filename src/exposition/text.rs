@@ -4,17 +4,19 @@
 //! values; `\` and newline in help texts), numbers as Rust prints an `f64` (shortest form that
 //! reads back the same: `3`, `0.25`, `inf`), histogram `_bucket`/`_sum`/`_count` lines with
 //! `le="+Inf"` added. The output is byte for byte what the `prometheus` crate's `TextEncoder`
-//! writes for the same families (a test holds it to that), without a protobuf message or a
-//! string per sample: a scrape is one pass and one buffer.
+//! writes for the same families (a test holds it to that, [`super::reference`]), without a
+//! protobuf message or a string per sample: a scrape is one pass and one buffer.
 //!
-//! **Not here:** which families exist ([`super::exposition::describe`]), OpenMetrics.
+//! **Not here:** which families exist ([`super::Counted`]), names and help texts
+//! ([`crate::vocab::families`]), OpenMetrics ([`super::openmetrics`]).
 //!
-//! Hot: per scrape, per sample.
+//! Hot: per render, per sample.
 
 use std::fmt::Write as _;
 
-use super::exposition::{Emit, Kind};
+use super::Emit;
 use crate::vocab::counters::Histogram;
+use crate::vocab::families::{Family, Kind};
 
 /// A 0.0.4 text writer; a family's header is written with its first sample, so a family without
 /// samples leaves no trace.
@@ -22,13 +24,14 @@ pub struct TextWriter {
     out: String,
     name: &'static str,
     /// The current family's header, not yet written.
-    pending: Option<(&'static str, Kind)>,
+    pending: Option<Family>,
 }
 
 impl TextWriter {
-    pub fn with_capacity(bytes: usize) -> TextWriter {
+    /// A writer appending to `out`.
+    pub fn new(out: String) -> TextWriter {
         TextWriter {
-            out: String::with_capacity(bytes),
+            out,
             name: "",
             pending: None,
         }
@@ -40,27 +43,27 @@ impl TextWriter {
     }
 
     fn header(&mut self) {
-        let Some((help, kind)) = self.pending.take() else {
+        let Some(family) = self.pending.take() else {
             return;
         };
         let name = self.name;
-        if !help.is_empty() {
+        if !family.help.is_empty() {
             self.out.push_str("# HELP ");
             self.out.push_str(name);
             self.out.push(' ');
-            escape_into(&mut self.out, help, false);
+            escape_into(&mut self.out, family.help, false);
             self.out.push('\n');
         }
         self.out.push_str("# TYPE ");
         self.out.push_str(name);
-        self.out.push_str(match kind {
+        self.out.push_str(match family.kind {
             Kind::Counter => " counter\n",
             Kind::Gauge => " gauge\n",
             Kind::Histogram => " histogram\n",
         });
     }
 
-    fn sample(&mut self, suffix: &str, labels: &[(&str, &str)], le: Option<&str>, value: f64) {
+    fn labels(&mut self, suffix: &str, labels: &[(&str, &str)], le: Option<&str>) {
         self.out.push_str(self.name);
         self.out.push_str(suffix);
         if !labels.is_empty() || le.is_some() {
@@ -75,19 +78,29 @@ impl TextWriter {
             }
             self.out.push('}');
         }
+    }
+
+    fn sample(&mut self, suffix: &str, labels: &[(&str, &str)], le: Option<&str>, value: f64) {
+        self.labels(suffix, labels, le);
         let _ = writeln!(self.out, " {value}");
     }
 }
 
 impl Emit for TextWriter {
-    fn family(&mut self, name: &'static str, help: &'static str, kind: Kind) {
-        self.name = name;
-        self.pending = Some((help, kind));
+    fn family(&mut self, family: Family) {
+        self.name = family.name;
+        self.pending = Some(family);
     }
 
     fn value(&mut self, labels: &[(&str, &str)], value: f64) {
         self.header();
         self.sample("", labels, None, value);
+    }
+
+    fn integer(&mut self, labels: &[(&str, &str)], value: u64) {
+        self.header();
+        self.labels("", labels, None);
+        let _ = writeln!(self.out, " {value}");
     }
 
     fn histogram(&mut self, labels: &[(&str, &str)], h: &Histogram, bounds: &[f64]) {
@@ -127,74 +140,19 @@ fn escape_into(out: &mut String, s: &str, quote: bool) {
 
 #[cfg(test)]
 mod tests {
-    use prometheus::{Encoder, TextEncoder};
-
     use crate::account::Gauges;
-    use crate::input::follow::FollowStats;
-    use crate::output::exposition::{self, RunStats};
-    use crate::vocab::counters::{self as metrics, DenialKey, Exemplar, Metrics};
-    use crate::vocab::Reason;
-
-    /// A state that exercises every family: escapes, histograms, models, run stats.
-    fn rich() -> (Metrics, RunStats) {
-        let mut m = Metrics::default();
-        for (i, tool) in ["Bash", "mcp__x\\y", "we\"ird\nname"].iter().enumerate() {
-            m.denials.insert(
-                DenialKey {
-                    tool: tool.to_string(),
-                    workflow: format!("wf{i}"),
-                    reason: Reason::Hook,
-                },
-                i as u64 + 1,
-            );
-        }
-        let series = m.workflows.entry("review".into()).or_default();
-        series.cost_usd.observe(metrics::COST_BUCKETS, 0.3);
-        series.cost_usd.observe(metrics::COST_BUCKETS, 1e9);
-        series.turns.observe(metrics::TURN_BUCKETS, 7.0);
-        series
-            .duration_seconds
-            .observe(metrics::DURATION_BUCKETS, 0.125);
-        series.executions.insert("success".into(), 3);
-        series.tokens = [1.0, 2.5, 1e21, 0.0];
-        let model = series.models.entry("claude-x".into()).or_default();
-        model.cost_usd = 0.1 + 0.2;
-        model.tokens = [5.0, 0.0, 7.0, 1.0];
-        m.denial_exemplars.insert(
-            m.denials.keys().next().unwrap().clone(),
-            Exemplar::default(),
-        );
-        m.redactions.insert("aws_key".into(), 4);
-        m.last_event_timestamp = 1_700_000_000.123;
-        let run = RunStats {
-            follow: FollowStats {
-                files: vec![("/var/log/a.log".into(), 12), ("/x/\"q\".log".into(), 0)],
-                rotations: 2,
-                ..Default::default()
-            },
-            inotify: true,
-            state_last_write: 1.5,
-            ..Default::default()
-        };
-        (m, run)
-    }
-
-    #[test]
-    fn writes_what_the_prometheus_text_encoder_writes() {
-        let (m, run) = rich();
-        for run in [None, Some(&run)] {
-            let families = exposition::families(&m, Gauges::default(), &["github_token"], run);
-            let mut want = Vec::new();
-            TextEncoder::new().encode(&families, &mut want).unwrap();
-            let got = exposition::render(&m, Gauges::default(), &["github_token"], run);
-            assert_eq!(got, String::from_utf8(want).unwrap());
-        }
-    }
+    use crate::exposition::{render_text, Counted};
+    use crate::vocab::counters::Metrics;
 
     #[test]
     fn leaves_out_families_without_samples() {
-        let text = exposition::render(&Metrics::default(), Gauges::default(), &[], None);
-        assert!(!text.contains(metrics::DENIALS), "{text}");
+        let text = render_text(&Counted {
+            metrics: &Metrics::default(),
+            gauges: Gauges::default(),
+            redaction_kinds: &[],
+            run: None,
+        });
+        assert!(!text.contains("permission_denials_total"), "{text}");
         assert!(text.contains("# TYPE denials_exporter_lines_total counter\n"));
     }
 }

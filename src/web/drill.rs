@@ -7,7 +7,7 @@
 //! anything a label or id can be (bad charset, too long, an unknown reason, a malformed time), an
 //! unknown or repeated parameter, is an error of one sentence, answered with 400.
 //!
-//! **Not here:** the ring itself ([`super::recent`]), HTTP ([`super::http`]), redaction (the
+//! **Not here:** the ring itself ([`super::recent`]), HTTP ([`super::routes`]), redaction (the
 //! records arrive redacted).
 
 use crate::account::labels::is_valid_label;

@@ -8,19 +8,19 @@
 
 use std::path::PathBuf;
 
+use super::{render_text, write, Counted, Format, RunStats};
 use crate::account::Gauges;
 use crate::input::follow::FollowStats;
-use crate::output::connection::ConnectionStats;
-use crate::output::exposition::{self, RunStats};
-use crate::output::openmetrics;
 use crate::vocab::counters::{self as metrics, DenialKey, Exemplar, Metrics};
 use crate::vocab::{LabelName, LineOutcome, Reason};
+use crate::web::connection::ConnectionStats;
+use crate::web::routes::metrics_body;
 
-const KINDS: &[&str] = &["aws_access_key", "github_token", "private_key"];
+pub(super) const KINDS: &[&str] = &["aws_access_key", "github_token", "private_key"];
 
 /// A state that exercises every family: escapes in labels, histograms at and past their
 /// buckets, models, exemplars on both counters that carry them, every self-metric non-zero.
-fn state() -> (Metrics, Gauges, RunStats) {
+pub(super) fn state() -> (Metrics, Gauges, RunStats) {
     let mut m = Metrics::default();
     let tools = ["Bash", "mcp__x\\y", "we\"ird\nname", "Write"];
     for (i, tool) in tools.iter().enumerate() {
@@ -110,18 +110,17 @@ fn state() -> (Metrics, Gauges, RunStats) {
 }
 
 /// The `/metrics` body as served, for a connection layer that saw nothing yet.
-fn served(openmetrics: bool) -> String {
+fn served(format: Format) -> String {
     let (m, gauges, run) = state();
-    let stats = ConnectionStats::default();
-    if openmetrics {
-        let families = exposition::families(&m, gauges, KINDS, Some(&run));
-        let body = openmetrics::render(families, &m);
-        let families = body.strip_suffix("# EOF\n").expect("ends with # EOF");
-        format!("{families}{}# EOF\n", stats.render(true))
-    } else {
-        let body = exposition::render(&m, gauges, KINDS, Some(&run));
-        format!("{body}{}", stats.render(false))
-    }
+    let counted = Counted {
+        metrics: &m,
+        gauges,
+        redaction_kinds: KINDS,
+        run: Some(&run),
+    };
+    let families = write(format, &counted, String::new());
+    let body = metrics_body(families.as_bytes(), &ConnectionStats::default(), format);
+    String::from_utf8(body).unwrap()
 }
 
 fn check(name: &str, got: &str) {
@@ -152,16 +151,22 @@ fn check(name: &str, got: &str) {
 
 #[test]
 fn golden_text_as_served() {
-    check("run.prom", &served(false));
+    check("run.prom", &served(Format::Text));
 }
 
 #[test]
 fn golden_openmetrics_as_served() {
-    check("run.openmetrics.prom", &served(true));
+    check("run.openmetrics.prom", &served(Format::OpenMetrics));
 }
 
 #[test]
 fn golden_text_as_replay_prints_it() {
     let (m, gauges, _) = state();
-    check("replay.prom", &exposition::render(&m, gauges, KINDS, None));
+    let counted = Counted {
+        metrics: &m,
+        gauges,
+        redaction_kinds: KINDS,
+        run: None,
+    };
+    check("replay.prom", &render_text(&counted));
 }
