@@ -1,4 +1,5 @@
-//! The validated configuration: parsed flags turned into field sets, compiled regexes and caps.
+//! The validated configuration: parsed flags turned into field sets, compiled regexes and caps
+//! ([`Config`], what the pipeline needs), and the sidecar's settings ([`RunConfig`], `run`).
 //!
 //! Owns every check a flag value needs (a regex that compiles, a reason that exists, a cap above
 //! zero); what comes out is only ever read. **Not here:** flag names and defaults ([`crate::cli`]),
@@ -15,7 +16,9 @@ use crate::cli::PipelineArgs;
 use crate::vocab::Reason;
 
 mod reason_rules;
+mod run;
 pub use reason_rules::ReasonRules;
+pub use run::RunConfig;
 
 /// A flag value that cannot work.
 #[derive(Debug, Error)]
@@ -43,6 +46,22 @@ pub enum ConfigError {
     },
     #[error("--{flag} must not be empty")]
     Empty { flag: &'static str },
+    #[error("no --path given: name the log files to follow")]
+    NoPath,
+    #[error("invalid --path glob {pattern:?}: {error}")]
+    Glob {
+        pattern: String,
+        error: glob::PatternError,
+    },
+    #[error("--{flag} must be positive, got {seconds}")]
+    NotPositive { flag: &'static str, seconds: f64 },
+    #[error("invalid --web.listen-address {address:?}: {error}")]
+    ListenAddress {
+        address: String,
+        error: std::net::AddrParseError,
+    },
+    #[error("--web.telemetry-path must start with '/', got {path:?}")]
+    TelemetryPath { path: String },
 }
 
 /// The names the executor gives its fields. Every one is configurable; defaults per formats.md.

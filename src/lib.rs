@@ -18,6 +18,7 @@ pub(crate) mod audit;
 pub mod cli;
 pub mod config;
 pub(crate) mod decode;
+pub(crate) mod demo;
 #[cfg(test)]
 mod exactly_once_tests;
 pub(crate) mod exposition;

@@ -10,6 +10,7 @@
 //!   globs, oldest first), `open` (fresh or from the state), `truncation` (a file rewritten
 //!   under us), `drain` (one file to its end), `report` (state entries and counters).
 //! * [`roll`] and [`rejoin`]: the order of numbered rolls, and lines a writer cut across two.
+//! * [`watch`]: inotify on the roots of the globs, set up again when a root is replaced.
 //!
 //! **Not here:** JSON (decode), counting (account). A leaf: nothing here uses another stage. Nothing in this module parses an application
 //! line or knows what a denial is beyond the literals it was given.
@@ -22,3 +23,4 @@ pub mod prefilter;
 pub mod readahead;
 pub mod rejoin;
 pub mod roll;
+pub mod watch;
