@@ -206,7 +206,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
-    use crate::input::container::SavedPartial;
+    use crate::input::frame::SavedPartial;
     use crate::input::identity::{Inode, Signature};
     use crate::input::roll::Direction;
 

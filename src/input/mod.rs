@@ -4,7 +4,7 @@
 //!   unfinished tail; it knows the committed offset (the byte after the last whole line).
 //! * [`prefilter`]: the multi-literal search that picks the few lines worth decoding.
 //! * [`readahead`]: reading and picking on a second thread (replay).
-//! * [`container`]: CRI and Docker json-file framing, undone and rejoined.
+//! * [`frame`]: CRI and Docker json-file framing undone, partial chunks joined.
 //! * [`identity`] and [`follow`]: file identity and the live follower (rotation, truncation),
 //!   which hands what it read to a [`follow::Sink`]. Its parts are in `follow/`: `paths` (the
 //!   globs, oldest first), `open` (fresh or from the state), `truncation` (a file rewritten
@@ -16,8 +16,8 @@
 //! line or knows what a denial is beyond the literals it was given.
 
 pub mod chunk;
-pub mod container;
 pub mod follow;
+pub mod frame;
 pub mod identity;
 pub mod prefilter;
 pub mod readahead;
