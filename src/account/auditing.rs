@@ -13,8 +13,8 @@ use super::{wall_now, Accountant, AUDIT_TEXT_CHARS};
 use crate::decode::{self, Format};
 use crate::vocab::{AuditRecord, Origin, Reason};
 
-/// What a counted denial said, before redaction.
-pub(super) struct AuditInput<'a> {
+/// A denial being counted, as its line said it (the tool as logged), before redaction.
+pub(super) struct CountedDenial<'a> {
     pub time: Option<f64>,
     pub tool: &'a str,
     pub workflow: &'a str,
@@ -31,7 +31,7 @@ pub(super) struct AuditInput<'a> {
 
 impl Accountant {
     /// Builds the audit record of a counted denial, unless nothing reads audit records.
-    pub(super) fn audit_denial(&mut self, input: AuditInput<'_>) {
+    pub(super) fn audit_denial(&mut self, input: CountedDenial<'_>) {
         if !self.auditing {
             return; // nobody reads audit records: skip building (and redacting) them
         }

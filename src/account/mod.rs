@@ -46,7 +46,7 @@ use crate::decode::{Denial, Event};
 use crate::redact::{holds_secret, label_value, shared_redactor, Redactor};
 use crate::vocab::counters::{self as metrics, DenialKey, LineOutcome, Metrics};
 use crate::vocab::{AuditRecord, Origin};
-use auditing::AuditInput;
+use auditing::CountedDenial;
 use labels::{Admission, AdmittedSet, LabelName, Reason};
 use reconcile::Executions;
 use shown::Field;
@@ -264,30 +264,35 @@ impl Accountant {
             }
         }
         let workflow = self.workflow_label(workflow.as_deref(), source);
-        self.count_denial(
-            denial_key(&tool, &workflow, reason),
-            1,
-            (
-                denial.execution_id.as_deref(),
-                denial.tool_use_id.as_deref(),
-            ),
-            time,
+        self.book(
+            &tool,
+            CountedDenial {
+                time,
+                tool: &denial.tool,
+                workflow: &workflow,
+                reason,
+                execution_id: denial.execution_id.as_deref(),
+                tool_use_id: denial.tool_use_id.as_deref(),
+                reason_text: denial.reason_text.as_deref(),
+                input_summary: denial.input_summary.as_deref(),
+                source: source.path,
+                origin: Origin::MidStream,
+                format: denial.format,
+                count: 1,
+            },
         );
-        self.audit_denial(AuditInput {
-            time,
-            tool: &denial.tool,
-            workflow: &workflow,
-            reason,
-            execution_id: denial.execution_id.as_deref(),
-            tool_use_id: denial.tool_use_id.as_deref(),
-            reason_text: denial.reason_text.as_deref(),
-            input_summary: denial.input_summary.as_deref(),
-            source: source.path,
-            origin: Origin::MidStream,
-            format: denial.format,
-            count: 1,
-        });
         LineOutcome::Counted
+    }
+
+    /// Counts a denial under the `tool` label value and writes its audit record.
+    fn book(&mut self, tool: &str, denial: CountedDenial<'_>) {
+        self.count_denial(
+            denial_key(tool, denial.workflow, denial.reason),
+            denial.count,
+            (denial.execution_id, denial.tool_use_id),
+            denial.time,
+        );
+        self.audit_denial(denial);
     }
 
     /// Counts `n` denials under `key`, or under tool and workflow `other` past `--max-series`.

@@ -44,6 +44,18 @@ pub struct Revealed {
     pub count: u64,
 }
 
+impl Revealed {
+    /// `count` denials of `tool` known only by a count (no id, no input).
+    fn counted(tool: String, count: u64) -> Revealed {
+        Revealed {
+            tool,
+            tool_use_id: None,
+            input_summary: None,
+            count,
+        }
+    }
+}
+
 /// What a record revealed, and how many more denials it claimed beyond its budget.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Revelation {
@@ -194,12 +206,7 @@ impl Execution {
                 for (tool, n) in by_label {
                     let extra = budget.take(self.excess(&tool, n));
                     if extra > 0 {
-                        revealed.push(Revealed {
-                            tool,
-                            tool_use_id: None,
-                            input_summary: None,
-                            count: extra,
-                        });
+                        revealed.push(Revealed::counted(tool, extra));
                     }
                 }
             }
@@ -211,12 +218,7 @@ impl Execution {
                 *counted = counted.saturating_add(wanted);
                 let extra = budget.take(wanted);
                 if extra > 0 {
-                    revealed.push(Revealed {
-                        tool,
-                        tool_use_id: None,
-                        input_summary: None,
-                        count: extra,
-                    });
+                    revealed.push(Revealed::counted(tool, extra));
                 }
             }
             RecordedDenials::None => {}

@@ -9,11 +9,11 @@
 //!
 //! Cold: per record line.
 
-use super::auditing::AuditInput;
+use super::auditing::CountedDenial;
 use super::labels::LabelName;
 use super::reconcile::{Execution, Revelation};
 use super::totals::{increase, tokens_array, Totals};
-use super::{admit, denial_key, label_value, spend, Accountant, LineSource};
+use super::{admit, label_value, spend, Accountant, LineSource};
 use crate::decode::Record;
 use crate::vocab::counters::{self as metrics, saturating_add, ModelSeries, WorkflowSeries};
 use crate::vocab::{LineOutcome, Origin, Reason};
@@ -135,29 +135,23 @@ impl Accountant {
         m.denials_clamped = m.denials_clamped.saturating_add(clamped);
         let workflow = self.workflow_label(workflow.as_deref(), source);
         for denial in &revealed {
-            self.count_denial(
-                denial_key(&denial.tool, &workflow, Reason::Unknown),
-                denial.count,
-                (
-                    record.execution_id.as_deref(),
-                    denial.tool_use_id.as_deref(),
-                ),
-                time,
+            self.book(
+                &denial.tool,
+                CountedDenial {
+                    time,
+                    tool: &denial.tool,
+                    workflow: &workflow,
+                    reason: Reason::Unknown,
+                    execution_id: record.execution_id.as_deref(),
+                    tool_use_id: denial.tool_use_id.as_deref(),
+                    reason_text: None,
+                    input_summary: denial.input_summary.as_deref(),
+                    source: source.path,
+                    origin: Origin::Record,
+                    format: record.format,
+                    count: denial.count,
+                },
             );
-            self.audit_denial(AuditInput {
-                time,
-                tool: &denial.tool,
-                workflow: &workflow,
-                reason: Reason::Unknown,
-                execution_id: record.execution_id.as_deref(),
-                tool_use_id: denial.tool_use_id.as_deref(),
-                reason_text: None,
-                input_summary: denial.input_summary.as_deref(),
-                source: source.path,
-                origin: Origin::Record,
-                format: record.format,
-                count: denial.count,
-            });
         }
         let spend: Vec<(String, ModelSeries)> = spend
             .into_iter()

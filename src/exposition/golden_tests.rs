@@ -16,11 +16,11 @@ use crate::vocab::{LabelName, LineOutcome, Reason};
 use crate::web::connection::ConnectionStats;
 use crate::web::routes::metrics_body;
 
-pub(super) const KINDS: &[&str] = &["aws_access_key", "github_token", "private_key"];
+const KINDS: &[&str] = &["aws_access_key", "github_token", "private_key"];
 
 /// A state that exercises every family: escapes in labels, histograms at and past their
 /// buckets, models, exemplars on both counters that carry them, every self-metric non-zero.
-pub(super) fn state() -> (Metrics, Gauges, RunStats) {
+fn state() -> (Metrics, Gauges, RunStats) {
     let mut m = Metrics::default();
     let tools = ["Bash", "mcp__x\\y", "we\"ird\nname", "Write"];
     for (i, tool) in tools.iter().enumerate() {
@@ -109,16 +109,37 @@ pub(super) fn state() -> (Metrics, Gauges, RunStats) {
     (m, gauges, run)
 }
 
+/// The golden state.
+pub(super) struct Golden {
+    metrics: Metrics,
+    gauges: Gauges,
+    run: RunStats,
+}
+
+impl Golden {
+    pub(super) fn new() -> Golden {
+        let (metrics, gauges, run) = state();
+        Golden {
+            metrics,
+            gauges,
+            run,
+        }
+    }
+
+    /// The state as `run` shows it (`live`), or as `replay` does.
+    pub(super) fn counted(&self, live: bool) -> Counted<'_> {
+        Counted {
+            metrics: &self.metrics,
+            gauges: self.gauges,
+            redaction_kinds: KINDS,
+            run: live.then_some(&self.run),
+        }
+    }
+}
+
 /// The `/metrics` body as served, for a connection layer that saw nothing yet.
 fn served(format: Format) -> String {
-    let (m, gauges, run) = state();
-    let counted = Counted {
-        metrics: &m,
-        gauges,
-        redaction_kinds: KINDS,
-        run: Some(&run),
-    };
-    let families = write(format, &counted, String::new());
+    let families = write(format, &Golden::new().counted(true), String::new());
     let body = metrics_body(families.as_bytes(), &ConnectionStats::default(), format);
     String::from_utf8(body).unwrap()
 }
@@ -161,12 +182,5 @@ fn golden_openmetrics_as_served() {
 
 #[test]
 fn golden_text_as_replay_prints_it() {
-    let (m, gauges, _) = state();
-    let counted = Counted {
-        metrics: &m,
-        gauges,
-        redaction_kinds: KINDS,
-        run: None,
-    };
-    check("replay.prom", &render_text(&counted));
+    check("replay.prom", &render_text(&Golden::new().counted(false)));
 }

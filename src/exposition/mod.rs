@@ -347,6 +347,24 @@ fn describe_run(r: &RunStats, out: &mut impl Emit) {
     out.single(f::STATE_LAST_WRITE, r.state_last_write);
 }
 
+/// Appends `s` with `\` and newline escaped, and `"` too when `quote` (a label value in either
+/// format; a help text in OpenMetrics).
+fn escape_into(out: &mut String, s: &str, quote: bool) {
+    let needs = |b: u8| b == b'\\' || b == b'\n' || (quote && b == b'"');
+    if !s.bytes().any(needs) {
+        out.push_str(s);
+        return;
+    }
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '"' if quote => out.push_str("\\\""),
+            c => out.push(c),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

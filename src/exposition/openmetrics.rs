@@ -21,7 +21,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use super::Emit;
+use super::{escape_into, Emit};
 use crate::vocab::counters::{Exemplar, Histogram};
 use crate::vocab::families::{Family, Kind};
 
@@ -73,7 +73,7 @@ impl OpenMetricsWriter {
         self.out.push_str("# HELP ");
         self.out.push_str(name);
         self.out.push(' ');
-        escape_into(&mut self.out, family.help);
+        escape_into(&mut self.out, family.help, true);
         self.out.push_str("\n# TYPE ");
         self.out.push_str(name);
         self.out.push(' ');
@@ -89,18 +89,25 @@ impl OpenMetricsWriter {
             return;
         }
         self.out.push('{');
-        let mut first = true;
-        for (name, value) in le.map(|le| ("le", le)).iter().chain(labels) {
-            if !first {
+        self.pairs(
+            le.map(|le| ("le", le))
+                .into_iter()
+                .chain(labels.iter().copied()),
+        );
+        self.out.push('}');
+    }
+
+    /// `name="value"` pairs, separated by commas.
+    fn pairs<'n, 'v>(&mut self, pairs: impl Iterator<Item = (&'n str, &'v str)>) {
+        for (i, (name, value)) in pairs.enumerate() {
+            if i > 0 {
                 self.out.push(',');
             }
-            first = false;
             self.out.push_str(name);
             self.out.push_str("=\"");
-            escape_into(&mut self.out, value);
+            escape_into(&mut self.out, value, true);
             self.out.push('"');
         }
-        self.out.push('}');
     }
 
     fn float(&mut self, value: f64) {
@@ -114,17 +121,7 @@ impl OpenMetricsWriter {
 
     fn exemplar(&mut self, e: &Exemplar) {
         self.out.push_str(" # {");
-        let mut first = true;
-        for (name, value) in e.labels() {
-            if !first {
-                self.out.push(',');
-            }
-            first = false;
-            self.out.push_str(name);
-            self.out.push_str("=\"");
-            escape_into(&mut self.out, value);
-            self.out.push('"');
-        }
+        self.pairs(e.labels());
         self.out.push('}');
         self.float(e.value);
         // As a timestamp travels through `SystemTime` in the reference encoder: nanoseconds.
@@ -183,23 +180,6 @@ impl Emit for OpenMetricsWriter {
         self.labels("_bucket", labels, Some("+Inf"));
         self.int(below + h.count.saturating_sub(below));
         self.out.push('\n');
-    }
-}
-
-/// Appends `s` with `\`, `"` and newline escaped, as OpenMetrics label values and help texts
-/// need.
-fn escape_into(out: &mut String, s: &str) {
-    if !s.bytes().any(|b| b == b'\\' || b == b'\n' || b == b'"') {
-        out.push_str(s);
-        return;
-    }
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '"' => out.push_str("\\\""),
-            c => out.push(c),
-        }
     }
 }
 

@@ -17,7 +17,7 @@ use prometheus_client::metrics::exemplar::CounterWithExemplar;
 use prometheus_client::metrics::MetricType as OmType;
 use prometheus_client::registry::Registry;
 
-use super::golden_tests::{state, KINDS};
+use super::golden_tests::Golden;
 use super::{write, Counted, Describe, Emit, Format};
 use crate::vocab::counters::{Exemplar, Histogram};
 use crate::vocab::families::{Family, Kind};
@@ -237,44 +237,38 @@ fn encode_sample(encoder: &mut MetricEncoder<'_>, kind: Kind, value: &Value) -> 
     }
 }
 
-#[test]
-fn the_text_writer_writes_what_the_prometheus_crate_writes() {
-    let (m, gauges, run) = state();
-    for run in [None, Some(&run)] {
-        let counted = Counted {
-            metrics: &m,
-            gauges,
-            redaction_kinds: KINDS,
-            run,
-        };
-        assert_eq!(
-            write(Format::Text, &counted, String::new()),
-            prometheus_text(&counted)
-        );
+/// Holds `format`'s writer to a reference encoder on the golden state (as `run` and `replay`
+/// show it) and on busy connection counters.
+fn held_to(
+    format: Format,
+    counted: impl Fn(&Counted<'_>) -> String,
+    stats: impl Fn(&ConnectionStats) -> String,
+) {
+    let golden = Golden::new();
+    for live in [false, true] {
+        let c = golden.counted(live);
+        let mine = write(format, &c, String::new()) + format.trailer();
+        assert_eq!(mine, counted(&c), "live: {live}");
     }
-    let stats = ConnectionStats::busy();
+    let s = ConnectionStats::busy();
     assert_eq!(
-        write(Format::Text, &stats, String::new()),
-        prometheus_text(&stats)
+        write(format, &s, String::new()) + format.trailer(),
+        stats(&s)
     );
 }
 
 #[test]
+fn the_text_writer_writes_what_the_prometheus_crate_writes() {
+    held_to(Format::Text, |c| prometheus_text(c), |s| prometheus_text(s));
+}
+
+#[test]
 fn the_openmetrics_writer_writes_what_prometheus_client_writes() {
-    let (m, gauges, run) = state();
-    for run in [None, Some(&run)] {
-        let counted = Counted {
-            metrics: &m,
-            gauges,
-            redaction_kinds: KINDS,
-            run,
-        };
-        let mine = write(Format::OpenMetrics, &counted, String::new()) + "# EOF\n";
-        assert_eq!(mine, prometheus_client_openmetrics(&counted));
-    }
-    let stats = ConnectionStats::busy();
-    let mine = write(Format::OpenMetrics, &stats, String::new()) + "# EOF\n";
-    assert_eq!(mine, prometheus_client_openmetrics(&stats));
+    held_to(
+        Format::OpenMetrics,
+        |c| prometheus_client_openmetrics(c),
+        |s| prometheus_client_openmetrics(s),
+    );
 }
 
 /// Renders per second of this writer and of `prometheus-client`'s encoder, interleaved rounds
@@ -282,13 +276,8 @@ fn the_openmetrics_writer_writes_what_prometheus_client_writes() {
 #[test]
 #[ignore = "a benchmark: run it in a release build"]
 fn bench_openmetrics_writer_against_prometheus_client() {
-    let (m, gauges, run) = state();
-    let counted = Counted {
-        metrics: &m,
-        gauges,
-        redaction_kinds: KINDS,
-        run: Some(&run),
-    };
+    let golden = Golden::new();
+    let counted = golden.counted(true);
     let rounds = std::env::var("BENCH_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())

@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use super::Emit;
+use super::{escape_into, Emit};
 use crate::vocab::counters::Histogram;
 use crate::vocab::families::{Family, Kind};
 
@@ -118,23 +118,6 @@ impl Emit for TextWriter {
         }
         self.sample("_sum", labels, None, h.sum);
         self.sample("_count", labels, None, h.count as f64);
-    }
-}
-
-/// Appends `s` with `\` and newline escaped, and `"` too for a label value.
-fn escape_into(out: &mut String, s: &str, quote: bool) {
-    let needs = |b: u8| b == b'\\' || b == b'\n' || (quote && b == b'"');
-    if !s.bytes().any(needs) {
-        out.push_str(s);
-        return;
-    }
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '"' if quote => out.push_str("\\\""),
-            c => out.push(c),
-        }
     }
 }
 
