@@ -7,7 +7,7 @@
 //! buckets with `le` first and `+Inf` last; an exemplar follows its counter sample as
 //! ` # {execution_id="…",tool_use_id="…"} value timestamp`. The output is byte for byte what
 //! the `prometheus-client` crate's encoder writes for the same families (a test holds it to
-//! that, [`super::reference`]), without a registry, a collector or a label vector per sample.
+//! that, `reference.rs`), without a registry, a collector or a label vector per sample.
 //!
 //! Exemplar ids were redacted when counted (`crate::account`) and cut to the OpenMetrics limit
 //! of 128 characters per label set ([`crate::vocab::counters::Exemplar::new`]).

@@ -4,7 +4,7 @@
 //! values; `\` and newline in help texts), numbers as Rust prints an `f64` (shortest form that
 //! reads back the same: `3`, `0.25`, `inf`), histogram `_bucket`/`_sum`/`_count` lines with
 //! `le="+Inf"` added. The output is byte for byte what the `prometheus` crate's `TextEncoder`
-//! writes for the same families (a test holds it to that, [`super::reference`]), without a
+//! writes for the same families (a test holds it to that, `reference.rs`), without a
 //! protobuf message or a string per sample: a scrape is one pass and one buffer.
 //!
 //! **Not here:** which families exist ([`super::Counted`]), names and help texts
