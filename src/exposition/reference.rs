@@ -259,7 +259,7 @@ fn held_to(
 
 #[test]
 fn the_text_writer_writes_what_the_prometheus_crate_writes() {
-    held_to(Format::Text, |c| prometheus_text(c), |s| prometheus_text(s));
+    held_to(Format::Text, |c| prometheus_text(c), prometheus_text);
 }
 
 #[test]
@@ -267,7 +267,7 @@ fn the_openmetrics_writer_writes_what_prometheus_client_writes() {
     held_to(
         Format::OpenMetrics,
         |c| prometheus_client_openmetrics(c),
-        |s| prometheus_client_openmetrics(s),
+        prometheus_client_openmetrics,
     );
 }
 
