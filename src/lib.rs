@@ -27,11 +27,7 @@ pub mod cli;
 pub mod config;
 pub(crate) mod decode;
 pub(crate) mod demo;
-#[cfg(test)]
-mod exactly_once_tests;
 pub(crate) mod exposition;
-#[cfg(test)]
-mod hostile_tests;
 pub(crate) mod input;
 pub mod logging;
 pub mod memory;
@@ -42,5 +38,7 @@ pub mod run;
 pub(crate) mod sched;
 pub(crate) mod signal;
 pub(crate) mod state;
+#[cfg(test)]
+mod tests;
 pub(crate) mod vocab;
 pub(crate) mod web;
