@@ -17,6 +17,7 @@
 //! ([`crate::web`]), the state format ([`crate::state`]).
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -35,6 +36,7 @@ use crate::cli::ReadFrom;
 use crate::config::RunConfig;
 use crate::exposition::RunStats;
 use crate::input::follow::{FollowConfig, Follower, StartAt};
+use crate::input::rejoin::Orphan;
 use crate::input::watch::Watch;
 use crate::pipeline::Pipeline;
 use crate::state::{self, FileEntry, StateFile, StateV1};
@@ -64,37 +66,13 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
         write_timeout: settings.write_timeout,
     })?;
 
-    if let Some(path) = &settings.state_file {
-        state::probe(path)?;
-    }
-    let restored = match &settings.state_file {
-        None => None,
-        Some(path) => match state::read(path) {
-            Ok(state) => state,
-            Err(error) if settings.state_reset_on_error => {
-                warn!(%error, "starting with empty state");
-                None
-            }
-            Err(error) => return Err(error.into()),
-        },
-    };
-    let fresh = restored.is_none();
-    let (account_state, entries, orphans, audit_len) = match restored {
-        Some(state) => {
-            info!(
-                files = state.files.len(),
-                denials = state.account.metrics.denials_total(),
-                "state restored"
-            );
-            (
-                state.account.into_owned(),
-                state.files,
-                state.orphans,
-                state.audit_len,
-            )
-        }
-        None => (AccountState::default(), Vec::new(), Vec::new(), None),
-    };
+    let Restored {
+        account: account_state,
+        entries,
+        orphans,
+        audit_len,
+        fresh,
+    } = restore(&settings)?;
     let audit = match &config.audit_log {
         Some(path) => Some(
             AuditWriter::open_at(path, audit_len)
@@ -131,28 +109,8 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
         },
     ));
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .on_thread_start(|| {
-            // Scrapes wait for a core more than they compute: wake these threads first.
-            if !crate::sched::prefer_low_latency() {
-                debug!("the kernel keeps the default scheduling slice for HTTP threads");
-            }
-        })
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let listeners = runtime.block_on(async {
-        let mut listeners = Vec::new();
-        for addr in &settings.listen_addresses {
-            let listener = TcpListener::bind(addr)
-                .await
-                .with_context(|| format!("cannot listen on {addr}"))?;
-            info!(address = %listener.local_addr().unwrap_or(*addr), "serving HTTP");
-            listeners.push(listener);
-        }
-        anyhow::Ok(listeners)
-    })?;
+    let runtime = start_runtime()?;
+    let listeners = bind(&runtime, &settings.listen_addresses)?;
     web::raise_fd_limit(); // after the last start-up error
 
     // Install the SIGTERM/SIGINT handlers now, before the reading thread can report ready: a
@@ -218,6 +176,87 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
         .unwrap_or_else(|_| Err(anyhow::anyhow!("the reading thread panicked")));
     drop(demo_dir);
     result
+}
+
+/// What the state file held at start-up, or a fresh start.
+struct Restored {
+    account: AccountState,
+    entries: Vec<FileEntry>,
+    orphans: Vec<Orphan>,
+    /// The audit file's length when the state was written.
+    audit_len: Option<u64>,
+    /// No state: the first start (where `--read-from` applies).
+    fresh: bool,
+}
+
+/// Reads the state file, if one is configured; a corrupt one is an error unless
+/// `--state-reset-on-error`. Checks first that the state file can be written at all.
+fn restore(settings: &RunConfig) -> Result<Restored> {
+    if let Some(path) = &settings.state_file {
+        state::probe(path)?;
+    }
+    let restored = match &settings.state_file {
+        None => None,
+        Some(path) => match state::read(path) {
+            Ok(state) => state,
+            Err(error) if settings.state_reset_on_error => {
+                warn!(%error, "starting with empty state");
+                None
+            }
+            Err(error) => return Err(error.into()),
+        },
+    };
+    let Some(state) = restored else {
+        return Ok(Restored {
+            account: AccountState::default(),
+            entries: Vec::new(),
+            orphans: Vec::new(),
+            audit_len: None,
+            fresh: true,
+        });
+    };
+    info!(
+        files = state.files.len(),
+        denials = state.account.metrics.denials_total(),
+        "state restored"
+    );
+    Ok(Restored {
+        account: state.account.into_owned(),
+        entries: state.files,
+        orphans: state.orphans,
+        audit_len: state.audit_len,
+        fresh: false,
+    })
+}
+
+/// The tokio runtime that serves HTTP: one worker, its threads asking for a short CPU slice.
+fn start_runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .on_thread_start(|| {
+            // Scrapes wait for a core more than they compute: wake these threads first.
+            if !crate::sched::prefer_low_latency() {
+                debug!("the kernel keeps the default scheduling slice for HTTP threads");
+            }
+        })
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Listens on every address, or fails naming the one that cannot be had.
+fn bind(runtime: &tokio::runtime::Runtime, addrs: &[SocketAddr]) -> Result<Vec<TcpListener>> {
+    runtime.block_on(async {
+        let mut listeners = Vec::new();
+        for addr in addrs {
+            let listener = TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            info!(address = %listener.local_addr().unwrap_or(*addr), "serving HTTP");
+            listeners.push(listener);
+        }
+        anyhow::Ok(listeners)
+    })
 }
 
 /// Settings of the reading thread's loop.
