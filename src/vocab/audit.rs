@@ -3,7 +3,7 @@
 //!
 //! Owns the record's fields and [`Origin`]'s one spelling. Every text field arrives redacted,
 //! or replaced whole by its length when past its bound. **Not here:** building a record
-//! (`crate::account`), writing one (`crate::output::audit`), showing one (HTTP).
+//! (`crate::account`), writing one (`crate::audit`), showing one (`crate::web`).
 
 use serde::Serialize;
 
