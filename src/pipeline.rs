@@ -1,4 +1,4 @@
-//! One region of complete lines through every stage: prefilter → container unwrap → decode →
+//! One region of complete lines through every stage: prefilter → frame → decode →
 //! account → audit.
 //!
 //! Owns the [`Accountant`] (the only writer of counting state) and the per-source reading state

@@ -22,7 +22,8 @@
 //! records and exemplars show of a field is bounded too: past its bound, only its length
 //! ([`shown`]), so a 1 MB tool name costs no scan.
 //!
-//! **Not here:** parsing (decode), reading files (input), rendering and writing (output).
+//! **Not here:** parsing (decode), reading files (input), writing audit lines (`crate::audit`),
+//! rendering (`crate::exposition`), serving (`crate::web`).
 //!
 //! Cold: per denial or record line.
 

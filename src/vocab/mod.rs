@@ -3,7 +3,7 @@
 //! the record of a counted denial.
 //!
 //! Every stage may use these types; this module uses no other module of the crate. It holds data
-//! and names only: no counting rules (`crate::account`), no rendering (`crate::output`).
+//! and names only: no counting rules (`crate::account`), no rendering (`crate::exposition`).
 
 mod audit;
 pub mod counters;
