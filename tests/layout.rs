@@ -134,7 +134,11 @@ fn code(line: &str) -> &str {
 
 /// Every path a line names that starts at `crate::` or `super::`, resolved to a module path
 /// (as far as it names modules in `known`), from the module `from`.
-fn references(line: &str, from: &[String], known: &BTreeSet<Vec<String>>) -> Vec<Vec<String>> {
+fn references(
+    line: &str,
+    from: &[String],
+    known: &BTreeSet<Vec<String>>,
+) -> Vec<(usize, Vec<String>)> {
     let mut out = Vec::new();
     let bytes = line.as_bytes();
     let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
@@ -160,19 +164,50 @@ fn references(line: &str, from: &[String], known: &BTreeSet<Vec<String>>) -> Vec
             i += 1;
             continue;
         };
-        // `crate::{a, b::c}`: each item of the group.
+        // `crate::{a, b::{c, d}}`: each item of the group, as far as its own path goes.
         let mut paths: Vec<Vec<String>> = Vec::new();
         if line[at..].starts_with('{') {
-            let group_end = line[at..].find('}').map_or(line.len(), |e| at + e);
-            for item in line[at + 1..group_end].split(',') {
-                let segments: Vec<String> = item
-                    .trim()
+            let mut depth = 0;
+            let mut group_end = line.len();
+            for (k, b) in line[at..].bytes().enumerate() {
+                match b {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            group_end = at + k;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let group = &line[at + 1..group_end];
+            let mut items = Vec::new();
+            let (mut depth, mut start) = (0, 0);
+            for (k, b) in group.bytes().enumerate() {
+                match b {
+                    b'{' => depth += 1,
+                    b'}' => depth -= 1,
+                    b',' if depth == 0 => {
+                        items.push(&group[start..k]);
+                        start = k + 1;
+                    }
+                    _ => {}
+                }
+            }
+            items.push(&group[start..]);
+            for item in items {
+                let own = item.split('{').next().unwrap_or("");
+                let segments: Vec<String> = own
                     .split("::")
-                    .map(|s| s.trim_matches(|c: char| !c.is_alphanumeric() && c != '_'))
+                    .map(|s| s.split_whitespace().next().unwrap_or(""))
                     .filter(|s| !s.is_empty())
                     .map(str::to_string)
                     .collect();
-                paths.push(segments);
+                if !segments.is_empty() {
+                    paths.push(segments);
+                }
             }
             at = group_end;
         } else {
@@ -201,7 +236,7 @@ fn references(line: &str, from: &[String], known: &BTreeSet<Vec<String>>) -> Vec
                     break;
                 }
             }
-            out.push(module);
+            out.push((i, module));
         }
         base.clear();
         i = at.max(i + 1);
@@ -209,17 +244,18 @@ fn references(line: &str, from: &[String], known: &BTreeSet<Vec<String>>) -> Vec
     out
 }
 
-/// Every `(from, to)` module pair one file's code refers to.
+/// Every `(from, to)` module pair the code of a file refers to, with where.
 fn edges() -> Vec<(Vec<String>, Vec<String>, String)> {
     let sources = sources();
     let known: BTreeSet<Vec<String>> = sources.iter().map(|s| s.module.clone()).collect();
     let mut out = Vec::new();
     for s in &sources {
-        for (n, line) in s.code.iter().enumerate() {
-            for to in references(code(line), &s.module, &known) {
-                let at = format!("{}:{}", s.path.display(), n + 1);
-                out.push((s.module.clone(), to, at));
-            }
+        // Whole text, so that a `use` group spanning lines is read whole; comments blanked.
+        let text: Vec<&str> = s.code.iter().map(|l| code(l)).collect();
+        let text = text.join("\n");
+        for (offset, to) in references(&text, &s.module, &known) {
+            let line = text[..offset].matches('\n').count() + 1;
+            out.push((s.module.clone(), to, format!("{}:{line}", s.path.display())));
         }
     }
     out
@@ -345,12 +381,21 @@ fn the_reference_resolution_sees_groups_supers_and_stops_at_items() {
     .into_iter()
     .collect();
     let from = vec!["a".to_string(), "b".to_string()];
-    let refs = |line: &str| references(line, &from, &known);
+    let refs = |line: &str| -> Vec<Vec<String>> {
+        references(line, &from, &known)
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect()
+    };
     assert_eq!(refs("use super::c::Thing;"), [vec!["a", "c"]]);
     assert_eq!(refs("use super::Thing;"), [vec!["a"]]);
     assert_eq!(
         refs("use crate::{a::c, d::X};"),
         [vec!["a", "c"], vec!["d"]]
+    );
+    assert_eq!(
+        refs("use crate::{\n    a::{c::Y, Z},\n    d,\n};"),
+        [vec!["a"], vec!["d"]]
     );
     assert_eq!(
         refs("let x = crate::d::f(super::super::d::g());"),
