@@ -246,7 +246,7 @@ impl Accountant {
             (None, None) => Reason::Other,
         };
         let mut workflow = denial.workflow.clone();
-        let tool = self.tool_label(&denial.tool);
+        let tool = self.label(LabelName::Tool, &denial.tool);
         if let Some(id) = &denial.execution_id {
             let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
             let (new, evicted) = self.state.executions.with(id, clock, cap, |execution| {
@@ -321,42 +321,24 @@ impl Accountant {
         *count = count.saturating_add(n);
     }
 
-    fn tool_label(&mut self, raw: &str) -> String {
-        let max = self.config.limits.max_tools;
-        admit(
-            &mut self.state.tools,
-            &mut self.state.metrics,
-            LabelName::Tool,
-            max,
-            raw,
-        )
-    }
-
-    fn model_label(&mut self, raw: &str) -> String {
-        let max = self.config.limits.max_models;
-        admit(
-            &mut self.state.models,
-            &mut self.state.metrics,
-            LabelName::Model,
-            max,
-            raw,
-        )
+    /// The `label` value of `raw`, admitting it to its set if there is room.
+    fn label(&mut self, label: LabelName, raw: &str) -> String {
+        let limits = &self.config.limits;
+        let (set, max) = match label {
+            LabelName::Tool => (&mut self.state.tools, limits.max_tools),
+            LabelName::Workflow => (&mut self.state.workflows, limits.max_workflows),
+            LabelName::Model => (&mut self.state.models, limits.max_models),
+        };
+        admit(set, &mut self.state.metrics, label, max, raw)
     }
 
     /// The workflow label: the line's, else the path's capture, else the default.
     fn workflow_label(&mut self, from_line: Option<&str>, source: LineSource<'_>) -> String {
         let raw = from_line
             .or(source.path_workflow)
-            .unwrap_or(&self.config.workflow_default);
-        let raw = raw.to_string();
-        let max = self.config.limits.max_workflows;
-        admit(
-            &mut self.state.workflows,
-            &mut self.state.metrics,
-            LabelName::Workflow,
-            max,
-            &raw,
-        )
+            .unwrap_or(&self.config.workflow_default)
+            .to_string();
+        self.label(LabelName::Workflow, &raw)
     }
 
     /// Counts executions in the gauge and label-set sizes (for rendering).

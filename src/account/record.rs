@@ -160,7 +160,7 @@ impl Accountant {
                     s.cost_exemplar =
                         self.exemplar(record.execution_id.as_deref(), None, s.cost_usd, time);
                 }
-                (self.model_label(&model), s)
+                (self.label(LabelName::Model, &model), s)
             })
             .collect();
         let series = self.state.metrics.workflows.entry(workflow).or_default();
