@@ -69,7 +69,7 @@ def write(path, lines):
 
 
 def corpus(out):
-    """One small file per finding; expected counts are in src/hostile_tests/corpus.rs."""
+    """One small file per finding; expected counts are in src/tests/hostile/corpus.rs."""
     os.makedirs(out, exist_ok=True)
     # 1: 2,000 tools x 1e15 in 53 KB claims 2e18 denials; counted: the per-record budget.
     write(f"{out}/finding1-20m-denials.log", [per_tool_line(2000, "1000000000000000")])

@@ -1,6 +1,8 @@
 //! Command-line flags and their environment variables, as parsed data.
 //!
-//! Owns the flag names, defaults and help texts. **Not here:** validation and anything compiled
+//! Owns the flag names, defaults and help texts. Every default is stated once, in [`defaults`]:
+//! clap applies it, and the `Default` of the checked configuration is built from it (a test
+//! holds the two equal). **Not here:** validation and anything compiled
 //! from a flag (regexes, caps, field sets) — that is [`crate::config`], which turns these plain
 //! values into a checked `Config`.
 //!
@@ -9,6 +11,44 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Every flag default, stated once.
+pub mod defaults {
+    pub const STATE_INTERVAL_SECS: f64 = 5.0;
+    pub const STAT_INTERVAL_SECS: f64 = 1.0;
+    pub const LISTEN_ADDRESS: &str = "0.0.0.0:10403";
+    pub const TELEMETRY_PATH: &str = "/metrics";
+    pub const MAX_CONNECTIONS: usize = 256;
+    pub const WRITE_TIMEOUT_SECS: f64 = 10.0;
+    pub const RECENT_DENIALS: usize = 100;
+    pub const LOG_LEVEL: &str = "info";
+
+    pub const EVENT_KEY: &str = "event";
+    pub const DENIED_EVENT: &str = "agent.permission.denied";
+    pub const MESSAGE_KEY: &str = "msg";
+    pub const COMPLETED_MESSAGE: &str = "Claude Agent SDK execution completed";
+    /// Comma-separated, tried in order.
+    pub const CORRELATION_KEYS: &str = "executionId,execution_id,sessionId,session_id,jobId";
+    /// Comma-separated, tried in order.
+    pub const WORKFLOW_KEYS: &str = "workflow,workflowName,workflow_name";
+    pub const TOOL_KEY: &str = "toolName";
+    pub const TOOL_USE_ID_KEY: &str = "toolUseId";
+    pub const REASON_TYPE_KEY: &str = "decisionReasonType";
+    pub const REASON_KEY: &str = "decisionReason";
+    pub const WORKFLOW_DEFAULT: &str = "unknown";
+
+    pub const MAX_TOOLS: usize = 200;
+    pub const MAX_WORKFLOWS: usize = 100;
+    pub const MAX_SERIES: usize = 5000;
+    pub const MAX_MODELS: usize = 50;
+    pub const MAX_EXECUTIONS: usize = 4096;
+    /// 6 hours.
+    pub const EXECUTION_IDLE_TIMEOUT_SECS: u64 = 6 * 3600;
+    pub const MAX_DENIALS_PER_RECORD: u64 = 10_000;
+    pub const MAX_CLOCK_SKEW_SECS: u64 = 3600;
+    /// 1 MiB.
+    pub const MAX_LINE_BYTES: usize = 1 << 20;
+}
 
 /// denials-exporter: count AI-agent permission denials in executor logs, exactly once, for Prometheus.
 #[derive(Debug, Parser)]
@@ -60,7 +100,7 @@ pub struct RunArgs {
     #[arg(
         long,
         value_name = "SECONDS",
-        default_value_t = 5.0,
+        default_value_t = defaults::STATE_INTERVAL_SECS,
         env = "DENIALS_EXPORTER_STATE_INTERVAL"
     )]
     pub state_interval: f64,
@@ -83,7 +123,7 @@ pub struct RunArgs {
     #[arg(
         long,
         value_name = "SECONDS",
-        default_value_t = 1.0,
+        default_value_t = defaults::STAT_INTERVAL_SECS,
         env = "DENIALS_EXPORTER_STAT_INTERVAL"
     )]
     pub stat_interval: f64,
@@ -92,7 +132,7 @@ pub struct RunArgs {
     #[arg(
         long = "web.listen-address",
         value_name = "ADDR",
-        default_value = "0.0.0.0:10403",
+        default_value = defaults::LISTEN_ADDRESS,
         env = "DENIALS_EXPORTER_LISTEN_ADDRESS",
         value_delimiter = ','
     )]
@@ -102,7 +142,7 @@ pub struct RunArgs {
     #[arg(
         long = "web.telemetry-path",
         value_name = "PATH",
-        default_value = "/metrics",
+        default_value = defaults::TELEMETRY_PATH,
         env = "DENIALS_EXPORTER_TELEMETRY_PATH"
     )]
     pub telemetry_path: String,
@@ -120,7 +160,7 @@ pub struct RunArgs {
     #[arg(
         long = "web.max-connections",
         value_name = "N",
-        default_value_t = 256,
+        default_value_t = defaults::MAX_CONNECTIONS,
         env = "DENIALS_EXPORTER_WEB_MAX_CONNECTIONS"
     )]
     pub max_connections: usize,
@@ -129,7 +169,7 @@ pub struct RunArgs {
     #[arg(
         long = "web.write-timeout",
         value_name = "SECONDS",
-        default_value_t = 10.0,
+        default_value_t = defaults::WRITE_TIMEOUT_SECS,
         env = "DENIALS_EXPORTER_WEB_WRITE_TIMEOUT"
     )]
     pub write_timeout: f64,
@@ -138,7 +178,7 @@ pub struct RunArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 100,
+        default_value_t = defaults::RECENT_DENIALS,
         env = "DENIALS_EXPORTER_RECENT_DENIALS"
     )]
     pub recent_denials: usize,
@@ -173,7 +213,7 @@ pub struct LogArgs {
     #[arg(
         long = "log.level",
         value_name = "LEVEL",
-        default_value = "info",
+        default_value = defaults::LOG_LEVEL,
         env = "DENIALS_EXPORTER_LOG_LEVEL"
     )]
     pub level: String,
@@ -190,7 +230,7 @@ pub struct PipelineArgs {
     #[arg(
         long = "field.event",
         value_name = "KEY",
-        default_value = "event",
+        default_value = defaults::EVENT_KEY,
         env = "DENIALS_EXPORTER_FIELD_EVENT"
     )]
     pub event_key: String,
@@ -199,7 +239,7 @@ pub struct PipelineArgs {
     #[arg(
         long = "field.denied-event",
         value_name = "NAME",
-        default_value = "agent.permission.denied",
+        default_value = defaults::DENIED_EVENT,
         env = "DENIALS_EXPORTER_FIELD_DENIED_EVENT"
     )]
     pub denied_event: String,
@@ -208,7 +248,7 @@ pub struct PipelineArgs {
     #[arg(
         long = "field.message",
         value_name = "KEY",
-        default_value = "msg",
+        default_value = defaults::MESSAGE_KEY,
         env = "DENIALS_EXPORTER_FIELD_MESSAGE"
     )]
     pub message_key: String,
@@ -217,7 +257,7 @@ pub struct PipelineArgs {
     #[arg(
         long = "field.completed-message",
         value_name = "TEXT",
-        default_value = "Claude Agent SDK execution completed",
+        default_value = defaults::COMPLETED_MESSAGE,
         env = "DENIALS_EXPORTER_FIELD_COMPLETED_MESSAGE"
     )]
     pub completed_message: String,
@@ -227,7 +267,7 @@ pub struct PipelineArgs {
         long = "field.correlation",
         value_name = "KEYS",
         value_delimiter = ',',
-        default_value = "executionId,execution_id,sessionId,session_id,jobId",
+        default_value = defaults::CORRELATION_KEYS,
         env = "DENIALS_EXPORTER_FIELD_CORRELATION"
     )]
     pub correlation_keys: Vec<String>,
@@ -237,7 +277,7 @@ pub struct PipelineArgs {
         long = "field.workflow",
         value_name = "KEYS",
         value_delimiter = ',',
-        default_value = "workflow,workflowName,workflow_name",
+        default_value = defaults::WORKFLOW_KEYS,
         env = "DENIALS_EXPORTER_FIELD_WORKFLOW"
     )]
     pub workflow_keys: Vec<String>,
@@ -246,7 +286,7 @@ pub struct PipelineArgs {
     #[arg(
         long = "field.tool",
         value_name = "KEY",
-        default_value = "toolName",
+        default_value = defaults::TOOL_KEY,
         env = "DENIALS_EXPORTER_FIELD_TOOL"
     )]
     pub tool_key: String,
@@ -255,7 +295,7 @@ pub struct PipelineArgs {
     #[arg(
         long = "field.tool-use-id",
         value_name = "KEY",
-        default_value = "toolUseId",
+        default_value = defaults::TOOL_USE_ID_KEY,
         env = "DENIALS_EXPORTER_FIELD_TOOL_USE_ID"
     )]
     pub tool_use_id_key: String,
@@ -264,7 +304,7 @@ pub struct PipelineArgs {
     #[arg(
         long = "field.reason-type",
         value_name = "KEY",
-        default_value = "decisionReasonType",
+        default_value = defaults::REASON_TYPE_KEY,
         env = "DENIALS_EXPORTER_FIELD_REASON_TYPE"
     )]
     pub reason_type_key: String,
@@ -273,7 +313,7 @@ pub struct PipelineArgs {
     #[arg(
         long = "field.reason",
         value_name = "KEY",
-        default_value = "decisionReason",
+        default_value = defaults::REASON_KEY,
         env = "DENIALS_EXPORTER_FIELD_REASON"
     )]
     pub reason_key: String,
@@ -300,7 +340,7 @@ pub struct PipelineArgs {
     #[arg(
         long,
         value_name = "NAME",
-        default_value = "unknown",
+        default_value = defaults::WORKFLOW_DEFAULT,
         env = "DENIALS_EXPORTER_WORKFLOW_DEFAULT"
     )]
     pub workflow_default: String,
@@ -309,7 +349,7 @@ pub struct PipelineArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 200,
+        default_value_t = defaults::MAX_TOOLS,
         env = "DENIALS_EXPORTER_MAX_TOOLS"
     )]
     pub max_tools: usize,
@@ -318,7 +358,7 @@ pub struct PipelineArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 100,
+        default_value_t = defaults::MAX_WORKFLOWS,
         env = "DENIALS_EXPORTER_MAX_WORKFLOWS"
     )]
     pub max_workflows: usize,
@@ -329,7 +369,7 @@ pub struct PipelineArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 5000,
+        default_value_t = defaults::MAX_SERIES,
         env = "DENIALS_EXPORTER_MAX_SERIES"
     )]
     pub max_series: usize,
@@ -338,7 +378,7 @@ pub struct PipelineArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 50,
+        default_value_t = defaults::MAX_MODELS,
         env = "DENIALS_EXPORTER_MAX_MODELS"
     )]
     pub max_models: usize,
@@ -347,7 +387,7 @@ pub struct PipelineArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 4096,
+        default_value_t = defaults::MAX_EXECUTIONS,
         env = "DENIALS_EXPORTER_MAX_EXECUTIONS"
     )]
     pub max_executions: usize,
@@ -356,7 +396,7 @@ pub struct PipelineArgs {
     #[arg(
         long,
         value_name = "SECONDS",
-        default_value_t = 21600,
+        default_value_t = defaults::EXECUTION_IDLE_TIMEOUT_SECS,
         env = "DENIALS_EXPORTER_EXECUTION_IDLE_TIMEOUT"
     )]
     pub execution_idle_timeout: u64,
@@ -366,7 +406,7 @@ pub struct PipelineArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 10_000,
+        default_value_t = defaults::MAX_DENIALS_PER_RECORD,
         env = "DENIALS_EXPORTER_MAX_DENIALS_PER_RECORD"
     )]
     pub max_denials_per_record: u64,
@@ -376,13 +416,13 @@ pub struct PipelineArgs {
     #[arg(
         long,
         value_name = "SECONDS",
-        default_value_t = 3600,
+        default_value_t = defaults::MAX_CLOCK_SKEW_SECS,
         env = "DENIALS_EXPORTER_MAX_CLOCK_SKEW"
     )]
     pub max_clock_skew: u64,
 
     /// Longest line accepted, in bytes; longer lines are skipped and counted as oversized.
-    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, env = "DENIALS_EXPORTER_MAX_LINE_BYTES")]
+    #[arg(long, value_name = "BYTES", default_value_t = defaults::MAX_LINE_BYTES, env = "DENIALS_EXPORTER_MAX_LINE_BYTES")]
     pub max_line_bytes: usize,
 
     /// Write one redacted JSON object per counted denial here (`-` for stdout).

@@ -1,4 +1,5 @@
-//! The validated configuration: parsed flags turned into field sets, compiled regexes and caps.
+//! The validated configuration: parsed flags turned into field sets, compiled regexes and caps
+//! ([`Config`], what the pipeline needs), and the sidecar's settings ([`RunConfig`], `run`).
 //!
 //! Owns every check a flag value needs (a regex that compiles, a reason that exists, a cap above
 //! zero); what comes out is only ever read. **Not here:** flag names and defaults ([`crate::cli`]),
@@ -11,8 +12,13 @@ use std::path::PathBuf;
 use regex::Regex;
 use thiserror::Error;
 
-use crate::account::labels::{Reason, ReasonRules};
-use crate::cli::PipelineArgs;
+use crate::cli::{defaults, PipelineArgs};
+use crate::vocab::Reason;
+
+mod reason_rules;
+mod run;
+pub use reason_rules::ReasonRules;
+pub use run::RunConfig;
 
 /// A flag value that cannot work.
 #[derive(Debug, Error)]
@@ -40,9 +46,26 @@ pub enum ConfigError {
     },
     #[error("--{flag} must not be empty")]
     Empty { flag: &'static str },
+    #[error("no --path given: name the log files to follow")]
+    NoPath,
+    #[error("invalid --path glob {pattern:?}: {error}")]
+    Glob {
+        pattern: String,
+        error: glob::PatternError,
+    },
+    #[error("--{flag} must be positive, got {seconds}")]
+    NotPositive { flag: &'static str, seconds: f64 },
+    #[error("invalid --web.listen-address {address:?}: {error}")]
+    ListenAddress {
+        address: String,
+        error: std::net::AddrParseError,
+    },
+    #[error("--web.telemetry-path must start with '/', got {path:?}")]
+    TelemetryPath { path: String },
 }
 
-/// The names the executor gives its fields. Every one is configurable; defaults per formats.md.
+/// The names the executor gives its fields. Every one is configurable; defaults in
+/// [`crate::cli::defaults`].
 #[derive(Debug, Clone)]
 pub struct Fields {
     pub event_key: String,
@@ -59,27 +82,18 @@ pub struct Fields {
 
 impl Default for Fields {
     fn default() -> Self {
+        let list = |keys: &str| keys.split(',').map(String::from).collect();
         Fields {
-            event_key: "event".into(),
-            denied_event: "agent.permission.denied".into(),
-            message_key: "msg".into(),
-            completed_message: "Claude Agent SDK execution completed".into(),
-            correlation_keys: [
-                "executionId",
-                "execution_id",
-                "sessionId",
-                "session_id",
-                "jobId",
-            ]
-            .map(String::from)
-            .to_vec(),
-            workflow_keys: ["workflow", "workflowName", "workflow_name"]
-                .map(String::from)
-                .to_vec(),
-            tool_key: "toolName".into(),
-            tool_use_id_key: "toolUseId".into(),
-            reason_type_key: "decisionReasonType".into(),
-            reason_key: "decisionReason".into(),
+            event_key: defaults::EVENT_KEY.into(),
+            denied_event: defaults::DENIED_EVENT.into(),
+            message_key: defaults::MESSAGE_KEY.into(),
+            completed_message: defaults::COMPLETED_MESSAGE.into(),
+            correlation_keys: list(defaults::CORRELATION_KEYS),
+            workflow_keys: list(defaults::WORKFLOW_KEYS),
+            tool_key: defaults::TOOL_KEY.into(),
+            tool_use_id_key: defaults::TOOL_USE_ID_KEY.into(),
+            reason_type_key: defaults::REASON_TYPE_KEY.into(),
+            reason_key: defaults::REASON_KEY.into(),
         }
     }
 }
@@ -110,15 +124,15 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_tools: 200,
-            max_workflows: 100,
-            max_models: 50,
-            max_executions: 4096,
-            execution_idle_timeout_secs: 6 * 3600,
-            max_line_bytes: 1 << 20,
-            max_series: 5000,
-            max_denials_per_record: 10_000,
-            max_clock_skew_secs: 3600,
+            max_tools: defaults::MAX_TOOLS,
+            max_workflows: defaults::MAX_WORKFLOWS,
+            max_models: defaults::MAX_MODELS,
+            max_executions: defaults::MAX_EXECUTIONS,
+            execution_idle_timeout_secs: defaults::EXECUTION_IDLE_TIMEOUT_SECS,
+            max_line_bytes: defaults::MAX_LINE_BYTES,
+            max_series: defaults::MAX_SERIES,
+            max_denials_per_record: defaults::MAX_DENIALS_PER_RECORD,
+            max_clock_skew_secs: defaults::MAX_CLOCK_SKEW_SECS,
         }
     }
 }
@@ -140,7 +154,7 @@ impl Default for Config {
             fields: Fields::default(),
             reason_rules: ReasonRules::default(),
             workflow_from_path: None,
-            workflow_default: "unknown".into(),
+            workflow_default: defaults::WORKFLOW_DEFAULT.into(),
             limits: Limits::default(),
             audit_log: None,
         }
@@ -245,7 +259,28 @@ fn parse_reason_rule(rule: &str) -> Result<(Regex, Reason), ConfigError> {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser as _;
+
     use super::*;
+    use crate::cli::{Cli, Command};
+
+    /// The flags as parsed from a command line that sets none of them.
+    fn parsed_defaults() -> PipelineArgs {
+        let cli = Cli::try_parse_from(["denials-exporter", "replay", "x.log"]).unwrap();
+        match cli.command {
+            Command::Replay(args) => args.pipeline,
+            Command::Run(_) => unreachable!("parsed replay"),
+        }
+    }
+
+    #[test]
+    fn the_flag_defaults_are_the_config_defaults() {
+        let from_flags = Config::from_args(&parsed_defaults()).unwrap();
+        assert_eq!(
+            format!("{from_flags:?}"),
+            format!("{:?}", Config::default())
+        );
+    }
 
     #[test]
     fn reason_rule_parses_and_rejects() {

@@ -1,30 +1,36 @@
 //! denials-exporter: counts AI-agent permission denials from executor logs, exactly once, and
 //! exports them to Prometheus.
 //!
-//! The pipeline reads from the tree, one module per stage:
+//! The pipeline reads from the tree, one module per stage, each using only the ones before it
+//! (`tests/layout.rs` holds the order):
 //!
+//! * [`vocab`]: what every stage says: reasons, label names, line outcomes, the counter set, the
+//!   metric families' names and help texts, the audit record. Uses nothing.
+//! * [`cli`] and [`config`]: the flags, then the checked [`config::Config`] and
+//!   [`config::RunConfig`].
+//! * [`redact`] is applied to every string that leaves; [`logging`] is the exporter's own log.
 //! * [`input`] turns files (and container framing) into complete application lines with where
 //!   they came from. It never parses JSON.
 //! * [`decode`] turns one line into a typed [`decode::Event`], or nothing. Pure; no state.
 //! * [`account`] is the only writer of counting state: dedup, reconciliation of mid-stream
-//!   denials against execution records, label bounds, the counter values themselves.
-//! * [`output`] reads what account produced: the Prometheus exposition, the audit stream, HTTP.
-//!
-//! [`pipeline`] glues one chunk of bytes through those stages on one thread; [`replay`] and
-//! [`run`] are the two commands built on it. [`redact`] is applied to every string that leaves.
+//!   denials against execution records, label bounds, the counter values themselves, and the
+//!   redacted audit records.
+//! * [`audit`] writes the audit stream; [`pipeline`] glues one chunk of bytes through input,
+//!   decode and account on one thread, and hands the records to the audit writer.
+//! * What reads the counts: [`exposition`] (one writer per format) and [`web`] (the HTTP server).
+//! * [`state`] composes every stage's part into the state file.
+//! * [`replay`] and [`run`] are the two commands, wiring only ([`demo`] for `run --demo`).
 
 pub(crate) mod account;
+pub(crate) mod audit;
 pub mod cli;
 pub mod config;
 pub(crate) mod decode;
-#[cfg(test)]
-mod exactly_once_tests;
-#[cfg(test)]
-mod hostile_tests;
+pub(crate) mod demo;
+pub(crate) mod exposition;
 pub(crate) mod input;
 pub mod logging;
 pub mod memory;
-pub(crate) mod output;
 pub(crate) mod pipeline;
 pub mod redact;
 pub mod replay;
@@ -32,4 +38,7 @@ pub mod run;
 pub(crate) mod sched;
 pub(crate) mod signal;
 pub(crate) mod state;
+#[cfg(test)]
+mod tests;
 pub(crate) mod vocab;
+pub(crate) mod web;

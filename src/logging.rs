@@ -63,7 +63,7 @@ impl Drop for Line {
         }
         let text = String::from_utf8_lossy(&self.0);
         let mut tally = Default::default(); // the log's redactions are not the pipeline's count
-        let redacted = crate::account::shared_redactor().redact(&text, &mut tally);
+        let redacted = crate::redact::shared_redactor().redact(&text, &mut tally);
         let _ = io::stderr().write_all(redacted.as_bytes());
     }
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use denials_exporter::cli::{Cli, Command};
-use denials_exporter::config::Config;
+use denials_exporter::config::{Config, RunConfig};
 use denials_exporter::{logging, memory, replay, run};
 
 fn main() -> ExitCode {
@@ -37,7 +37,9 @@ fn main() -> ExitCode {
             let text = replay::replay(config, &args.files)?;
             replay::print(&text)
         }),
-        Command::Run(args) => logging::init(&args.log).and_then(|()| run::run(*args)),
+        Command::Run(args) => {
+            logging::init(&args.log).and_then(|()| run::run(RunConfig::from_args(&args)?))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,4 @@
-//! One region of complete lines through every stage: prefilter → container unwrap → decode →
+//! One region of complete lines through every stage: prefilter → frame → decode →
 //! account → audit.
 //!
 //! Owns the [`Accountant`] (the only writer of counting state) and the per-source reading state
@@ -20,21 +20,21 @@ use serde::{Deserialize, Serialize};
 use tracing::warn;
 
 use crate::account::{Accountant, LineSource};
+use crate::audit::AuditWriter;
 use crate::config::Config;
 use crate::decode::{self, Skip};
-use crate::input::container::{self, Joined, Rejoiner, SavedPartial};
 use crate::input::follow::{FileId, Opened, Sink};
+use crate::input::frame::{self, ChunkJoiner, Joined, SavedPartial};
 use crate::input::identity::Inode;
 use crate::input::prefilter::{is_plain_object_line, Pick, Prefilter};
-use crate::output::audit::{AuditRecord, AuditWriter};
-use crate::vocab::LineOutcome;
+use crate::vocab::{AuditRecord, LineOutcome};
 
 /// The reading state of one source (a file, or stdin), kept across chunks.
 #[derive(Debug)]
 pub struct Source {
     pub path: Arc<str>,
     path_workflow: Option<String>,
-    rejoiner: Rejoiner,
+    joiner: ChunkJoiner,
     /// Outcomes already logged for this source (each is logged once, then only counted).
     logged: BTreeSet<LineOutcome>,
 }
@@ -50,7 +50,7 @@ impl Source {
         Source {
             path: Arc::from(path),
             path_workflow,
-            rejoiner: Rejoiner::new(config.limits.max_line_bytes),
+            joiner: ChunkJoiner::new(config.limits.max_line_bytes),
             logged: BTreeSet::new(),
         }
     }
@@ -58,13 +58,13 @@ impl Source {
     /// What the state file keeps of this source.
     pub fn save(&self) -> SourceState {
         SourceState {
-            partials: self.rejoiner.save(),
+            partials: self.joiner.save(),
         }
     }
 
     /// Restores what [`Source::save`] returned.
     pub fn restore(&mut self, saved: &SourceState) {
-        self.rejoiner.restore(&saved.partials);
+        self.joiner.restore(&saved.partials);
     }
 }
 
@@ -226,7 +226,7 @@ impl Pipeline {
         // leaves where a writer with a stale offset resumes, are not part of the line.
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         let line = &line[line.iter().take_while(|b| **b == 0).count()..];
-        let app = match source.rejoiner.push(container::parse(line)) {
+        let app = match source.joiner.push(frame::parse(line)) {
             Joined::Pending => return,
             Joined::Oversized => return self.outcome(source, LineOutcome::Oversized, b""),
             Joined::Line(app) => app,
@@ -381,7 +381,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::output::audit::TestBuffer;
+    use crate::audit::TestBuffer;
 
     #[test]
     fn a_byte_order_mark_or_a_run_of_nuls_before_a_line_does_not_hide_it() {

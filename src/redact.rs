@@ -37,12 +37,14 @@ mod gate;
 mod memo;
 mod prefilter;
 mod rules;
+mod shared;
 mod spans;
 mod vet;
 
 #[cfg(test)]
 mod tests;
 
+pub(crate) use shared::{holds_secret, label_value, shared_redactor};
 use spans::MARKER_OPEN;
 
 /// The fixed value that replaces a label value holding a secret (never the secret, never a

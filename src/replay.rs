@@ -13,10 +13,10 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::account::Accountant;
+use crate::audit::AuditWriter;
 use crate::config::Config;
+use crate::exposition::{self, Counted};
 use crate::input::readahead::ReadAhead;
-use crate::output::audit::AuditWriter;
-use crate::output::exposition;
 use crate::pipeline::{Pipeline, Source};
 
 /// Replays `files` and returns the exposition text.
@@ -45,13 +45,12 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
             .with_context(|| format!("cannot read log file {name}"))?;
     }
     let accountant = pipeline.accountant();
-    let kinds = crate::redact::kind_names();
-    Ok(exposition::render(
-        accountant.metrics(),
-        accountant.gauges(),
-        kinds,
-        None,
-    ))
+    Ok(exposition::render_text(&Counted {
+        metrics: accountant.metrics(),
+        gauges: accountant.gauges(),
+        redaction_kinds: crate::redact::kind_names(),
+        run: None,
+    }))
 }
 
 fn replay_one(

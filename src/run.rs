@@ -14,35 +14,33 @@
 //! stat drives reading.
 //!
 //! **Not here:** following files ([`crate::input::follow`]), the HTTP routes
-//! ([`crate::output::http`]), the state format ([`crate::state`]).
+//! ([`crate::web`]), the state format ([`crate::state`]).
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::task::Poll;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::net::TcpListener;
 use tracing::{debug, error, info, warn};
 
 use crate::account::{wall_now, AccountState, Accountant};
-use crate::cli::{ReadFrom, RunArgs};
-use crate::config::Config;
+use crate::audit::AuditWriter;
+use crate::cli::ReadFrom;
+use crate::config::RunConfig;
+use crate::exposition::RunStats;
 use crate::input::follow::{FollowConfig, Follower, StartAt};
-use crate::input::identity::Inode;
-use crate::output::audit::AuditWriter;
-use crate::output::exposition::RunStats;
-use crate::output::http::{self, Published, Shared, View};
-use crate::output::recent::RecentDenials;
-use crate::output::web::{Web, WebOptions};
+use crate::input::rejoin::Orphan;
+use crate::input::watch::Watch;
 use crate::pipeline::Pipeline;
 use crate::state::{self, FileEntry, StateFile, StateV1};
+use crate::web::{self, Published, RecentDenials, Shared, View, Web, WebOptions};
 
 /// What wakes the reading thread.
 enum Wake {
@@ -54,81 +52,27 @@ enum Wake {
 }
 
 /// Runs the sidecar until SIGTERM or SIGINT.
-pub fn run(mut args: RunArgs) -> Result<()> {
-    let config = Config::from_args(&args.pipeline)?;
+pub fn run(mut settings: RunConfig) -> Result<()> {
+    let config = settings.pipeline.clone();
     let mut demo_dir = None;
-    if args.demo {
-        let dir = crate::run::demo::start()?;
-        args.paths = vec![format!("{}/*.log", dir.path().display())];
+    if settings.demo {
+        let dir = crate::demo::start()?;
+        settings.paths = vec![format!("{}/*.log", dir.path().display())];
         demo_dir = Some(dir);
     }
-    if args.paths.is_empty() {
-        bail!("no --path given: name the log files to follow");
-    }
-    for pattern in &args.paths {
-        glob::Pattern::new(pattern).with_context(|| format!("invalid --path glob {pattern:?}"))?;
-    }
-    if !(args.stat_interval > 0.0 && args.state_interval > 0.0) {
-        bail!("--stat-interval and --state-interval must be positive");
-    }
-    let addrs = args
-        .listen_addresses
-        .iter()
-        .map(|a| {
-            a.parse::<SocketAddr>()
-                .with_context(|| format!("invalid --web.listen-address {a:?}"))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    if !args.telemetry_path.starts_with('/') {
-        bail!(
-            "--web.telemetry-path must start with '/', got {:?}",
-            args.telemetry_path
-        );
-    }
-
-    let write_timeout = Duration::try_from_secs_f64(args.write_timeout)
-        .ok()
-        .filter(|t| !t.is_zero());
-    let (Some(write_timeout), 1..) = (write_timeout, args.max_connections) else {
-        bail!("--web.max-connections and --web.write-timeout must be positive");
-    };
     let web = Web::new(WebOptions {
-        config_file: args.web_config_file.as_deref(),
-        max_connections: args.max_connections,
-        write_timeout,
+        config_file: settings.web_config_file.as_deref(),
+        max_connections: settings.max_connections,
+        write_timeout: settings.write_timeout,
     })?;
 
-    if let Some(path) = &args.state_file {
-        state::probe(path)?;
-    }
-    let restored = match &args.state_file {
-        None => None,
-        Some(path) => match state::read(path) {
-            Ok(state) => state,
-            Err(error) if args.state_reset_on_error => {
-                warn!(%error, "starting with empty state");
-                None
-            }
-            Err(error) => return Err(error.into()),
-        },
-    };
-    let fresh = restored.is_none();
-    let (account_state, entries, orphans, audit_len) = match restored {
-        Some(state) => {
-            info!(
-                files = state.files.len(),
-                denials = state.account.metrics.denials_total(),
-                "state restored"
-            );
-            (
-                state.account.into_owned(),
-                state.files,
-                state.orphans,
-                state.audit_len,
-            )
-        }
-        None => (AccountState::default(), Vec::new(), Vec::new(), None),
-    };
+    let Restored {
+        account: account_state,
+        entries,
+        orphans,
+        audit_len,
+        fresh,
+    } = restore(&settings)?;
     let audit = match &config.audit_log {
         Some(path) => Some(
             AuditWriter::open_at(path, audit_len)
@@ -138,8 +82,8 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     };
     let stop_reading = Arc::new(AtomicBool::new(false));
     let follow_config = FollowConfig {
-        patterns: args.paths.clone(),
-        start_at: match args.read_from {
+        patterns: settings.paths.clone(),
+        start_at: match settings.read_from {
             ReadFrom::Beginning => StartAt::Beginning,
             ReadFrom::End => StartAt::End,
         },
@@ -150,7 +94,7 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     };
     let mut accountant = Accountant::with_state(config, account_state);
     accountant.set_exemplars(true); // `/metrics` serves them in OpenMetrics
-    let mut pipeline = Pipeline::new(accountant, audit, args.recent_denials);
+    let mut pipeline = Pipeline::new(accountant, audit, settings.recent_denials);
     let mut file_states = Vec::with_capacity(entries.len());
     pipeline.restore_sources(entries.into_iter().map(|entry| {
         let inode = entry.file.inode;
@@ -158,36 +102,16 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         (inode, entry.source)
     }));
     let shared = Arc::new(Shared::new(
-        args.telemetry_path.clone(),
+        settings.telemetry_path.clone(),
         View {
             files: Vec::new(),
-            recent: RecentDenials::new(args.recent_denials),
+            recent: RecentDenials::new(settings.recent_denials),
         },
     ));
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .on_thread_start(|| {
-            // Scrapes wait for a core more than they compute: wake these threads first.
-            if !crate::sched::prefer_low_latency() {
-                debug!("the kernel keeps the default scheduling slice for HTTP threads");
-            }
-        })
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let listeners = runtime.block_on(async {
-        let mut listeners = Vec::new();
-        for addr in &addrs {
-            let listener = TcpListener::bind(addr)
-                .await
-                .with_context(|| format!("cannot listen on {addr}"))?;
-            info!(address = %listener.local_addr().unwrap_or(*addr), "serving HTTP");
-            listeners.push(listener);
-        }
-        anyhow::Ok(listeners)
-    })?;
-    crate::output::connection::raise_fd_limit(); // after the last start-up error
+    let runtime = start_runtime()?;
+    let listeners = bind(&runtime, &settings.listen_addresses)?;
+    web::raise_fd_limit(); // after the last start-up error
 
     // Install the SIGTERM/SIGINT handlers now, before the reading thread can report ready: a
     // signal that arrives once we are ready must stop us cleanly, never kill us by default.
@@ -204,32 +128,34 @@ pub fn run(mut args: RunArgs) -> Result<()> {
         let shared = shared.clone();
         let wake_tx = wake_tx.clone();
         let loop_config = ReadLoop {
-            stat_interval: Duration::from_secs_f64(args.stat_interval),
-            state_interval: Duration::from_secs_f64(args.state_interval),
-            state_file: args.state_file.clone(),
-            poll: args.poll,
+            stat_interval: settings.stat_interval,
+            state_interval: settings.state_interval,
+            state_file: settings.state_file.clone(),
+            poll: settings.poll,
         };
         thread::Builder::new()
             .name("reader".into())
             .spawn(move || {
                 shared.healthy.store(true, Ordering::Release);
                 let follower = Follower::new(follow_config, file_states, orphans, fresh);
+                let watch = Watch::new(Arc::new(move |event| {
+                    let _ = wake_tx.send(Wake::Fs(event));
+                }));
                 let reader = Reader {
                     follower,
                     pipeline,
                     stats: RunStats::default(),
                     published_at: None,
-                    watched: Vec::new(),
-                    root_removed: false,
+                    watch,
                 };
-                let result = loop_config.run(reader, &shared, wake_tx, wake_rx);
+                let result = loop_config.run(reader, &shared, wake_rx);
                 shared.healthy.store(false, Ordering::Release);
                 result
             })
             .context("cannot start the reading thread")?
     };
 
-    runtime.block_on(http::serve(listeners, shared.clone(), web, async move {
+    runtime.block_on(web::serve(listeners, shared.clone(), web, async move {
         let forward_hangups = async {
             while hangups.recv().await.is_some() {
                 info!("SIGHUP received: reopening the audit log, rescanning, writing the state");
@@ -252,6 +178,87 @@ pub fn run(mut args: RunArgs) -> Result<()> {
     result
 }
 
+/// What the state file held at start-up, or a fresh start.
+struct Restored {
+    account: AccountState,
+    entries: Vec<FileEntry>,
+    orphans: Vec<Orphan>,
+    /// The audit file's length when the state was written.
+    audit_len: Option<u64>,
+    /// No state: the first start (where `--read-from` applies).
+    fresh: bool,
+}
+
+/// Reads the state file, if one is configured; a corrupt one is an error unless
+/// `--state-reset-on-error`. Checks first that the state file can be written at all.
+fn restore(settings: &RunConfig) -> Result<Restored> {
+    if let Some(path) = &settings.state_file {
+        state::probe(path)?;
+    }
+    let restored = match &settings.state_file {
+        None => None,
+        Some(path) => match state::read(path) {
+            Ok(state) => state,
+            Err(error) if settings.state_reset_on_error => {
+                warn!(%error, "starting with empty state");
+                None
+            }
+            Err(error) => return Err(error.into()),
+        },
+    };
+    let Some(state) = restored else {
+        return Ok(Restored {
+            account: AccountState::default(),
+            entries: Vec::new(),
+            orphans: Vec::new(),
+            audit_len: None,
+            fresh: true,
+        });
+    };
+    info!(
+        files = state.files.len(),
+        denials = state.account.metrics.denials_total(),
+        "state restored"
+    );
+    Ok(Restored {
+        account: state.account.into_owned(),
+        entries: state.files,
+        orphans: state.orphans,
+        audit_len: state.audit_len,
+        fresh: false,
+    })
+}
+
+/// The tokio runtime that serves HTTP: one worker, its threads asking for a short CPU slice.
+fn start_runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .on_thread_start(|| {
+            // Scrapes wait for a core more than they compute: wake these threads first.
+            if !crate::sched::prefer_low_latency() {
+                debug!("the kernel keeps the default scheduling slice for HTTP threads");
+            }
+        })
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Listens on every address, or fails naming the one that cannot be had.
+fn bind(runtime: &tokio::runtime::Runtime, addrs: &[SocketAddr]) -> Result<Vec<TcpListener>> {
+    runtime.block_on(async {
+        let mut listeners = Vec::new();
+        for addr in addrs {
+            let listener = TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            info!(address = %listener.local_addr().unwrap_or(*addr), "serving HTTP");
+            listeners.push(listener);
+        }
+        anyhow::Ok(listeners)
+    })
+}
+
 /// Settings of the reading thread's loop.
 struct ReadLoop {
     stat_interval: Duration,
@@ -268,10 +275,8 @@ struct Reader {
     stats: RunStats,
     /// When the counters were last published, if ever.
     published_at: Option<Instant>,
-    /// The watched directories and their identities when the watches were set up.
-    watched: Vec<(PathBuf, Option<Inode>)>,
-    /// inotify said a watched directory was removed.
-    root_removed: bool,
+    /// inotify on the roots of the globs (never armed with `--poll`).
+    watch: Watch,
 }
 
 /// Counters unchanged since the last publication are published again at least this often (the
@@ -279,19 +284,11 @@ struct Reader {
 const REPUBLISH: Duration = Duration::from_secs(1);
 
 impl ReadLoop {
-    fn run(
-        self,
-        mut r: Reader,
-        shared: &Shared,
-        wake_tx: Sender<Wake>,
-        wake_rx: Receiver<Wake>,
-    ) -> Result<()> {
-        let mut watcher = if self.poll {
-            None
-        } else {
-            self.watch(&mut r, &wake_tx, true)
-        };
-        r.stats.inotify = watcher.is_some();
+    fn run(self, mut r: Reader, shared: &Shared, wake_rx: Receiver<Wake>) -> Result<()> {
+        if !self.poll {
+            r.watch.arm(r.follower.watch_roots(), true);
+        }
+        r.stats.inotify = r.watch.is_armed();
         r.follower.scan(&mut r.pipeline);
         r.follower.read_all(&mut r.pipeline);
         r.publish(shared, true);
@@ -310,7 +307,7 @@ impl ReadLoop {
                     while let Some(w) = wake.take().or_else(|| wake_rx.try_recv().ok()) {
                         match w {
                             Wake::Shutdown => return self.finish(&mut r, shared),
-                            Wake::Fs(event) => rescan |= self.on_event(event, &mut r),
+                            Wake::Fs(event) => rescan |= r.watch.note(event),
                             Wake::Hangup => hangup = true,
                         }
                     }
@@ -322,26 +319,17 @@ impl ReadLoop {
                     error!(%error, "cannot reopen the audit log; denials are still counted");
                 }
                 if !self.poll {
-                    watcher = self.watch(&mut r, &wake_tx, false);
+                    r.watch.arm(r.follower.watch_roots(), false);
                 }
                 rescan = true;
             }
             if rescan || Instant::now() >= next_scan {
                 r.follower.scan(&mut r.pipeline);
                 last_scan = Instant::now();
-                if watcher.is_some() && r.watched_roots_changed() {
-                    // A watched directory was deleted (and maybe made again): its watch is gone.
-                    r.stats.watch_rearms += 1;
-                    warn!("a watched directory was replaced; setting up inotify again");
-                    watcher = self.watch(&mut r, &wake_tx, false);
-                    if watcher.is_none() {
-                        r.stats.watcher_fallbacks += 1;
-                    }
-                } else if watcher.is_none() && !self.poll {
-                    // A root that did not exist may now; a failure was already counted.
-                    watcher = self.watch(&mut r, &wake_tx, false);
+                if !self.poll {
+                    r.watch.recheck(r.follower.watch_roots());
                 }
-                r.stats.inotify = watcher.is_some();
+                r.stats.inotify = r.watch.is_armed();
             }
             r.follower.read_all(&mut r.pipeline);
             if hangup || last_state.elapsed() >= self.state_interval {
@@ -353,104 +341,6 @@ impl ReadLoop {
             r.publish(shared, changed);
         }
         self.finish(&mut r, shared)
-    }
-
-    /// Sets up inotify on every pattern's root; `None` (polling) if that fails, which counts as
-    /// a fallback when `first` (later retries of the same fallback are not counted again).
-    fn watch(
-        &self,
-        r: &mut Reader,
-        wake_tx: &Sender<Wake>,
-        first: bool,
-    ) -> Option<RecommendedWatcher> {
-        r.root_removed = false;
-        r.watched = r
-            .follower
-            .watch_roots()
-            .into_iter()
-            .map(|(root, _)| {
-                let identity = std::fs::metadata(&root).ok().map(|m| Inode::of(&m));
-                (root, identity)
-            })
-            .collect();
-        let watcher = self.try_watch(&r.follower, wake_tx, first);
-        match (&watcher, first) {
-            (None, true) => r.stats.watcher_fallbacks += 1,
-            (Some(_), false) => info!("watching with inotify again"),
-            _ => {}
-        }
-        watcher
-    }
-
-    fn try_watch(
-        &self,
-        follower: &Follower,
-        wake_tx: &Sender<Wake>,
-        first: bool,
-    ) -> Option<RecommendedWatcher> {
-        let tx = wake_tx.clone();
-        let mut watcher = match notify::recommended_watcher(move |event| {
-            let _ = tx.send(Wake::Fs(event));
-        }) {
-            Ok(w) => w,
-            Err(error) => {
-                if first {
-                    warn!(%error, "cannot set up inotify; polling instead");
-                }
-                return None;
-            }
-        };
-        for (root, recursive) in follower.watch_roots() {
-            let mode = if recursive {
-                RecursiveMode::Recursive
-            } else {
-                RecursiveMode::NonRecursive
-            };
-            if !Path::new(&root).exists() {
-                if first {
-                    info!(root = %root.display(), "directory does not exist yet; polling until it does");
-                }
-                return None;
-            }
-            if let Err(error) = watcher.watch(&root, mode) {
-                if first {
-                    warn!(root = %root.display(), %error, "cannot watch directory; polling instead");
-                }
-                return None;
-            }
-        }
-        Some(watcher)
-    }
-
-    /// Notes a filesystem event; returns true if the globs should be expanded again.
-    fn on_event(&self, event: notify::Result<notify::Event>, r: &mut Reader) -> bool {
-        match event {
-            Ok(event) => {
-                use notify::EventKind::{Create, Modify, Remove};
-                if event.need_rescan() {
-                    r.stats.watcher_errors += 1; // the queue overflowed
-                    warn!("inotify queue overflowed; rescanning");
-                    return true;
-                }
-                if matches!(event.kind, Remove(_))
-                    && event
-                        .paths
-                        .iter()
-                        .any(|p| r.watched.iter().any(|(root, _)| p == root))
-                {
-                    r.root_removed = true; // its watch went with it, whatever comes back
-                }
-                matches!(
-                    event.kind,
-                    Create(_) | Remove(_) | Modify(notify::event::ModifyKind::Name(_))
-                )
-            }
-            Err(error) => {
-                r.stats.watcher_errors += 1;
-                warn!(%error, "inotify error; rescanning");
-                true
-            }
-        }
     }
 
     /// Writes the state file: offsets, what the pipeline held at them, and the counters they
@@ -516,15 +406,6 @@ pub(crate) fn compose_state<'a>(follower: &mut Follower, pipeline: &'a Pipeline)
 }
 
 impl Reader {
-    /// Whether a watched directory is no longer the one watched (deleted, or made anew).
-    fn watched_roots_changed(&self) -> bool {
-        self.root_removed
-            || self
-                .watched
-                .iter()
-                .any(|(root, armed)| std::fs::metadata(root).ok().map(|m| Inode::of(&m)) != *armed)
-    }
-
     /// Publishes the counters for HTTP (when they `changed`, or their lag gauges may have) and
     /// the latest audit records for the recent-denials ring.
     fn publish(&mut self, shared: &Shared, changed: bool) {
@@ -536,13 +417,16 @@ impl Reader {
         let accountant = self.pipeline.accountant();
         let mut run = self.stats.clone();
         run.follow = self.follower.stats();
+        run.watcher_errors = self.watch.stats.errors;
+        run.watcher_fallbacks = self.watch.stats.fallbacks;
+        run.watch_rearms = self.watch.stats.rearms;
         // A path is a label value and shown on `/`: one that holds a secret is `redacted`
         // (lags of paths that become one name are summed, so no series repeats).
         // A path seen before is not scanned again: the redactor remembers recent clean texts.
         let mut lags: std::collections::BTreeMap<String, u64> = Default::default();
         for (path, lag) in std::mem::take(&mut run.follow.files) {
             *lags
-                .entry(crate::account::label_value(&path).to_string())
+                .entry(crate::redact::label_value(&path).to_string())
                 .or_default() += lag;
         }
         run.follow.files = lags.into_iter().collect();
@@ -557,50 +441,5 @@ impl Reader {
         let mut view = shared.view.lock().expect("view lock");
         view.files = files;
         view.recent.extend(&kept);
-    }
-}
-
-pub mod demo {
-    //! `run --demo`: writes the bundled example log, line by line, into a temporary directory,
-    //! again and again with fresh execution ids, so a newcomer sees `/metrics` move.
-
-    use std::io::Write;
-    use std::time::Duration;
-
-    use anyhow::{Context, Result};
-
-    const EXAMPLE: &str = include_str!("../examples/executor.log");
-
-    /// Starts the writer; the directory lives as long as the returned handle.
-    pub fn start() -> Result<tempfile::TempDir> {
-        let dir = tempfile::Builder::new()
-            .prefix("denials-exporter-demo")
-            .tempdir()
-            .context("cannot create the demo directory")?;
-        let path = dir.path().join("executor.log");
-        std::fs::File::create(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        tracing::info!(path = %path.display(), "demo: writing the example log, one line every 300 ms");
-        std::thread::Builder::new()
-            .name("demo-writer".into())
-            .spawn(move || {
-                for round in 0u64.. {
-                    for line in EXAMPLE.lines() {
-                        let line = line
-                            .replace("exec_01", &format!("exec_{round:02}"))
-                            .replace("toolu_01", &format!("toolu_{round:02}"));
-                        let Ok(mut file) = std::fs::OpenOptions::new().append(true).open(&path)
-                        else {
-                            return;
-                        };
-                        if writeln!(file, "{line}").is_err() {
-                            return;
-                        }
-                        std::thread::sleep(Duration::from_millis(300));
-                    }
-                }
-            })
-            .context("cannot start the demo writer")?;
-        Ok(dir)
     }
 }

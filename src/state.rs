@@ -30,10 +30,11 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::account::labels::REDACTED;
-use crate::account::{holds_secret, shared_redactor, AccountState};
+use crate::account::AccountState;
 use crate::input::follow::FileState;
 use crate::input::rejoin::Orphan;
 use crate::pipeline::SourceState;
+use crate::redact::{holds_secret, shared_redactor};
 
 /// A state file that cannot be used.
 #[derive(Debug, Error)]
@@ -205,7 +206,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
-    use crate::input::container::SavedPartial;
+    use crate::input::frame::SavedPartial;
     use crate::input::identity::{Inode, Signature};
     use crate::input::roll::Direction;
 

@@ -23,6 +23,7 @@ fn one_record_per_counted_denial_with_the_documented_schema() {
         .map(String::as_str)
         .collect();
     let want: BTreeSet<&str> = [
+        "audit",
         "time",
         "tool",
         "workflow",
@@ -38,6 +39,12 @@ fn one_record_per_counted_denial_with_the_documented_schema() {
     .into_iter()
     .collect();
     assert_eq!(keys, want);
+    for line in text.lines() {
+        assert!(
+            line.starts_with(r#"{"audit":"permission_denial","#),
+            "the discriminator is the first key: {line}"
+        );
+    }
     let first = &records[0];
     assert_eq!(first["tool"], "Bash");
     assert_eq!(first["reason"], "hook");

@@ -99,6 +99,9 @@ fn the_landing_page_lists_files_and_escapes_recent_denials() {
     assert!(!body.contains("<script"), "{body}");
     assert!(!body.contains("evil<b>"), "{body}");
     assert!(body.contains("<td>Bash</td>") && body.contains(&format!("<td>{wf}</td>")));
+    // Origin is spelled as in the audit log and the API.
+    assert!(body.contains("<td>mid_stream</td>"), "{body}");
+    assert!(!body.contains("mid-stream"), "{body}");
 
     // The same denials as JSON, newest first, unescaped (JSON is not HTML).
     let api = get(exporter.addr, "/api/v1/denials").unwrap();

@@ -22,16 +22,20 @@
 //! records and exemplars show of a field is bounded too: past its bound, only its length
 //! ([`shown`]), so a 1 MB tool name costs no scan.
 //!
-//! **Not here:** parsing (decode), reading files (input), rendering and writing (output).
+//! **Not here:** parsing (decode), reading files (input), writing audit lines (`crate::audit`),
+//! rendering (`crate::exposition`), serving (`crate::web`).
 //!
 //! Cold: per denial or record line.
 
+mod auditing;
 pub mod digest;
 pub mod labels;
 pub mod reconcile;
+mod record;
 pub mod shown;
 mod small_map;
 pub mod spend;
+mod totals;
 
 use std::cell::OnceCell;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -39,14 +43,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::decode::{self, Denial, Event, Format, Record};
-use crate::output::audit::{AuditRecord, Origin};
-use crate::redact::Redactor;
-use crate::vocab::counters::{
-    self as metrics, saturating_add, DenialKey, LineOutcome, Metrics, ModelSeries,
-};
+use crate::decode::{Denial, Event};
+use crate::redact::{holds_secret, label_value, shared_redactor, Redactor};
+use crate::vocab::counters::{self as metrics, DenialKey, LineOutcome, Metrics};
+use crate::vocab::{AuditRecord, Origin};
+use auditing::CountedDenial;
 use labels::{Admission, AdmittedSet, LabelName, Reason};
-use reconcile::{increase, tokens_array, Execution, Executions, Revelation, Totals};
+use reconcile::Executions;
 use shown::Field;
 
 /// Display length of summaries and reasons in audit records, after redaction.
@@ -243,7 +246,7 @@ impl Accountant {
             (None, None) => Reason::Other,
         };
         let mut workflow = denial.workflow.clone();
-        let tool = self.tool_label(&denial.tool);
+        let tool = self.label(LabelName::Tool, &denial.tool);
         if let Some(id) = &denial.execution_id {
             let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
             let (new, evicted) = self.state.executions.with(id, clock, cap, |execution| {
@@ -262,178 +265,35 @@ impl Accountant {
             }
         }
         let workflow = self.workflow_label(workflow.as_deref(), source);
-        self.count_denial(
-            denial_key(&tool, &workflow, reason),
-            1,
-            (
-                denial.execution_id.as_deref(),
-                denial.tool_use_id.as_deref(),
-            ),
-            time,
-        );
-        self.audit_denial(AuditInput {
-            time,
-            tool: &denial.tool,
-            workflow: &workflow,
-            reason,
-            execution_id: denial.execution_id.as_deref(),
-            tool_use_id: denial.tool_use_id.as_deref(),
-            reason_text: denial.reason_text.as_deref(),
-            input_summary: denial.input_summary.as_deref(),
-            source: source.path,
-            origin: Origin::MidStream,
-            format: denial.format,
-            count: 1,
-        });
-        LineOutcome::Counted
-    }
-
-    fn on_record(&mut self, record: Record, source: LineSource<'_>) -> LineOutcome {
-        let time = self.advance_clock(record.time);
-        let (budget, max_tools) = (
-            self.config.limits.max_denials_per_record,
-            self.config.limits.max_tools,
-        );
-        let current = Totals {
-            cost_usd: record.cost_usd.unwrap_or(0.0),
-            duration_seconds: record.duration_seconds.unwrap_or(0.0),
-            turns: record.turns.unwrap_or(0.0),
-            tokens: record.tokens.as_ref().map(tokens_array).unwrap_or_default(),
-            denials: 0,
-            records: 0,
-        };
-        let (revealed, previous, denials_now, workflow, spend) = match &record.execution_id {
-            Some(id) => {
-                let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
-                let (tools, metrics) = (&mut self.state.tools, &mut self.state.metrics);
-                let (applied, evicted) = self.state.executions.with(id, clock, cap, |execution| {
-                    let revealed = execution.reveal(&record.denials, budget, &mut |raw| {
-                        admit(tools, metrics, LabelName::Tool, max_tools, raw)
-                    });
-                    let denials_now = execution.denials_counted();
-                    let previous = execution.last;
-                    let repeated = revealed.revealed.is_empty()
-                        && revealed.clamped == 0
-                        && previous.records > 0
-                        && Totals {
-                            denials: previous.denials,
-                            records: previous.records,
-                            ..current
-                        } == previous;
-                    if repeated {
-                        return None;
-                    }
-                    execution.last = Totals {
-                        denials: denials_now,
-                        records: previous.records + 1,
-                        ..current
-                    };
-                    if record.workflow.is_some() {
-                        execution.workflow = record
-                            .workflow
-                            .as_deref()
-                            .map(|w| label_value(w).to_string());
-                    }
-                    let workflow = record
-                        .workflow
-                        .clone()
-                        .or_else(|| execution.workflow.clone());
-                    let spend =
-                        spend::record_spend(&mut execution.models, &record, &previous, &current);
-                    Some((revealed, previous, denials_now, workflow, spend))
-                });
-                self.state.metrics.evicted_cap += evicted;
-                match applied {
-                    Some(applied) => applied,
-                    None => return LineOutcome::Duplicate,
-                }
-            }
-            None => {
-                // Without a correlation key, every denial the record lists is its own.
-                let (tools, metrics) = (&mut self.state.tools, &mut self.state.metrics);
-                let revealed = Execution::default().reveal(&record.denials, budget, &mut |raw| {
-                    admit(tools, metrics, LabelName::Tool, max_tools, raw)
-                });
-                let n = revealed.total();
-                let previous = Totals::default();
-                let spend =
-                    spend::record_spend(&mut Default::default(), &record, &previous, &current);
-                (revealed, previous, n, record.workflow.clone(), spend)
-            }
-        };
-        let Revelation { revealed, clamped } = revealed;
-        let m = &mut self.state.metrics;
-        m.denials_clamped = m.denials_clamped.saturating_add(clamped);
-        let workflow = self.workflow_label(workflow.as_deref(), source);
-        for denial in &revealed {
-            self.count_denial(
-                denial_key(&denial.tool, &workflow, Reason::Unknown),
-                denial.count,
-                (
-                    record.execution_id.as_deref(),
-                    denial.tool_use_id.as_deref(),
-                ),
-                time,
-            );
-            self.audit_denial(AuditInput {
+        self.book(
+            &tool,
+            CountedDenial {
                 time,
                 tool: &denial.tool,
                 workflow: &workflow,
-                reason: Reason::Unknown,
-                execution_id: record.execution_id.as_deref(),
+                reason,
+                execution_id: denial.execution_id.as_deref(),
                 tool_use_id: denial.tool_use_id.as_deref(),
-                reason_text: None,
+                reason_text: denial.reason_text.as_deref(),
                 input_summary: denial.input_summary.as_deref(),
                 source: source.path,
-                origin: Origin::Record,
-                format: record.format,
-                count: denial.count,
-            });
-        }
-        let spend: Vec<(String, ModelSeries)> = spend
-            .into_iter()
-            .map(|(model, mut s)| {
-                if s.cost_usd > 0.0 {
-                    s.cost_exemplar =
-                        self.exemplar(record.execution_id.as_deref(), None, s.cost_usd, time);
-                }
-                (self.model_label(&model), s)
-            })
-            .collect();
-        let series = self.state.metrics.workflows.entry(workflow).or_default();
-        *series
-            .executions
-            .entry(metrics::outcome_label(record.outcome.as_deref()).to_string())
-            .or_default() += 1;
-        series.cost_usd.observe(
-            metrics::COST_BUCKETS,
-            increase(previous.cost_usd, current.cost_usd),
+                origin: Origin::MidStream,
+                format: denial.format,
+                count: 1,
+            },
         );
-        series.turns.observe(
-            metrics::TURN_BUCKETS,
-            increase(previous.turns, current.turns),
-        );
-        series.duration_seconds.observe(
-            metrics::DURATION_BUCKETS,
-            increase(previous.duration_seconds, current.duration_seconds),
-        );
-        series.denials.observe(
-            metrics::DENIAL_BUCKETS,
-            denials_now.saturating_sub(previous.denials) as f64,
-        );
-        // Tokens by kind are the sum over models, so that both families always agree.
-        for (model, s) in spend {
-            let by_model = series.models.entry(model).or_default();
-            for (i, n) in s.tokens.iter().enumerate() {
-                by_model.tokens[i] = saturating_add(by_model.tokens[i], *n);
-                series.tokens[i] = saturating_add(series.tokens[i], *n);
-            }
-            by_model.cost_usd = saturating_add(by_model.cost_usd, s.cost_usd);
-            if s.cost_exemplar.is_some() {
-                by_model.cost_exemplar = s.cost_exemplar;
-            }
-        }
         LineOutcome::Counted
+    }
+
+    /// Counts a denial under the `tool` label value and writes its audit record.
+    fn book(&mut self, tool: &str, denial: CountedDenial<'_>) {
+        self.count_denial(
+            denial_key(tool, denial.workflow, denial.reason),
+            denial.count,
+            (denial.execution_id, denial.tool_use_id),
+            denial.time,
+        );
+        self.audit_denial(denial);
     }
 
     /// Counts `n` denials under `key`, or under tool and workflow `other` past `--max-series`.
@@ -461,71 +321,24 @@ impl Accountant {
         *count = count.saturating_add(n);
     }
 
-    fn tool_label(&mut self, raw: &str) -> String {
-        let max = self.config.limits.max_tools;
-        admit(
-            &mut self.state.tools,
-            &mut self.state.metrics,
-            LabelName::Tool,
-            max,
-            raw,
-        )
-    }
-
-    fn model_label(&mut self, raw: &str) -> String {
-        let max = self.config.limits.max_models;
-        admit(
-            &mut self.state.models,
-            &mut self.state.metrics,
-            LabelName::Model,
-            max,
-            raw,
-        )
+    /// The `label` value of `raw`, admitting it to its set if there is room.
+    fn label(&mut self, label: LabelName, raw: &str) -> String {
+        let limits = &self.config.limits;
+        let (set, max) = match label {
+            LabelName::Tool => (&mut self.state.tools, limits.max_tools),
+            LabelName::Workflow => (&mut self.state.workflows, limits.max_workflows),
+            LabelName::Model => (&mut self.state.models, limits.max_models),
+        };
+        admit(set, &mut self.state.metrics, label, max, raw)
     }
 
     /// The workflow label: the line's, else the path's capture, else the default.
     fn workflow_label(&mut self, from_line: Option<&str>, source: LineSource<'_>) -> String {
         let raw = from_line
             .or(source.path_workflow)
-            .unwrap_or(&self.config.workflow_default);
-        let raw = raw.to_string();
-        let max = self.config.limits.max_workflows;
-        admit(
-            &mut self.state.workflows,
-            &mut self.state.metrics,
-            LabelName::Workflow,
-            max,
-            &raw,
-        )
-    }
-
-    fn audit_denial(&mut self, input: AuditInput<'_>) {
-        if !self.auditing {
-            return; // nobody reads audit records: skip building (and redacting) them
-        }
-        let source_file = self.excerpt(input.source, AUDIT_TEXT_CHARS);
-        // A field past its bound is shown as its length, unscanned; the rest is redacted whole,
-        // then cut.
-        let mut shown = |field: Field, s: &str| {
-            field
-                .oversized(s)
-                .unwrap_or_else(|| self.excerpt(s, AUDIT_TEXT_CHARS))
-        };
-        let record = AuditRecord {
-            time: decode::time::format_rfc3339(input.time.unwrap_or_else(wall_now)),
-            tool: shown(Field::ToolName, input.tool),
-            workflow: input.workflow.to_string(),
-            reason: input.reason,
-            execution_id: input.execution_id.map(|s| shown(Field::ExecutionId, s)),
-            tool_use_id: input.tool_use_id.map(|s| shown(Field::ToolUseId, s)),
-            decision_reason: input.reason_text.map(|s| shown(Field::DecisionReason, s)),
-            input_summary: input.input_summary.map(|s| shown(Field::InputSummary, s)),
-            source_file,
-            origin: input.origin,
-            format: input.format.as_str(),
-            count: input.count,
-        };
-        self.audit.push(record);
+            .unwrap_or(&self.config.workflow_default)
+            .to_string();
+        self.label(LabelName::Workflow, &raw)
     }
 
     /// Counts executions in the gauge and label-set sizes (for rendering).
@@ -559,21 +372,6 @@ pub struct Gauges {
     pub models_admitted: usize,
 }
 
-struct AuditInput<'a> {
-    time: Option<f64>,
-    tool: &'a str,
-    workflow: &'a str,
-    reason: Reason,
-    execution_id: Option<&'a str>,
-    tool_use_id: Option<&'a str>,
-    reason_text: Option<&'a str>,
-    input_summary: Option<&'a str>,
-    source: &'a str,
-    origin: Origin,
-    format: Format,
-    count: u64,
-}
-
 /// The label value of `raw` in `set`, admitting it if there is room, counted in `metrics`.
 fn admit(
     set: &mut AdmittedSet,
@@ -585,17 +383,6 @@ fn admit(
     let (value, admission) = set.admit(raw, max, holds_secret);
     count_admission(metrics, label, admission);
     value
-}
-
-/// Whether `text` holds a secret the redactor would replace: the label policy (a tool name,
-/// workflow, model or path that holds one is replaced whole by `redacted`).
-pub(crate) fn holds_secret(text: &str) -> bool {
-    shared_redactor().contains_secret(text)
-}
-
-/// `value`, or `redacted` when it holds a secret.
-pub(crate) fn label_value(value: &str) -> &str {
-    shared_redactor().label_value(value)
 }
 
 fn denial_key(tool: &str, workflow: &str, reason: Reason) -> DenialKey {
@@ -627,12 +414,6 @@ fn clip_label(value: &mut Option<String>) {
         v.truncate(cut);
         v.shrink_to_fit();
     }
-}
-
-/// The process's one redactor: compiling the rule set is the costly part, and it never changes.
-pub(crate) fn shared_redactor() -> &'static Redactor {
-    static REDACTOR: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
-    REDACTOR.get_or_init(Redactor::new)
 }
 
 /// Wall-clock seconds since the epoch.

@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use super::digest::Digest;
 use super::small_map::SmallMap;
-use crate::decode::{RecordedDenials, Tokens};
+use super::totals::Totals;
+use crate::decode::RecordedDenials;
 
 /// Tool use ids remembered per execution, at most.
 pub const MAX_IDS_PER_EXECUTION: usize = 10_000;
@@ -41,6 +42,18 @@ pub struct Revealed {
     pub tool_use_id: Option<String>,
     pub input_summary: Option<String>,
     pub count: u64,
+}
+
+impl Revealed {
+    /// `count` denials of `tool` known only by a count (no id, no input).
+    fn counted(tool: String, count: u64) -> Revealed {
+        Revealed {
+            tool,
+            tool_use_id: None,
+            input_summary: None,
+            count,
+        }
+    }
 }
 
 /// What a record revealed, and how many more denials it claimed beyond its budget.
@@ -71,17 +84,6 @@ impl Budget {
         self.clamped = self.clamped.saturating_add(wanted - taken);
         taken
     }
-}
-
-/// The totals of the last record of an execution (running totals for stream-json sessions).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Totals {
-    pub cost_usd: f64,
-    pub duration_seconds: f64,
-    pub turns: f64,
-    pub tokens: [f64; 4],
-    pub denials: u64,
-    pub records: u64,
 }
 
 /// What the accountant knows of one execution.
@@ -204,12 +206,7 @@ impl Execution {
                 for (tool, n) in by_label {
                     let extra = budget.take(self.excess(&tool, n));
                     if extra > 0 {
-                        revealed.push(Revealed {
-                            tool,
-                            tool_use_id: None,
-                            input_summary: None,
-                            count: extra,
-                        });
+                        revealed.push(Revealed::counted(tool, extra));
                     }
                 }
             }
@@ -221,12 +218,7 @@ impl Execution {
                 *counted = counted.saturating_add(wanted);
                 let extra = budget.take(wanted);
                 if extra > 0 {
-                    revealed.push(Revealed {
-                        tool,
-                        tool_use_id: None,
-                        input_summary: None,
-                        count: extra,
-                    });
+                    revealed.push(Revealed::counted(tool, extra));
                 }
             }
             RecordedDenials::None => {}
@@ -388,24 +380,6 @@ impl Executions {
 
     pub fn len(&self) -> usize {
         self.map.len()
-    }
-}
-
-/// Tokens as the array order of [`Totals::tokens`].
-pub fn tokens_array(t: &Tokens) -> [f64; 4] {
-    t.as_array()
-}
-
-/// The increase from `previous` to `current` of a running total; a drop means a new run, whose
-/// whole value is the increase. A drop within rounding (a running total of dollars summed in a
-/// different order, 1e-9 relative) is no change, not a new run.
-pub fn increase(previous: f64, current: f64) -> f64 {
-    if current >= previous {
-        current - previous
-    } else if previous - current <= 1e-9 * previous.abs() {
-        0.0
-    } else {
-        current
     }
 }
 
@@ -598,12 +572,5 @@ mod tests {
         }
         assert!(ex.ids <= MAX_TRACKED_IDS, "{}", ex.ids);
         assert!(evicted >= 10);
-    }
-
-    #[test]
-    fn running_totals_become_increases() {
-        assert_eq!(increase(1.0, 1.5), 0.5);
-        assert_eq!(increase(1.5, 0.25), 0.25);
-        assert_eq!(increase(0.1 + 0.2, 0.3), 0.0, "rounding is not a new run");
     }
 }

@@ -14,7 +14,7 @@
 //! no summary it makes is ever replaced and a reason is held to the same.
 //!
 //! **Not here:** redaction itself (`crate::redact`), the label rules ([`super::labels`]), the
-//! record schema (`crate::output::audit`).
+//! record schema (`crate::vocab::AuditRecord`).
 //!
 //! Cold: per audited denial or exemplar.
 

@@ -17,8 +17,8 @@
 use crate::decode::{ModelSpend, ModelUsage, Record};
 use crate::vocab::counters::ModelSeries;
 
-use super::reconcile::{increase, tokens_array, Totals};
 use super::small_map::SmallMap;
+use super::totals::{increase, tokens_array, Totals};
 
 /// Models remembered per execution, at most (beside the decoder's cap per record).
 pub const MAX_MODELS_PER_EXECUTION: usize = 64;

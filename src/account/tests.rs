@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::config::Fields;
+use crate::decode;
 
 fn account(lines: &[&str]) -> Accountant {
     account_with(Config::default(), lines)

@@ -6,7 +6,7 @@
 //! top-level keys are consulted, so a denial named inside another field, a nested object or an
 //! escaped string is not a denial. Duplicate keys (pino child bindings) resolve to the last value.
 //!
-//! **Not here:** container framing (undone by [`crate::input::container`] before this runs),
+//! **Not here:** container framing (undone by [`crate::input::frame`] before this runs),
 //! deduplication and reconciliation ([`crate::account`]), redaction ([`crate::redact`]).
 //!
 //! Cold: runs only on candidate lines the prefilter found.

@@ -4,21 +4,23 @@
 //!   unfinished tail; it knows the committed offset (the byte after the last whole line).
 //! * [`prefilter`]: the multi-literal search that picks the few lines worth decoding.
 //! * [`readahead`]: reading and picking on a second thread (replay).
-//! * [`container`]: CRI and Docker json-file framing, undone and rejoined.
+//! * [`frame`]: CRI and Docker json-file framing undone, partial chunks joined.
 //! * [`identity`] and [`follow`]: file identity and the live follower (rotation, truncation),
 //!   which hands what it read to a [`follow::Sink`]. Its parts are in `follow/`: `paths` (the
 //!   globs, oldest first), `open` (fresh or from the state), `truncation` (a file rewritten
 //!   under us), `drain` (one file to its end), `report` (state entries and counters).
 //! * [`roll`] and [`rejoin`]: the order of numbered rolls, and lines a writer cut across two.
+//! * [`watch`]: inotify on the roots of the globs, set up again when a root is replaced.
 //!
 //! **Not here:** JSON (decode), counting (account). A leaf: nothing here uses another stage. Nothing in this module parses an application
 //! line or knows what a denial is beyond the literals it was given.
 
 pub mod chunk;
-pub mod container;
 pub mod follow;
+pub mod frame;
 pub mod identity;
 pub mod prefilter;
 pub mod readahead;
 pub mod rejoin;
 pub mod roll;
+pub mod watch;

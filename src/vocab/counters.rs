@@ -1,12 +1,12 @@
-//! Every counted value, its metric name, help text and buckets, in one place.
+//! Every counted value and its buckets.
 //!
 //! [`Metrics`] is plain, serialisable data: [`crate::account::Accountant`] is its only writer, the
 //! state file stores it whole (so counters continue across restarts instead of resetting), and
-//! `crate::output::exposition` renders it. Names follow Prometheus conventions; `docs/metrics.md` is the
-//! reference for operators and must list every family here.
+//! `crate::exposition` renders it.
 //!
-//! **Not here:** deciding what to count ([`crate::account`]), the text format (`crate::output::exposition`),
-//! per-file follower gauges ([`crate::input::follow`]).
+//! **Not here:** metric names and help texts ([`super::families`]), deciding what to count
+//! ([`crate::account`]), the formats (`crate::exposition`), per-file follower gauges
+//! ([`crate::input::follow`]).
 //!
 //! Cold: written per counted event; the per-line counts arrive in batches, once per chunk.
 
@@ -15,16 +15,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::vocab::{LabelName, Reason};
-
-pub const DENIALS: &str = "permission_denials_total";
-pub const EXECUTIONS: &str = "agent_executions_total";
-pub const COST: &str = "agent_execution_cost_usd";
-pub const TOKENS: &str = "agent_tokens_total";
-pub const TOKENS_BY_MODEL: &str = "agent_tokens_by_model_total";
-pub const COST_BY_MODEL: &str = "agent_cost_usd_total";
-pub const TURNS: &str = "agent_execution_turns";
-pub const DURATION: &str = "agent_execution_duration_seconds";
-pub const DENIALS_PER_EXECUTION: &str = "agent_execution_denials";
 
 pub const COST_BUCKETS: &[f64] = &[
     0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0,
@@ -214,16 +204,14 @@ impl Exemplar {
         }
     }
 
-    /// The label pairs, in order.
-    pub fn labels(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        if let Some(id) = &self.execution_id {
-            out.push(("execution_id".to_string(), id.clone()));
-        }
-        if let Some(id) = &self.tool_use_id {
-            out.push(("tool_use_id".to_string(), id.clone()));
-        }
-        out
+    /// The label pairs, in order: `execution_id`, then `tool_use_id`, each when known.
+    pub fn labels(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [
+            ("execution_id", &self.execution_id),
+            ("tool_use_id", &self.tool_use_id),
+        ]
+        .into_iter()
+        .filter_map(|(name, value)| Some((name, value.as_deref()?)))
     }
 }
 
@@ -359,18 +347,11 @@ mod tests {
     fn exemplar_labels_fit_the_openmetrics_limit() {
         let long = "x".repeat(500);
         let e = Exemplar::new(Some(&long), Some(&long), 1.0, 0.0);
-        let chars: usize = e
-            .labels()
-            .iter()
-            .map(|(k, v)| k.len() + v.chars().count())
-            .sum();
+        let chars: usize = e.labels().map(|(k, v)| k.len() + v.chars().count()).sum();
         assert_eq!(chars, MAX_EXEMPLAR_CHARS);
         let e = Exemplar::new(Some("exec_1"), None, 1.0, 0.0);
-        assert_eq!(
-            e.labels(),
-            [("execution_id".to_string(), "exec_1".to_string())]
-        );
-        assert!(Exemplar::new(None, Some(""), 1.0, 0.0).labels().is_empty());
+        assert_eq!(e.labels().collect::<Vec<_>>(), [("execution_id", "exec_1")]);
+        assert_eq!(Exemplar::new(None, Some(""), 1.0, 0.0).labels().count(), 0);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The closed `reason` label set: the SDK's `decision_reason_type` values, plus `user` and
 //! `unknown`.
 //!
-//! **Not here:** classifying free text into a reason (`crate::account::labels::ReasonRules`).
+//! **Not here:** classifying free text into a reason (`crate::config::ReasonRules`).
 
 use serde::{Deserialize, Serialize};
 

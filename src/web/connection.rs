@@ -8,14 +8,14 @@
 //! Invariants: an open connection always holds one permit of the cap, released when its IO is
 //! dropped; the open-connections gauge counts exactly the permits held.
 //!
-//! **Not here:** the accept loop itself and TLS handshakes ([`super::http`]), what is served.
+//! **Not here:** the accept loop itself and TLS handshakes ([`super::server`]), what is served,
+//! the names and help texts of the self-metrics ([`crate::vocab::families`]).
 //!
 //! Cost: per connection and per write, a few atomic operations and one timer reset.
 //!
 //! Limits: by default 256 connections, 10 s to write a response (`--web.max-connections`,
 //! `--web.write-timeout`). Accept back-off starts at 5 ms and doubles to 1 s, like Go's net/http.
 
-use std::fmt::Write as _;
 use std::future::Future as _;
 use std::io;
 use std::pin::Pin;
@@ -29,12 +29,15 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{Instant, Sleep};
 use tracing::{debug, info, warn};
 
+use crate::exposition::{Describe, Emit};
+use crate::vocab::families;
+
 /// The first sleep after a failed `accept`.
 pub const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
 /// The longest sleep between two failed `accept`s.
 pub const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
-/// Counters of the connection layer, rendered after the exposition on `/metrics`.
+/// Counters of the connection layer, served after the counted families on `/metrics`.
 #[derive(Debug, Default)]
 pub struct ConnectionStats {
     open: AtomicU64,
@@ -53,54 +56,35 @@ impl ConnectionStats {
         self.tls_handshake_errors.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The self-metrics in the text exposition format 0.0.4, or as OpenMetrics families (a
-    /// counter family is named without `_total` there, its sample with it; no `# EOF`).
-    pub fn render(&self, openmetrics: bool) -> String {
-        let mut out = String::with_capacity(1024);
-        let families = [
+    /// Counters with every value different, for tests.
+    #[cfg(test)]
+    pub fn busy() -> ConnectionStats {
+        ConnectionStats {
+            open: AtomicU64::new(3),
+            rejected: AtomicU64::new(1),
+            write_timeouts: AtomicU64::new(2),
+            accept_errors: AtomicU64::new(4),
+            tls_handshake_errors: AtomicU64::new(5),
+        }
+    }
+}
+
+/// The connection self-metrics, served after every other family on `/metrics`.
+impl Describe for ConnectionStats {
+    fn describe(&self, out: &mut impl Emit) {
+        for (family, value) in [
+            (families::HTTP_CONNECTIONS_OPEN, &self.open),
+            (families::HTTP_CONNECTIONS_REJECTED, &self.rejected),
+            (families::HTTP_WRITE_TIMEOUTS, &self.write_timeouts),
+            (families::HTTP_ACCEPT_ERRORS, &self.accept_errors),
             (
-                "denials_exporter_http_connections_open",
-                "gauge",
-                "HTTP connections open now.",
-                &self.open,
-            ),
-            (
-                "denials_exporter_http_connections_rejected_total",
-                "counter",
-                "Connections closed at once because --web.max-connections were open.",
-                &self.rejected,
-            ),
-            (
-                "denials_exporter_http_write_timeouts_total",
-                "counter",
-                "Connections closed because a response was not written within --web.write-timeout.",
-                &self.write_timeouts,
-            ),
-            (
-                "denials_exporter_http_accept_errors_total",
-                "counter",
-                "Failed accept() calls (e.g. out of file descriptors); each backs off.",
-                &self.accept_errors,
-            ),
-            (
-                "denials_exporter_http_tls_handshake_errors_total",
-                "counter",
-                "TLS handshakes that failed or timed out.",
+                families::HTTP_TLS_HANDSHAKE_ERRORS,
                 &self.tls_handshake_errors,
             ),
-        ];
-        for (name, kind, help, value) in families {
-            let value = value.load(Ordering::Relaxed);
-            let family = match name.strip_suffix("_total") {
-                Some(family) if openmetrics => family,
-                _ => name,
-            };
-            let _ = write!(
-                out,
-                "# HELP {family} {help}\n# TYPE {family} {kind}\n{name} {value}\n"
-            );
+        ] {
+            out.family(family);
+            out.integer(&[], value.load(Ordering::Relaxed));
         }
-        out
     }
 }
 
@@ -309,6 +293,7 @@ pub fn raise_fd_limit() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exposition::{write, Format};
 
     #[test]
     fn backoff_doubles_from_5ms_to_1s_and_resets() {
@@ -329,8 +314,8 @@ mod tests {
         assert!(cap.admit().is_none());
         drop(a);
         let _c = cap.admit().unwrap();
-        let text = stats.render(false);
-        let om = stats.render(true);
+        let text = write(Format::Text, &*stats, String::new());
+        let om = write(Format::OpenMetrics, &*stats, String::new());
         assert!(om.contains("# TYPE denials_exporter_http_connections_rejected counter\ndenials_exporter_http_connections_rejected_total 1\n"), "{om}");
         assert!(
             text.contains("denials_exporter_http_connections_open 2\n"),
@@ -356,8 +341,7 @@ mod tests {
         let big = vec![b'x'; 1 << 20];
         let error = io.write_all(&big).await.unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::TimedOut);
-        assert!(stats
-            .render(false)
+        assert!(write(Format::Text, &*stats, String::new())
             .contains("denials_exporter_http_write_timeouts_total 1\n"));
     }
 }

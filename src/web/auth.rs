@@ -7,8 +7,8 @@
 //! runtime (health checks) nor take every core; an unknown user is checked against a dummy hash,
 //! so a wrong user name takes as long as a wrong password.
 //!
-//! **Not here:** which paths are protected (all of them: [`super::web`]), the config file
-//! ([`super::web_config`]).
+//! **Not here:** which paths are protected (all of them: [`super::front`]), the config file
+//! ([`super::config`]).
 //!
 //! Cost: a hash and a map look-up per request once cached; the cache holds at most
 //! [`CACHE_ENTRIES`] outcomes, evicting an arbitrary one when full.

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use super::audit::AuditRecord;
+use crate::vocab::AuditRecord;
 
 #[derive(Debug, Default)]
 pub struct RecentDenials {

@@ -164,7 +164,7 @@ fn megabyte_fields_are_shown_as_their_length_and_never_scanned() {
     use crate::account::labels::MAX_LABEL_BYTES;
     use crate::account::shown::MAX_TEXT_BYTES;
     use crate::account::Accountant;
-    use crate::output::audit::{AuditWriter, TestBuffer};
+    use crate::audit::{AuditWriter, TestBuffer};
     use crate::pipeline::{Pipeline, Source};
 
     const N: usize = 3;

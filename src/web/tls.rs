@@ -6,8 +6,8 @@
 //! and `RequireAnyClientCert` only check that the client holds the key of whatever certificate
 //! it sends (as Go's do): they authenticate nobody.
 //!
-//! **Not here:** parsing the config file ([`super::web_config`]), the handshake timeout and the
-//! accept loop ([`super::http`]).
+//! **Not here:** parsing the config file ([`super::config`]), the handshake timeout and the
+//! accept loop ([`super::server`]).
 //!
 //! Cost: cold: everything is loaded at start-up; after that, at most once a second a handshake
 //! checks the certificate files' modification times and reloads them if they changed (the client
@@ -30,7 +30,7 @@ use rustls::{
 
 use tracing::{info, warn};
 
-use super::web_config::{ClientAuth, Pem, TlsSettings, TlsVersion};
+use super::config::{ClientAuth, Pem, TlsSettings, TlsVersion};
 
 /// Why TLS cannot be set up; the message names the file or setting.
 #[derive(Debug, thiserror::Error)]

@@ -9,6 +9,7 @@
 //!
 //! | key | type | meaning |
 //! |---|---|---|
+//! | `audit` | string | always `permission_denial`, and always the first key: it tells audit lines from the exporter's own log when both go to one stream (`--audit-log=-`) |
 //! | `time` | string | log time of the denial (RFC 3339, UTC), else when it was read |
 //! | `tool` | string | tool name as logged (redacted, at most 240 characters) |
 //! | `workflow` | string | the `workflow` label value the denial was counted under |
@@ -20,13 +21,14 @@
 //! | `source_file` | string | the log file it was read from (`-` for stdin) |
 //! | `origin` | string | `mid_stream` (counted as it happened) or `record` (only the execution record revealed it) |
 //! | `format` | string | `pino`, `stream_json`, `claude_code_hook` or `agent_cli_hook` |
+//! | `count` | number | only when not 1: how many denials a record's per-tool count or total stands for |
 //!
 //! A field past its bound is its length instead, with nothing of its content:
 //! `<tool name of 1000003 bytes>` for a tool name, execution id or tool use id past 128 bytes (the
 //! label bound), `<decision reason of N bytes>` or `<input summary of N bytes>` past 64 KiB.
 //!
-//! Each record is written by hand into one reused line buffer (the same bytes `serde_json` makes
-//! of an [`AuditRecord`], which the HTTP answers still use) and buffered; the pipeline flushes
+//! Each record is written by hand into one reused line buffer (the discriminator, then the same
+//! bytes `serde_json` makes of an [`AuditRecord`], which the HTTP answers use) and buffered; the pipeline flushes
 //! after each region of a followed file (before its offsets can be saved), a replay as the
 //! buffer fills and at the end.
 //!
@@ -36,42 +38,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use serde::Serialize;
 use tracing::warn;
 
-use crate::vocab::Reason;
-
-/// How a denial came to be counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Origin {
-    MidStream,
-    Record,
-}
-
-/// One counted denial, redacted.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AuditRecord {
-    pub time: String,
-    pub tool: String,
-    pub workflow: String,
-    pub reason: Reason,
-    pub execution_id: Option<String>,
-    pub tool_use_id: Option<String>,
-    pub decision_reason: Option<String>,
-    pub input_summary: Option<String>,
-    pub source_file: String,
-    pub origin: Origin,
-    pub format: &'static str,
-    /// How many denials this record stands for: 1, except for a record's per-tool count or
-    /// total, which reveals its denials as one record (written only when not 1).
-    #[serde(skip_serializing_if = "is_one")]
-    pub count: u64,
-}
-
-fn is_one(n: &u64) -> bool {
-    *n == 1
-}
+use crate::vocab::AuditRecord;
 
 /// Where audit lines go. Lines are buffered: [`AuditWriter::flush`] writes them out, and so
 /// does dropping the writer (a failure then is logged).
@@ -148,8 +117,11 @@ impl Drop for AuditWriter {
     }
 }
 
-/// Appends `record` as one JSON object and a newline: the keys and bytes `serde_json` writes
-/// for it (`records_are_written_as_serde_writes_them` checks every field and escape).
+/// The first key of every audit line: what a log stack selects audit lines by.
+const DISCRIMINATOR: &[u8] = b"{\"audit\":\"permission_denial\"";
+
+/// Appends `record` as one JSON object and a newline: the discriminator, then the keys and
+/// bytes `serde_json` writes for it (`records_are_written_as_serde_writes_them` checks every field and escape).
 fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
     let text = |out: &mut Vec<u8>, key: &str, value: &str| {
         out.extend_from_slice(key.as_bytes());
@@ -162,7 +134,8 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
             None => out.extend_from_slice(b"null"),
         }
     };
-    text(out, "{\"time\":", &record.time);
+    out.extend_from_slice(DISCRIMINATOR);
+    text(out, ",\"time\":", &record.time);
     text(out, ",\"tool\":", &record.tool);
     text(out, ",\"workflow\":", &record.workflow);
     text(out, ",\"reason\":", record.reason.as_str());
@@ -171,13 +144,9 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
     optional(out, ",\"decision_reason\":", &record.decision_reason);
     optional(out, ",\"input_summary\":", &record.input_summary);
     text(out, ",\"source_file\":", &record.source_file);
-    let origin = match record.origin {
-        Origin::MidStream => "mid_stream",
-        Origin::Record => "record",
-    };
-    text(out, ",\"origin\":", origin);
+    text(out, ",\"origin\":", record.origin.as_str());
     text(out, ",\"format\":", record.format);
-    if !is_one(&record.count) {
+    if record.count != 1 {
         out.extend_from_slice(format!(",\"count\":{}", record.count).as_bytes());
     }
     out.extend_from_slice(b"}\n");
@@ -263,6 +232,7 @@ impl Write for TestBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::{Origin, Reason};
 
     #[test]
     fn resuming_cuts_records_written_after_the_snapshot() {
@@ -274,6 +244,16 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"{\"a\":1}\n");
         let writer = AuditWriter::open_at(&path, Some(100)).unwrap();
         assert_eq!(writer.file_len(), Some(8), "never extends");
+    }
+
+    /// The discriminator, then the record as `serde_json` writes it, and a newline.
+    fn as_serde_writes_it(record: &AuditRecord) -> Vec<u8> {
+        let serde = serde_json::to_vec(record).unwrap();
+        let mut line = DISCRIMINATOR.to_vec();
+        line.push(b',');
+        line.extend_from_slice(&serde[1..]);
+        line.push(b'\n');
+        line
     }
 
     fn record(text: &str, optional: Option<String>, count: u64) -> AuditRecord {
@@ -303,8 +283,7 @@ mod tests {
             let record = record(&text, optional, count);
             let mut hand = Vec::new();
             write_record(&mut hand, &record);
-            let mut serde = serde_json::to_vec(&record).unwrap();
-            serde.push(b'\n');
+            let serde = as_serde_writes_it(&record);
             proptest::prop_assert_eq!(String::from_utf8(hand).unwrap(), String::from_utf8(serde).unwrap());
         }
     }
@@ -318,8 +297,7 @@ mod tests {
         let record = record(&text, Some(text.clone()), 7);
         let mut hand = Vec::new();
         write_record(&mut hand, &record);
-        let mut serde = serde_json::to_vec(&record).unwrap();
-        serde.push(b'\n');
+        let serde = as_serde_writes_it(&record);
         assert_eq!(
             String::from_utf8(hand).unwrap(),
             String::from_utf8(serde).unwrap()
@@ -346,6 +324,7 @@ mod tests {
         assert_eq!(serde_json::to_string(&record).unwrap(), want);
         let mut line = Vec::new();
         write_record(&mut line, &record);
-        assert_eq!(String::from_utf8(line).unwrap(), format!("{want}\n"));
+        let audit = r#"{"audit":"permission_denial","time":"2026-06-12T08:00:00.139Z","tool":"Bash","workflow":"review","reason":"hook","execution_id":"exec_1","tool_use_id":null,"decision_reason":"PreToolUse hook denied","input_summary":"git push --force","source_file":"/var/log/executor/app.log","origin":"mid_stream","format":"pino"}"#;
+        assert_eq!(String::from_utf8(line).unwrap(), format!("{audit}\n"));
     }
 }

@@ -7,13 +7,12 @@
 //! anything a label or id can be (bad charset, too long, an unknown reason, a malformed time), an
 //! unknown or repeated parameter, is an error of one sentence, answered with 400.
 //!
-//! **Not here:** the ring itself ([`super::recent`]), HTTP ([`super::http`]), redaction (the
+//! **Not here:** the ring itself ([`super::recent`]), HTTP ([`super::routes`]), redaction (the
 //! records arrive redacted).
 
-use super::audit::AuditRecord;
 use crate::account::labels::is_valid_label;
 use crate::decode::time::parse_rfc3339;
-use crate::vocab::Reason;
+use crate::vocab::{AuditRecord, Reason};
 
 /// The parameters, in the order the error message lists them.
 const KNOWN: [&str; 6] = [
@@ -180,7 +179,7 @@ fn percent_decode(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::audit::Origin;
+    use crate::vocab::Origin;
 
     fn record(tool: &str, workflow: &str, reason: Reason, exec: &str, time: &str) -> AuditRecord {
         AuditRecord {

@@ -1,4 +1,4 @@
-//! Hostile input through the whole line path (`Pipeline::lines` → prefilter → container unwrap →
+//! Hostile input through the whole line path (`Pipeline::lines` → prefilter → frame →
 //! decode → account), as property tests: the fuzzing deliverable of issue #9.
 //!
 //! Owns the drivers ([`feed`], [`feed_by_line`]), the invariants every input must keep

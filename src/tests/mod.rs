@@ -1,0 +1,11 @@
+//! The test-only trees that drive the whole line path, kept out of the stage modules:
+//!
+//! * [`exactly_once`]: seeded schedules of writer operations, rotations and crashes against a
+//!   model of what was written; every denial must be counted once.
+//! * [`hostile`]: generated and kept hostile inputs, with memory and work bounds asserted.
+//!
+//! Unit tests stay at the bottom of the file they test; integration tests that run the built
+//! binary are in `tests/`.
+
+mod exactly_once;
+mod hostile;

@@ -1,0 +1,65 @@
+//! The record of one counted denial: what account builds and every output reads (the audit
+//! stream, the recent-denials ring, the landing page, `/api/v1/denials`).
+//!
+//! Owns the record's fields and [`Origin`]'s one spelling. Every text field arrives redacted,
+//! or replaced whole by its length when past its bound. **Not here:** building a record
+//! (`crate::account`), writing one (`crate::audit`), showing one (`crate::web`).
+
+use serde::Serialize;
+
+use crate::vocab::Reason;
+
+/// How a denial came to be counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    MidStream,
+    Record,
+}
+
+impl Origin {
+    /// The spelling in the audit log, the denials API and the landing page alike.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::MidStream => "mid_stream",
+            Origin::Record => "record",
+        }
+    }
+}
+
+/// One counted denial, redacted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditRecord {
+    pub time: String,
+    pub tool: String,
+    pub workflow: String,
+    pub reason: Reason,
+    pub execution_id: Option<String>,
+    pub tool_use_id: Option<String>,
+    pub decision_reason: Option<String>,
+    pub input_summary: Option<String>,
+    pub source_file: String,
+    pub origin: Origin,
+    pub format: &'static str,
+    /// How many denials this record stands for: 1, except for a record's per-tool count or
+    /// total, which reveals its denials as one record (written only when not 1).
+    #[serde(skip_serializing_if = "is_one")]
+    pub count: u64,
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origin_has_one_spelling() {
+        for origin in [Origin::MidStream, Origin::Record] {
+            let serde = serde_json::to_string(&origin).unwrap();
+            assert_eq!(serde, format!("\"{}\"", origin.as_str()));
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! Every metric family the exporter serves: its name, help text and type, in one place.
+//!
+//! Owns the names and help texts of the counted families (filled from [`super::counters`]), the
+//! exporter's own families, the live follower's and the HTTP connections'. `docs/metrics.md` is
+//! the reference for operators and lists every family here; a test holds the two together.
+//! Names follow Prometheus conventions; self-metrics are `denials_exporter_<name>_<unit>`.
+//!
+//! **Not here:** which samples a family has and in what order (`crate::exposition`), the
+//! values (`super::counters`, the follower, the web server), bucket bounds
+//! (`super::counters`).
+
+/// A family's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Counter,
+    Gauge,
+    Histogram,
+}
+
+/// One metric family as served: name (a counter's ends in `_total`), help text, type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Family {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub kind: Kind,
+}
+
+const fn family(name: &'static str, help: &'static str, kind: Kind) -> Family {
+    Family { name, help, kind }
+}
+
+use Kind::{Counter, Gauge, Histogram};
+
+// What is counted.
+pub const DENIALS: Family = family(
+    "permission_denials_total",
+    "Denied tool calls, each counted exactly once.",
+    Counter,
+);
+pub const EXECUTIONS: Family = family(
+    "agent_executions_total",
+    "Agent executions completed, by SDK result subtype.",
+    Counter,
+);
+pub const COST: Family = family(
+    "agent_execution_cost_usd",
+    "Cost of one agent execution in US dollars.",
+    Histogram,
+);
+pub const TOKENS: Family = family(
+    "agent_tokens_total",
+    "Tokens used by agent executions, by kind.",
+    Counter,
+);
+pub const TOKENS_BY_MODEL: Family = family(
+    "agent_tokens_by_model_total",
+    "Tokens used by agent executions, by kind and model (from the SDK's modelUsage).",
+    Counter,
+);
+pub const COST_BY_MODEL: Family = family(
+    "agent_cost_usd_total",
+    "Cost of agent executions in US dollars, by model (from the SDK's modelUsage).",
+    Counter,
+);
+pub const TURNS: Family = family(
+    "agent_execution_turns",
+    "Turns of one agent execution.",
+    Histogram,
+);
+pub const DURATION: Family = family(
+    "agent_execution_duration_seconds",
+    "Wall time of one agent execution in seconds.",
+    Histogram,
+);
+pub const DENIALS_PER_EXECUTION: Family = family(
+    "agent_execution_denials",
+    "Permission denials recorded per agent execution.",
+    Histogram,
+);
+
+// The exporter's own, in `replay` and `run` alike.
+pub const BUILD_INFO: Family = family(
+    "denials_exporter_build_info",
+    "Build information; always 1.",
+    Gauge,
+);
+pub const READ_BYTES: Family = family(
+    "denials_exporter_read_bytes_total",
+    "Bytes read from log files.",
+    Counter,
+);
+pub const LINES: Family = family(
+    "denials_exporter_lines_total",
+    "Lines read, by outcome.",
+    Counter,
+);
+pub const REDACTIONS: Family = family(
+    "denials_exporter_redactions_total",
+    "Secrets replaced before leaving the exporter, by kind.",
+    Counter,
+);
+pub const LABEL_OVERFLOW: Family = family(
+    "denials_exporter_label_overflow_total",
+    "Label values mapped to \"other\" because the label hit its cap.",
+    Counter,
+);
+pub const LABEL_INVALID: Family = family(
+    "denials_exporter_label_invalid_total",
+    "Label values mapped to \"invalid\" by the charset and length rule.",
+    Counter,
+);
+pub const LABEL_REDACTED: Family = family(
+    "denials_exporter_label_redacted_total",
+    "Label values replaced by \"redacted\" because they held a secret.",
+    Counter,
+);
+pub const LABEL_VALUES: Family = family(
+    "denials_exporter_label_values",
+    "Distinct admitted label values.",
+    Gauge,
+);
+pub const EXECUTIONS_TRACKED: Family = family(
+    "denials_exporter_executions_tracked",
+    "Executions held for reconciliation.",
+    Gauge,
+);
+pub const EXECUTIONS_EVICTED: Family = family(
+    "denials_exporter_executions_evicted_total",
+    "Executions whose reconciliation state was dropped, by cause.",
+    Counter,
+);
+pub const SERIES_OVERFLOW: Family = family(
+    "denials_exporter_series_overflow_total",
+    "Denials counted under tool and workflow other because --max-series was reached.",
+    Counter,
+);
+pub const RECORD_DENIALS_CLAMPED: Family = family(
+    "denials_exporter_record_denials_clamped_total",
+    "Denials execution records claimed beyond --max-denials-per-record, not counted.",
+    Counter,
+);
+pub const TIMES_REJECTED: Family = family(
+    "denials_exporter_times_rejected_total",
+    "Log times further ahead of the wall clock than --max-clock-skew, taken as no time.",
+    Counter,
+);
+pub const LAST_EVENT_TIMESTAMP: Family = family(
+    "denials_exporter_last_event_timestamp_seconds",
+    "Log time of the last counted event; the read time for lines without one (stream-json).",
+    Gauge,
+);
+
+// The live follower's (`run` only).
+pub const FILES_FOLLOWED: Family = family(
+    "denials_exporter_files_followed",
+    "Files currently followed.",
+    Gauge,
+);
+pub const FILE_LAG: Family = family(
+    "denials_exporter_file_lag_bytes",
+    "Bytes written to a followed file but not yet read.",
+    Gauge,
+);
+pub const ROTATIONS: Family = family(
+    "denials_exporter_rotations_total",
+    "Rotations seen (rename, numbered roll, deletion).",
+    Counter,
+);
+pub const TRUNCATIONS: Family = family(
+    "denials_exporter_truncations_total",
+    "Truncations seen (copytruncate).",
+    Counter,
+);
+pub const FILES_UNOPENABLE: Family = family(
+    "denials_exporter_files_unopenable",
+    "Paths the globs match that cannot be opened now (permissions, the fd limit).",
+    Gauge,
+);
+pub const LINES_REJOINED: Family = family(
+    "denials_exporter_lines_rejoined_total",
+    "Lines a writer cut across two rolled files, joined again.",
+    Counter,
+);
+pub const FILE_ERRORS: Family = family(
+    "denials_exporter_file_errors_total",
+    "Errors on followed files, by kind.",
+    Counter,
+);
+pub const WATCHER_ERRORS: Family = family(
+    "denials_exporter_watcher_errors_total",
+    "inotify errors and queue overflows.",
+    Counter,
+);
+pub const WATCHER_FALLBACKS: Family = family(
+    "denials_exporter_watcher_fallbacks_total",
+    "Switches from inotify to polling.",
+    Counter,
+);
+pub const WATCH_REARMS: Family = family(
+    "denials_exporter_watch_rearms_total",
+    "inotify watches set up again because a watched directory was deleted or replaced.",
+    Counter,
+);
+pub const INOTIFY_WATCHING: Family = family(
+    "denials_exporter_inotify_watching",
+    "1 while inotify watches are armed; 0 while only the periodic stat finds changes.",
+    Gauge,
+);
+pub const STATE_WRITES: Family = family(
+    "denials_exporter_state_writes_total",
+    "State-file writes, by result.",
+    Counter,
+);
+pub const STATE_LAST_WRITE: Family = family(
+    "denials_exporter_state_last_write_timestamp_seconds",
+    "When the state file was last written.",
+    Gauge,
+);
+
+// The HTTP server's (`run` only), after everything else on `/metrics`.
+pub const HTTP_CONNECTIONS_OPEN: Family = family(
+    "denials_exporter_http_connections_open",
+    "HTTP connections open now.",
+    Gauge,
+);
+pub const HTTP_CONNECTIONS_REJECTED: Family = family(
+    "denials_exporter_http_connections_rejected_total",
+    "Connections closed at once because --web.max-connections were open.",
+    Counter,
+);
+pub const HTTP_WRITE_TIMEOUTS: Family = family(
+    "denials_exporter_http_write_timeouts_total",
+    "Connections closed because a response was not written within --web.write-timeout.",
+    Counter,
+);
+pub const HTTP_ACCEPT_ERRORS: Family = family(
+    "denials_exporter_http_accept_errors_total",
+    "Failed accept() calls (e.g. out of file descriptors); each backs off.",
+    Counter,
+);
+pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
+    "denials_exporter_http_tls_handshake_errors_total",
+    "TLS handshakes that failed or timed out.",
+    Counter,
+);
+
+/// Every family, in exposition order (what the tests hold the docs to).
+#[cfg(test)]
+pub const ALL: [Family; 41] = [
+    DENIALS,
+    EXECUTIONS,
+    COST,
+    TOKENS,
+    TOKENS_BY_MODEL,
+    COST_BY_MODEL,
+    TURNS,
+    DURATION,
+    DENIALS_PER_EXECUTION,
+    BUILD_INFO,
+    READ_BYTES,
+    LINES,
+    REDACTIONS,
+    LABEL_OVERFLOW,
+    LABEL_INVALID,
+    LABEL_REDACTED,
+    LABEL_VALUES,
+    EXECUTIONS_TRACKED,
+    EXECUTIONS_EVICTED,
+    SERIES_OVERFLOW,
+    RECORD_DENIALS_CLAMPED,
+    TIMES_REJECTED,
+    LAST_EVENT_TIMESTAMP,
+    FILES_FOLLOWED,
+    FILE_LAG,
+    ROTATIONS,
+    TRUNCATIONS,
+    FILES_UNOPENABLE,
+    LINES_REJOINED,
+    FILE_ERRORS,
+    WATCHER_ERRORS,
+    WATCHER_FALLBACKS,
+    WATCH_REARMS,
+    INOTIFY_WATCHING,
+    STATE_WRITES,
+    STATE_LAST_WRITE,
+    HTTP_CONNECTIONS_OPEN,
+    HTTP_CONNECTIONS_REJECTED,
+    HTTP_WRITE_TIMEOUTS,
+    HTTP_ACCEPT_ERRORS,
+    HTTP_TLS_HANDSHAKE_ERRORS,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_counters_end_in_total() {
+        let mut names: Vec<&str> = ALL.iter().map(|f| f.name).collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "a name is used twice");
+        for f in ALL {
+            assert_eq!(
+                f.kind == Kind::Counter,
+                f.name.ends_with("_total"),
+                "{}",
+                f.name
+            );
+        }
+    }
+
+    #[test]
+    fn docs_metrics_md_lists_every_family() {
+        let doc = include_str!("../../docs/metrics.md");
+        let mut missing: Vec<&str> = ALL
+            .iter()
+            .map(|f| f.name)
+            .filter(|name| !doc.contains(&format!("`{name}`")))
+            .collect();
+        missing.sort_unstable();
+        assert!(
+            missing.is_empty(),
+            "docs/metrics.md does not list {missing:?}"
+        );
+    }
+}
