@@ -293,6 +293,10 @@ impl ReadLoop {
         };
         r.stats.inotify = watcher.is_some();
         r.follower.scan(&mut r.pipeline);
+        // The first state write, as soon as the offsets to start from are known: a crash from
+        // now on restarts from a state, never fresh (a fresh start cannot find the files rotated
+        // out of the globs since). A failure is counted and logged; the interval tries again.
+        let _ = self.save(&mut r);
         r.follower.read_all(&mut r.pipeline);
         r.publish(shared, true);
         shared.ready.store(true, Ordering::Release);

@@ -19,7 +19,8 @@
 //!
 //! `EXACTLY_ONCE_SCHEDULES=N` runs N schedules (default [`DEFAULT_SCHEDULES`]);
 //! `EXACTLY_ONCE_SEED=S` replays the one seed S (a failure prints its seed and its schedule);
-//! `EXACTLY_ONCE_TRACE=1` prints every step with the counts and the model's files. With
+//! `EXACTLY_ONCE_TRACE=1` prints every step with the counts and the model's files, and the
+//! follower's log. With
 //! `--nocapture`, a summary of what the schedules exercised.
 //!
 //! **Not here:** inotify and the run loop's timing (`crate::run`): a wake-up is what matters.
@@ -191,6 +192,12 @@ fn known_limitations() -> Vec<(&'static str, u64, Vec<Op>)> {
 /// when there is one: state writes fsync); `Err` carries the seed, what went wrong and the
 /// schedule.
 fn run_seed(seed: u64, ops: Option<&[Op]>) -> Result<Tally, String> {
+    if std::env::var_os("EXACTLY_ONCE_TRACE").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter("denials_exporter=debug")
+            .with_test_writer()
+            .try_init();
+    }
     let shm = std::path::Path::new("/dev/shm");
     let dir = if shm.is_dir() {
         tempfile::tempdir_in(shm)

@@ -27,7 +27,9 @@
 //! The parts, in the order a wake-up meets them:
 //!
 //! * [`paths`]: which paths the globs match, oldest first; where a rotated file went.
-//! * [`open`]: starting to follow a file, fresh or from its state entry.
+//! * [`open`]: starting to follow a file, fresh or from its state entry, or, at a restart,
+//!   wherever in its directory the entry's file now is.
+//! * [`finish`]: a state entry's file found only compressed, read from its `.gz`.
 //! * [`truncation`]: noticing that a followed file was truncated or rewritten.
 //! * [`drain`]: reading one file to its end, and judging its first line against a predecessor.
 //! * [`report`]: what the follower shows of itself between reads: its state-file entries and
@@ -40,6 +42,7 @@
 //! hot inside [`Follower::read_all`].
 
 mod drain;
+mod finish;
 mod open;
 mod paths;
 mod report;
@@ -153,6 +156,17 @@ pub struct FileState {
     /// target): what an orphan of its fragment is judged by if the file is gone at the restart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequence_path: Option<String>,
+    /// The path it was followed under when that was not `path` (it was found renamed at a
+    /// restart): a new file there continues it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_path: Option<String>,
+}
+
+impl FileState {
+    /// The path a new file continuing this one appears at.
+    pub fn first_path(&self) -> &str {
+        self.first_path.as_deref().unwrap_or(&self.path)
+    }
 }
 
 /// What the follower saves: its files and the orphan fragments.
@@ -176,6 +190,12 @@ pub struct FollowStats {
     pub rejoined: u64,
     /// Paths the globs match now that cannot be opened (permissions, the fd limit).
     pub unopenable: u64,
+    /// Files a glob matched that start with the gzip magic bytes: never read as lines.
+    pub compressed_skipped: u64,
+    /// State entries whose file was found only compressed at a restart, finished from the `.gz`.
+    pub compressed_finished: u64,
+    /// State entries dropped at a restart: no file in their directory had their identity.
+    pub state_entries_dropped: u64,
 }
 
 /// One followed file.
@@ -206,6 +226,10 @@ struct Followed {
     head_unjudged: bool,
     /// A successor's head was judged against this file's fragment.
     superseded: bool,
+    /// The fragment of the state entry it was resumed from, at that offset: what a state
+    /// written before it is read again must keep (the bytes are in the file, not yet in the
+    /// buffer).
+    resumed_fragment: Option<(u64, Vec<u8>)>,
 }
 
 /// Follows the files matching the patterns.
@@ -228,6 +252,8 @@ pub struct Follower {
     unopenable: BTreeSet<PathBuf>,
     /// Files that may be open at once, from the open files limit at the last scan.
     fd_budget: usize,
+    /// Files the globs match that are compressed (skipped, counted once each).
+    compressed: BTreeSet<Inode>,
 }
 
 impl Follower {
@@ -250,6 +276,7 @@ impl Follower {
             stats: FollowStats::default(),
             unopenable: BTreeSet::new(),
             fd_budget: fd_budget(),
+            compressed: BTreeSet::new(),
         }
     }
 
@@ -288,6 +315,9 @@ impl Follower {
             }
             let inode = Inode::of(&meta);
             present.insert(inode);
+            if self.compressed.contains(&inode) {
+                continue;
+            }
             if let Some(f) = self.files.iter_mut().find(|f| f.inode == inode) {
                 if f.rotated {
                     f.rotated = false; // it came back under a matching name
@@ -307,6 +337,7 @@ impl Follower {
                 present.insert(opened);
             }
         }
+        self.compressed.retain(|inode| present.contains(inode));
         for f in &mut self.files {
             if !f.rotated && !present.contains(&f.inode) {
                 f.rotated = true;
@@ -360,6 +391,13 @@ impl Follower {
                 sink.reset(f.id);
                 read = reading.drain(f, sink);
             }
+            if read.compressed {
+                // Created empty and then written compressed (gzip at work): never lines.
+                let f = self.files.remove(i);
+                self.skip_compressed(f.inode, &f.path);
+                sink.closed(f.id);
+                continue;
+            }
             let grew = read.grew;
             if let Ok(meta) = f.file.metadata() {
                 f.size = meta.len();
@@ -404,6 +442,14 @@ impl Follower {
             }
         }
         sink.closed(f.id);
+    }
+
+    /// A file a glob matched turned out compressed: it is skipped, and counted once.
+    fn skip_compressed(&mut self, inode: Inode, path: &Path) {
+        if self.compressed.insert(inode) {
+            self.stats.compressed_skipped += 1;
+            debug!(path = %path.display(), "compressed file (gzip magic bytes); not read as lines");
+        }
     }
 
     fn keep_orphan(&mut self, orphan: Orphan, sink: &mut impl Sink) {

@@ -1,7 +1,7 @@
 //! Reading one file to its end, handing every complete line up as it goes.
 //!
-//! Owns [`Reading`]: one pass over one file, which stops at its end, at the stop flag, or when
-//! the file's first bytes changed under the read; and the judgement of a file's first line
+//! Owns [`Reading`]: one pass over one file, which stops at its end, at the stop flag, when
+//! the file's first bytes changed under the read, or when they turn out to be gzip's; and the judgement of a file's first line
 //! against its predecessor's fragment, or an orphan's ([`crate::input::rejoin`]).
 //!
 //! **Not here:** deciding a file was truncated ([`super::truncation`]), letting go of a drained
@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tracing::warn;
 
 use super::{FollowStats, Followed, Sink};
+use crate::input::compressed::is_gzip;
 use crate::input::rejoin::{self, Orphan, Verdict};
 use crate::input::roll::{Directions, Sequence};
 
@@ -41,15 +42,24 @@ impl Reading<'_> {
                     warn!(path = %f.path.display(), %error, "cannot read log file");
                     return Drain {
                         grew,
-                        rewritten: false,
+                        ..Drain::default()
                     };
                 }
             };
+            let from = f.read_pos;
             f.read_pos += filled.read as u64;
+            // Once, when its first two bytes arrive: a compressed file is never read as lines.
+            if from < 2 && f.read_pos >= 2 && is_gzip(&f.file) {
+                return Drain {
+                    grew,
+                    compressed: true,
+                    ..Drain::default()
+                };
+            }
             if filled.read == 0 && filled.oversized == 0 && f.buffer.lines().is_empty() {
                 return Drain {
                     grew,
-                    rewritten: false,
+                    ..Drain::default()
                 };
             }
             // The bytes just read count only if the file still starts as it did: a copytruncate
@@ -59,6 +69,7 @@ impl Reading<'_> {
                 return Drain {
                     grew,
                     rewritten: true,
+                    ..Drain::default()
                 };
             }
             grew = true;
@@ -79,7 +90,7 @@ impl Reading<'_> {
             if filled.read == 0 || self.stop.load(Ordering::Acquire) {
                 return Drain {
                     grew,
-                    rewritten: false,
+                    ..Drain::default()
                 };
             }
         }
@@ -175,9 +186,12 @@ fn tail_len(line: &[u8], head: Option<&[u8]>) -> usize {
 }
 
 /// What reading a file to its end found.
+#[derive(Default)]
 pub(super) struct Drain {
     /// Something was read.
     pub(super) grew: bool,
     /// The file's first bytes changed under the read: what was read was not handed up.
     pub(super) rewritten: bool,
+    /// The file starts with the gzip magic bytes: nothing was handed up.
+    pub(super) compressed: bool,
 }

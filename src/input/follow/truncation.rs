@@ -50,6 +50,7 @@ pub(super) fn check_truncation(
     f.drained_since = None;
     f.edge = None;
     f.head_unjudged = false; // new content, not the rest of anything
+    f.resumed_fragment = None;
     f.signature = Signature::of(&f.file).unwrap_or(Signature { len: 0, hash: 0 });
     if f.file.seek(SeekFrom::Start(0)).is_err() {
         stats.file_errors_read += 1;
