@@ -286,6 +286,12 @@ impl Follower {
         (self.files.len(), self.orphans.len())
     }
 
+    /// How many files were ever followed (each one opened, resumed or finished from its `.gz`):
+    /// a change means the state has files to learn.
+    pub fn opened(&self) -> u64 {
+        self.next_id - 1
+    }
+
     /// The directories to watch: the part of each pattern before its first glob character.
     pub fn watch_roots(&self) -> Vec<(PathBuf, bool)> {
         self.config.patterns.iter().map(|p| watch_root(p)).collect()

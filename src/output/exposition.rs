@@ -376,6 +376,24 @@ fn describe_run(r: &RunStats, out: &mut impl Emit) {
     ] {
         out.single(name, help, kind, value);
     }
+    // Compressed files and state entries dropped at a restart (the rotation-identity block).
+    out.by_label(
+        "denials_exporter_compressed_files_total",
+        "Compressed files met: skipped (a glob matched a gzip file; never read as lines), or \
+         finished (a saved file found only as its .gz at a restart, read from its saved offset).",
+        Kind::Counter,
+        "action",
+        &[
+            ("skipped", r.follow.compressed_skipped as f64),
+            ("finished", r.follow.compressed_finished as f64),
+        ],
+    );
+    out.single(
+        "denials_exporter_state_entries_dropped_total",
+        "State-file entries dropped at a restart: no file in their directory had their identity.",
+        Kind::Counter,
+        r.follow.state_entries_dropped as f64,
+    );
     out.by_label(
         "denials_exporter_file_errors_total",
         "Errors on followed files, by kind.",

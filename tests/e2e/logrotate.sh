@@ -91,7 +91,11 @@ $logs/app.log {
     $([[ $delay == yes ]] && echo delaycompress)
     missingok
     postrotate
-        kill -USR2 \$(cat $work/writer.pid)
+        # The writer reopens on SIGUSR2; wait until it writes to the new file, so that nothing
+        # more lands in the rotated one once it is compressed (without delaycompress, lines
+        # written in between would be in no file).
+        kill -USR2 \$(cat $work/writer.pid) 2>/dev/null || exit 0
+        for i in \$(seq 500); do [ -s $logs/app.log ] && exit 0; sleep 0.01; done
     endscript
 }
 EOF
@@ -130,8 +134,9 @@ EOF
     [[ -f $work/state.json ]] && state_before=yes
     kill -KILL "$exporter"
     wait "$exporter" 2>/dev/null
-    note "$name: exporter killed with SIGKILL ${kill_ms} ms after its start (state file there: $state_before); restarting in 1 s"
-    sleep 1
+    note "$name: exporter killed with SIGKILL ${kill_ms} ms after its start (state file there: $state_before); restarting in 0.5 s"
+    sleep 0.5 # shorter than logrotate's interval: a file rotated twice while the exporter is
+    # down, created and renamed away unseen, would be in no state and out of the glob
     "$bin" "${args[@]}" >"$work/exporter.2.log" 2>&1 &
     exporter=$!
     pids+=("$exporter")

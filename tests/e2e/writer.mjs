@@ -158,7 +158,8 @@ const rollOptions = {
 const destination = args.file
   ? pino.destination({ dest: join(args.dir, args.file), sync: false, mkdir: true })
   : pino.transport({ target: 'pino-roll', options: rollOptions })
-if (args.file) process.on('SIGUSR2', () => destination.reopen())
+let ending = false // once ending, a reopen would race the close: the last lines stay where they are
+if (args.file) process.on('SIGUSR2', () => { if (!ending) destination.reopen() })
 let lines = 0 // every line pino wrote, counted by a hook
 const root = pino({ level: 'debug', hooks: { logMethod (inputArgs, method) { lines++; return method.apply(this, inputArgs) } }, base: { pid: process.pid, hostname: 'executor-7d9f6c5b8-' + hostname().slice(0, 5).toLowerCase() } }, destination)
 const component = root.child({ component: 'executor' })
@@ -290,7 +291,9 @@ function finish () {
     console.log(JSON.stringify({ writer: 'done', lines, seconds: summary.seconds, linesPerSecond: summary.linesPerSecond, executions: executionSeq, denials: total, series: series.length }))
   }
   destination.on('close', done)
+  ending = true
   destination.end()
+  setTimeout(() => { console.error('writer: the destination never closed'); process.exit(1) }, 30000).unref()
 }
 
 function tick () {
