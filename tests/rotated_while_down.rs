@@ -20,13 +20,14 @@ use live::*;
 const COMPRESSED: &str = "denials_exporter_compressed_files_total";
 const DROPPED: &str = "denials_exporter_state_entries_dropped_total";
 
-/// `run --path <one path or glob> --state-file …` with the default (long) state interval, so
-/// that only the state written at start-up and when a new file is followed is on disk.
+/// `run --path <one path or glob> --state-file …` with a state interval longer than any test,
+/// so that only the state written at start-up and when a new file is followed is on disk.
 fn launch(dir: &Path, path: &Path) -> Launch {
     Launch::new(dir, path)
         .fast()
         .arg("--state-file")
         .arg(dir.join("state.json").display().to_string())
+        .args(["--state-interval", "3600"])
 }
 
 /// What logrotate's `compress` does to a roll: `<path>.gz` written, the plain file removed.
@@ -67,7 +68,10 @@ fn a_crash_before_the_first_periodic_state_write_restarts_from_the_state() {
     exporter.wait_denials(wf, 5);
     // Killed long before the periodic state write: the state written at start-up holds.
     exporter.crash();
-    assert!(dir.path().join("state.json").exists(), "no state at start-up");
+    assert!(
+        dir.path().join("state.json").exists(),
+        "no state at start-up"
+    );
     w.denials(wf, 3); // the writer keeps appending until logrotate's signal
     logrotate(dir.path());
     let mut w = Writer::open(&log);
@@ -89,13 +93,11 @@ fn a_file_first_followed_after_the_start_is_in_the_state_before_it_is_rotated() 
     let mut exporter = launch.start();
     let mut w = Writer::open(&log);
     w.denials(wf, 5);
+    // Counters are published after the state write that follows a new file: no wait needed.
     exporter.wait_denials(wf, 5);
-    let state = dir.path().join("state.json");
     assert!(
-        wait_until(TIMEOUT, || fs::read_to_string(&state)
-            .is_ok_and(|s| s.contains("app.log"))),
-        "the new file never reached the state: {:?}",
-        fs::read_to_string(&state)
+        state_knows(dir.path(), &log),
+        "the new file is not in the state"
     );
     exporter.crash();
     w.denials(wf, 2);
@@ -141,9 +143,11 @@ fn state_knows(dir: &Path, path: &Path) -> bool {
         return false;
     };
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    json["files"]
-        .as_array()
-        .is_some_and(|files| files.iter().any(|f| f["inode"]["ino"].as_u64() == Some(ino)))
+    json["files"].as_array().is_some_and(|files| {
+        files
+            .iter()
+            .any(|f| f["inode"]["ino"].as_u64() == Some(ino))
+    })
 }
 
 #[test]
@@ -163,8 +167,8 @@ fn two_rotations_with_delaycompress_while_down() {
     second.denials(wf, 2);
     exporter.wait_denials(wf, 8);
     assert!(
-        wait_until(TIMEOUT, || state_knows(dir.path(), &log)),
-        "the new file never reached the state"
+        state_knows(dir.path(), &log),
+        "the new file is not in the state"
     );
     exporter.crash();
     // Down: rotated again; the first file, now app.log.2, is compressed one rotation late and
@@ -233,10 +237,7 @@ fn the_kubelets_cri_rotation_while_down_counts_each_line_once() {
     let container = dir.path().join("pods/ns_pod_0123/executor");
     fs::create_dir_all(&container).unwrap();
     let log = container.join("0.log");
-    let launch = launch(
-        dir.path(),
-        &dir.path().join("pods/*/executor/*.log"),
-    );
+    let launch = launch(dir.path(), &dir.path().join("pods/*/executor/*.log"));
     let mut w = Writer::open(&log);
     w.write(&cri(&denials(wf, 5)));
     let mut exporter = launch.start();

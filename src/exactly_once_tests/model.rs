@@ -27,7 +27,12 @@
 //! and its head ([`MFile::head_settled`]: files without roll numbers give no other way to tell
 //! a file's successor); rename a truncated file away before the state caught up
 //! ([`MFile::unsettled`]); make a file unreachable after a shutdown stopped a read somewhere
-//! ([`Model::uncertain`]); cut a line just before its newline (see the writer).
+//! ([`Model::uncertain`]), or shut down while a compressed file was empty when the exporter
+//! last saw it ([`Model::may_shut_down`]); cut a line just before its newline (see the writer).
+//!
+//! A compressed file is reached at a restart through its state entry only if the entry hashed
+//! some of its first bytes (it was not empty when saved): an empty file's `.gz` cannot be told
+//! from another's.
 
 use std::path::PathBuf;
 

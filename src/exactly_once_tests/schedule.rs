@@ -370,32 +370,12 @@ impl Run {
                 model.shutdown();
             }
             Op::CrashAtStart { drop_state, end } => {
-                if drop_state {
-                    let _ = std::fs::remove_file(&self.state);
-                    self.durable_total = 0;
-                }
-                let start_at = if end {
-                    StartAt::End
-                } else {
-                    StartAt::Beginning
-                };
-                Exporter::start(&self.world.pattern(), &self.state, start_at, self.grace)
-                    .crash_before_first_write();
+                self.launch(drop_state, end).crash_before_first_write();
                 self.world.model.start(drop_state, end);
                 self.world.model.crash();
             }
             Op::Start { drop_state, end } => {
-                if drop_state {
-                    let _ = std::fs::remove_file(&self.state);
-                    self.durable_total = 0;
-                }
-                let start_at = if end {
-                    StartAt::End
-                } else {
-                    StartAt::Beginning
-                };
-                let mut exporter =
-                    Exporter::start(&self.world.pattern(), &self.state, start_at, self.grace);
+                let mut exporter = self.launch(drop_state, end);
                 let model = &mut self.world.model;
                 model.start(drop_state, end);
                 assert_eq!(
@@ -419,6 +399,21 @@ impl Run {
             }
         }
         Ok(())
+    }
+
+    /// A new exporter process: the state file lost first if `drop_state`; `--read-from end`
+    /// if `end` (for a fresh start).
+    fn launch(&mut self, drop_state: bool, end: bool) -> Exporter {
+        if drop_state {
+            let _ = std::fs::remove_file(&self.state);
+            self.durable_total = 0;
+        }
+        let start_at = if end {
+            StartAt::End
+        } else {
+            StartAt::Beginning
+        };
+        Exporter::start(&self.world.pattern(), &self.state, start_at, self.grace)
     }
 
     /// How many files the follower may hold once it read everything: those on disk, and with a

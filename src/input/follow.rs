@@ -430,6 +430,21 @@ impl Follower {
         }
     }
 
+    /// A read of the `i`th file, with the files before it as its possible predecessors (what
+    /// [`Follower::read_all`] makes for each file, for a test to drive one read).
+    #[cfg(test)]
+    fn reading(&mut self, i: usize) -> (Reading<'_>, &mut Followed) {
+        let (before, rest) = self.files.split_at_mut(i);
+        let reading = Reading {
+            before,
+            orphans: &mut self.orphans,
+            directions: &self.directions,
+            stats: &mut self.stats,
+            stop: &self.config.stop,
+        };
+        (reading, &mut rest[0])
+    }
+
     /// A drained rotated file leaves: its fragment is handed up if a successor was judged
     /// against it, else kept as an orphan for one.
     fn let_go(&mut self, mut f: Followed, sink: &mut impl Sink) {

@@ -8,7 +8,8 @@
 #
 # Runs, each with its own random kill moment (printed, with LOGROTATE_SEED to replay):
 #   1. `compress` + `delaycompress`, `--path app.log`, killed before the first periodic state
-#      write (within the state interval after the start);
+#      write (within the state interval after the start: only the state written at start-up and
+#      when a new file is followed is on disk);
 #   2. the same, killed after it;
 #   3. `compress` (rolls gzipped at once: a roll rotated while the exporter is down is finished
 #      from its `.gz`), killed before the first periodic state write;
@@ -105,8 +106,6 @@ EOF
     local exporter=$!
     pids+=("$exporter")
     wait_http "http://127.0.0.1:$port/-/ready" 20 || { note "$name: exporter not ready"; return 1; }
-    local started_ms
-    started_ms=$(date +%s%3N)
 
     node "$here/check.mjs" sample "$metrics" "$work/samples.json" &
     local sampler=$!
@@ -116,6 +115,8 @@ EOF
     local writer=$!
     pids+=("$writer")
     echo "$writer" >"$work/writer.pid"
+    local started_ms
+    started_ms=$(date +%s%3N) # the kill moment counts from the writer's start
     # logrotate once a second, as a cron job would (`-f`: whatever the file's size or age).
     (
         while kill -0 "$writer" 2>/dev/null; do
@@ -134,7 +135,7 @@ EOF
     [[ -f $work/state.json ]] && state_before=yes
     kill -KILL "$exporter"
     wait "$exporter" 2>/dev/null
-    note "$name: exporter killed with SIGKILL ${kill_ms} ms after its start (state file there: $state_before); restarting in 0.5 s"
+    note "$name: exporter killed with SIGKILL ${kill_ms} ms after the writer's start (state file there: $state_before); restarting in 0.5 s"
     sleep 0.5 # shorter than logrotate's interval: a file rotated twice while the exporter is
     # down, created and renamed away unseen, would be in no state and out of the glob
     "$bin" "${args[@]}" >"$work/exporter.2.log" 2>&1 &
@@ -168,9 +169,11 @@ note "seed $seed (LOGROTATE_SEED=$seed replays the kill moments); ${rate} lines/
 interval_ms=$((state_interval * 1000))
 for n in ${LOGROTATE_RUNS:-1 2 3 4}; do
     case $n in
-        1) spec=(delaycompress-before yes app.log 300 $((interval_ms - 500))) ;;
+        # The exporter starts before the writer: killed less than the state interval after the
+        # writer's start is before the first periodic state write.
+        1) spec=(delaycompress-before yes app.log 300 $((interval_ms - 1000))) ;;
         2) spec=(delaycompress-after yes app.log $((interval_ms + 500)) $((interval_ms + 4000))) ;;
-        3) spec=(compress-before no app.log 300 $((interval_ms - 500))) ;;
+        3) spec=(compress-before no app.log 300 $((interval_ms - 1000))) ;;
         4) spec=(glob-after yes 'app.log*' $((interval_ms + 500)) $((interval_ms + 4000))) ;;
         *) note "no run $n"; failed=$((failed + 1)); continue ;;
     esac

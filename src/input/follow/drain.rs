@@ -287,15 +287,8 @@ mod tests {
         // the signal and writes there; the pass now reads the new file.
         append(&renamed, "a2 denial\n");
         append(&log, "b1 record\n");
-        let (before, rest) = follower.files.split_at_mut(1);
-        let mut reading = Reading {
-            before,
-            orphans: &mut follower.orphans,
-            directions: &follower.directions,
-            stats: &mut follower.stats,
-            stop: &follower.config.stop,
-        };
-        reading.drain(&mut rest[0], &mut sink);
+        let (mut reading, new) = follower.reading(1);
+        reading.drain(new, &mut sink);
         let order: Vec<&[u8]> = sink.0.iter().map(|(_, r)| r.as_slice()).collect();
         assert_eq!(
             order,
