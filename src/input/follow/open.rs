@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use tracing::{debug, info, warn};
 
-use super::paths::{locate, CompressedHeads, Located};
+use super::paths::{locate, Located, Lookup};
 use super::FileState;
 use super::{Followed, Follower, Opened, Sink, StartAt, FD_RESERVE};
 use crate::input::chunk::LineBuffer;
@@ -39,9 +39,9 @@ impl Follower {
     pub(super) fn resume_rotated(&mut self, sink: &mut impl Sink) -> usize {
         let entries = std::mem::take(&mut self.restored);
         let before = self.files.len();
-        let mut compressed = CompressedHeads::default();
+        let mut lookup = Lookup::default();
         for entry in entries {
-            match locate(&entry, &mut compressed) {
+            match locate(&entry, &mut lookup) {
                 Located::Plain(path) => {
                     info!(path = %entry.path, now = %path.display(), "file rotated while stopped; draining it");
                     self.restored.push(entry);

@@ -8,8 +8,9 @@
 //! **Not here:** following what it finds ([`super::open`]), what a roll sequence is
 //! ([`crate::input::roll`]).
 //!
-//! Cold: per scan, a few `stat`s per matching path; at start-up, one directory listing per
-//! state entry the globs no longer match, and a ≤1 KiB decompression per gzip file there.
+//! Cold: per scan, a few `stat`s per matching path; at start-up, one listing of each directory
+//! a state entry the globs no longer match was in, and a ≤1 KiB decompression per gzip file
+//! there.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
@@ -72,12 +73,34 @@ pub(super) enum Located {
     Gone,
 }
 
-/// The decompressed heads of the gzip files of the directories searched at one restart, each
-/// read once however many entries look; and the ones already taken by an entry.
+/// What one restart learned of the directories its entries are looked up in, each listed and
+/// each gzip file's decompressed head read once however many entries look; and the gzip files
+/// already taken by an entry.
 #[derive(Debug, Default)]
-pub(super) struct CompressedHeads {
+pub(super) struct Lookup {
+    listings: BTreeMap<PathBuf, Vec<(PathBuf, fs::Metadata)>>,
     heads: BTreeMap<PathBuf, Option<Vec<u8>>>,
     taken: BTreeSet<PathBuf>,
+}
+
+impl Lookup {
+    /// The regular files of `dir`, each `stat()`ed (on overlayfs the inode readdir reports may
+    /// differ from stat's).
+    fn listing(&mut self, dir: &Path) -> &[(PathBuf, fs::Metadata)] {
+        self.listings.entry(dir.to_path_buf()).or_insert_with(|| {
+            let Ok(entries) = fs::read_dir(dir) else {
+                return Vec::new();
+            };
+            entries
+                .flatten()
+                .filter_map(|dirent| {
+                    let path = dirent.path();
+                    let meta = fs::symlink_metadata(&path).ok()?;
+                    meta.is_file().then_some((path, meta))
+                })
+                .collect()
+        })
+    }
 }
 
 /// Looks a state entry's file up by identity among the files of the directory of the entry's
@@ -85,7 +108,7 @@ pub(super) struct CompressedHeads {
 /// rotate), whatever the globs match: first a regular file with its inode that still fits it
 /// (first bytes, size), then a gzip file whose decompressed head has its first bytes (if it had
 /// any when saved: an empty file's `.gz` cannot be told from another's).
-pub(super) fn locate(entry: &FileState, compressed: &mut CompressedHeads) -> Located {
+pub(super) fn locate(entry: &FileState, lookup: &mut Lookup) -> Located {
     let path = Path::new(&entry.path);
     let mut dirs: Vec<PathBuf> = path.parent().map(Path::to_path_buf).into_iter().collect();
     if let Some(target_dir) = fs::canonicalize(path)
@@ -102,14 +125,7 @@ pub(super) fn locate(entry: &FileState, compressed: &mut CompressedHeads) -> Loc
     dirs.dedup();
     let listed: Vec<(PathBuf, fs::Metadata)> = dirs
         .iter()
-        .filter_map(|dir| fs::read_dir(dir).ok())
-        .flat_map(|entries| entries.flatten())
-        .filter_map(|dirent| {
-            let path = dirent.path();
-            // stat() each: on overlayfs the inode readdir reports may differ from stat's.
-            let meta = fs::symlink_metadata(&path).ok()?;
-            meta.is_file().then_some((path, meta))
-        })
+        .flat_map(|dir| lookup.listing(dir).to_vec())
         .collect();
     let fits = |path: &Path, meta: &fs::Metadata| {
         Inode::of(meta) == entry.inode
@@ -123,10 +139,10 @@ pub(super) fn locate(entry: &FileState, compressed: &mut CompressedHeads) -> Loc
         return Located::Gone; // empty when saved: no head to know its `.gz` by
     }
     for (path, _) in &listed {
-        if compressed.taken.contains(path) {
+        if lookup.taken.contains(path) {
             continue;
         }
-        let head = compressed
+        let head = lookup
             .heads
             .entry(path.clone())
             .or_insert_with(|| decompressed_head(path));
@@ -134,7 +150,7 @@ pub(super) fn locate(entry: &FileState, compressed: &mut CompressedHeads) -> Loc
             .as_deref()
             .is_some_and(|head| entry.signature.matches_head(head))
         {
-            compressed.taken.insert(path.clone());
+            lookup.taken.insert(path.clone());
             return Located::Compressed(path.clone());
         }
     }
