@@ -274,8 +274,8 @@ struct Reader {
     root_removed: bool,
 }
 
-/// The shortest time between two state writes made because a new file was followed.
-const NEW_FILE_STATE_GAP: Duration = Duration::from_secs(1);
+/// The shortest time between two state writes made because a new identity was learned.
+const IDENTITY_STATE_GAP: Duration = Duration::from_millis(100);
 
 /// Counters unchanged since the last publication are published again at least this often (the
 /// file lag gauges move without reading).
@@ -304,8 +304,8 @@ impl ReadLoop {
         r.publish(shared, true);
         shared.ready.store(true, Ordering::Release);
         let (mut last_scan, mut last_state) = (Instant::now(), Instant::now());
-        // Files followed as of the last state write, and when a new one last caused a write.
-        let (mut saved_opened, mut new_file_write) = (r.follower.opened(), None::<Instant>);
+        // Identities known as of the last state write, and when a new one last caused a write.
+        let (mut saved_identities, mut identity_write) = (r.follower.identities(), None::<Instant>);
         loop {
             let next_scan = last_scan + self.stat_interval;
             let timeout = next_scan.saturating_duration_since(Instant::now());
@@ -353,17 +353,18 @@ impl ReadLoop {
                 r.stats.inotify = watcher.is_some();
             }
             r.follower.read_all(&mut r.pipeline);
-            // A file followed for the first time is written into the state soon (at most one
-            // such write a second): renamed out of the globs before the next interval and then a
-            // crash, it could only be found again by its identity in the state.
-            let new_file = r.follower.opened() != saved_opened
-                && new_file_write.is_none_or(|at| at.elapsed() >= NEW_FILE_STATE_GAP);
-            if hangup || new_file || last_state.elapsed() >= self.state_interval {
+            // A file followed for the first time, or the first bytes of one created empty, are
+            // written into the state soon (at most ten such writes a second): renamed out of the
+            // globs (and compressed) before the next interval and then a crash, it could only be
+            // found again by that identity in the state.
+            let identity = r.follower.identities() != saved_identities
+                && identity_write.is_none_or(|at| at.elapsed() >= IDENTITY_STATE_GAP);
+            if hangup || identity || last_state.elapsed() >= self.state_interval {
                 // A failure is counted and logged; the next interval tries again.
                 let _ = self.save(&mut r);
                 last_state = Instant::now();
-                new_file_write = new_file.then_some(last_state).or(new_file_write);
-                saved_opened = r.follower.opened();
+                identity_write = identity.then_some(last_state).or(identity_write);
+                saved_identities = r.follower.identities();
             }
             let changed = r.pipeline.accountant().metrics().read_bytes != read_before;
             r.publish(shared, changed);

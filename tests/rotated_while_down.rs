@@ -151,6 +151,31 @@ fn state_knows(dir: &Path, path: &Path) -> bool {
 }
 
 #[test]
+fn a_file_created_empty_is_known_by_its_first_bytes_once_written() {
+    let wf = "created_empty";
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    let launch = launch(dir.path(), &log);
+    // logrotate's `create`: the file is there, empty, when the exporter first follows it.
+    File::create(&log).unwrap();
+    let mut exporter = launch.start();
+    let mut w = Writer::open(&log);
+    w.denials(wf, 5);
+    // Counters are published after the state write that follows the first bytes' signing.
+    exporter.wait_denials(wf, 5);
+    exporter.crash();
+    w.denials(wf, 3);
+    logrotate(dir.path());
+    gzip(&dir.path().join("app.log.1")); // `compress` without `delaycompress`
+    let mut w = Writer::open(&log);
+    w.denials(wf, 4);
+    let exporter = launch.start();
+    exporter.wait_denials(wf, 12);
+    exporter.assert_denials(wf, 12);
+    assert_eq!(exporter.value(COMPRESSED, &[("action", "finished")]), 1.0);
+}
+
+#[test]
 fn two_rotations_with_delaycompress_while_down() {
     let wf = "delaycompress";
     let dir = tempfile::tempdir().unwrap();

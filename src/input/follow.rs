@@ -254,6 +254,8 @@ pub struct Follower {
     fd_budget: usize,
     /// Files the globs match that are compressed (skipped, counted once each).
     compressed: BTreeSet<Inode>,
+    /// Followed files whose first bytes were signed after they were opened empty.
+    identities: u64,
 }
 
 impl Follower {
@@ -277,6 +279,7 @@ impl Follower {
             unopenable: BTreeSet::new(),
             fd_budget: fd_budget(),
             compressed: BTreeSet::new(),
+            identities: 0,
         }
     }
 
@@ -286,10 +289,11 @@ impl Follower {
         (self.files.len(), self.orphans.len())
     }
 
-    /// How many files were ever followed (each one opened, resumed or finished from its `.gz`):
-    /// a change means the state has files to learn.
-    pub fn opened(&self) -> u64 {
-        self.next_id - 1
+    /// How many times the follower learned an identity the state does not hold yet: a file
+    /// followed (opened, resumed or finished from its `.gz`), or the first bytes of one that was
+    /// empty (what finds its `.gz` after a restart). A change means the state has them to learn.
+    pub fn identities(&self) -> u64 {
+        self.next_id - 1 + self.identities
     }
 
     /// The directories to watch: the part of each pattern before its first glob character.
@@ -376,9 +380,10 @@ impl Follower {
     pub fn read_all(&mut self, sink: &mut impl Sink) {
         let now = Instant::now();
         let mut i = 0;
+        let mut signed = 0;
         while i < self.files.len() {
             if self.config.stop.load(Ordering::Acquire) {
-                return;
+                break;
             }
             let (before, rest) = self.files.split_at_mut(i);
             let f = &mut rest[0];
@@ -412,7 +417,7 @@ impl Follower {
                     self.stats.rotations += 1;
                 }
             }
-            widen_signature(f);
+            signed += u64::from(widen_signature(f));
             f.edge = Edge::at(&f.file, f.read_pos).ok().flatten();
             f.buffer.release_if_idle();
             if f.rotated && !grew && f.read_pos >= f.size {
@@ -428,6 +433,7 @@ impl Follower {
             }
             i += 1;
         }
+        self.identities += signed;
     }
 
     /// A read of the `i`th file, with the files before it as its possible predecessors (what

@@ -115,8 +115,15 @@ EOF
     local writer=$!
     pids+=("$writer")
     echo "$writer" >"$work/writer.pid"
+    # The kill moment counts from when the exporter follows the writer's file: a file created and
+    # rotated away while the exporter is down, never seen, is in no state and out of the glob.
+    local i
+    for i in $(seq 100); do
+        curl -fsS "$metrics" 2>/dev/null | grep -q '^denials_exporter_files_followed [1-9]' && break
+        sleep 0.1
+    done
     local started_ms
-    started_ms=$(date +%s%3N) # the kill moment counts from the writer's start
+    started_ms=$(date +%s%3N)
     # logrotate once a second, as a cron job would (`-f`: whatever the file's size or age).
     (
         while kill -0 "$writer" 2>/dev/null; do
@@ -135,7 +142,7 @@ EOF
     [[ -f $work/state.json ]] && state_before=yes
     kill -KILL "$exporter"
     wait "$exporter" 2>/dev/null
-    note "$name: exporter killed with SIGKILL ${kill_ms} ms after the writer's start (state file there: $state_before); restarting in 0.5 s"
+    note "$name: exporter killed with SIGKILL ${kill_ms} ms after it followed the writer's file (state file there: $state_before); restarting in 0.5 s"
     sleep 0.5 # shorter than logrotate's interval: a file rotated twice while the exporter is
     # down, created and renamed away unseen, would be in no state and out of the glob
     "$bin" "${args[@]}" >"$work/exporter.2.log" 2>&1 &
@@ -169,8 +176,8 @@ note "seed $seed (LOGROTATE_SEED=$seed replays the kill moments); ${rate} lines/
 interval_ms=$((state_interval * 1000))
 for n in ${LOGROTATE_RUNS:-1 2 3 4}; do
     case $n in
-        # The exporter starts before the writer: killed less than the state interval after the
-        # writer's start is before the first periodic state write.
+        # The exporter starts before the writer: killed less than the state interval after it
+        # followed the writer's file is before the first periodic state write.
         1) spec=(delaycompress-before yes app.log 300 $((interval_ms - 1000))) ;;
         2) spec=(delaycompress-after yes app.log $((interval_ms + 500)) $((interval_ms + 4000))) ;;
         3) spec=(compress-before no app.log 300 $((interval_ms - 1000))) ;;

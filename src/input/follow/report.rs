@@ -19,7 +19,7 @@ impl Follower {
             .files
             .iter_mut()
             .map(|f| {
-                widen_signature(f);
+                widen_signature(f); // signed now, it is in this state
                 f.buffer.consume();
                 let state = FileState {
                     path: f.path.display().to_string(),
