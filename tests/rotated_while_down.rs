@@ -56,6 +56,17 @@ fn logrotate(dir: &Path) {
     File::create(dir.join("app.log")).unwrap();
 }
 
+/// After the moves made while the exporter was down: `new` denials written to the new file at
+/// `log`, the exporter started again, and every denial written (`total`) counted once.
+fn restart_expecting(launch: &Launch, log: &Path, wf: &str, new: usize, total: u64) -> Exporter {
+    let mut w = Writer::open(log);
+    w.denials(wf, new);
+    let exporter = launch.start();
+    exporter.wait_denials(wf, total);
+    exporter.assert_denials(wf, total);
+    exporter
+}
+
 #[test]
 fn a_crash_before_the_first_periodic_state_write_restarts_from_the_state() {
     let wf = "early_crash";
@@ -102,11 +113,7 @@ fn a_file_first_followed_after_the_start_is_in_the_state_before_it_is_rotated() 
     exporter.crash();
     w.denials(wf, 2);
     logrotate(dir.path());
-    let mut w = Writer::open(&log);
-    w.denials(wf, 4);
-    let exporter = launch.start();
-    exporter.wait_denials(wf, 11);
-    exporter.assert_denials(wf, 11);
+    restart_expecting(&launch, &log, wf, 4, 11);
 }
 
 #[test]
@@ -125,11 +132,7 @@ fn a_file_rotated_and_compressed_while_down_is_finished_from_its_gz() {
     w.denials(wf, 3);
     logrotate(dir.path());
     gzip(&dir.path().join("app.log.1"));
-    let mut w = Writer::open(&log);
-    w.denials(wf, 4);
-    let exporter = launch.start();
-    exporter.wait_denials(wf, 12);
-    exporter.assert_denials(wf, 12);
+    let exporter = restart_expecting(&launch, &log, wf, 4, 12);
     assert_eq!(exporter.value(COMPRESSED, &[("action", "finished")]), 1.0);
     assert_eq!(exporter.value(DROPPED, &[]), 0.0);
     assert_eq!(exporter.value(LINES, &[("outcome", "malformed")]), 0.0);
@@ -167,11 +170,7 @@ fn a_file_created_empty_is_known_by_its_first_bytes_once_written() {
     w.denials(wf, 3);
     logrotate(dir.path());
     gzip(&dir.path().join("app.log.1")); // `compress` without `delaycompress`
-    let mut w = Writer::open(&log);
-    w.denials(wf, 4);
-    let exporter = launch.start();
-    exporter.wait_denials(wf, 12);
-    exporter.assert_denials(wf, 12);
+    let exporter = restart_expecting(&launch, &log, wf, 4, 12);
     assert_eq!(exporter.value(COMPRESSED, &[("action", "finished")]), 1.0);
 }
 
