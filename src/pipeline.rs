@@ -334,10 +334,14 @@ impl Pipeline {
 impl Sink for Pipeline {
     fn opened(&mut self, file: &Opened<'_>) {
         let mut source = Source::new(&file.path.display().to_string(), self.accountant.config());
-        if let Some(saved) = self.restored.remove(&file.inode) {
-            if file.resumed {
-                source.restore(&saved);
-            }
+        // Only a file resumed from its entry takes it: a new file that reused the inode leaves
+        // it for the entry's file, found later (renamed, or compressed).
+        if let Some(saved) = file
+            .resumed
+            .then(|| self.restored.remove(&file.inode))
+            .flatten()
+        {
+            source.restore(&saved);
         }
         self.sources.insert(file.id, source);
     }

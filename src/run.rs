@@ -279,6 +279,9 @@ struct Reader {
     watch: Watch,
 }
 
+/// The shortest time between two state writes made because a new identity was learned.
+const IDENTITY_STATE_GAP: Duration = Duration::from_millis(100);
+
 /// Counters unchanged since the last publication are published again at least this often (the
 /// file lag gauges move without reading).
 const REPUBLISH: Duration = Duration::from_secs(1);
@@ -290,10 +293,16 @@ impl ReadLoop {
         }
         r.stats.inotify = r.watch.is_armed();
         r.follower.scan(&mut r.pipeline);
+        // The first state write, as soon as the offsets to start from are known: a crash from
+        // now on restarts from a state, never fresh (a fresh start cannot find the files rotated
+        // out of the globs since). A failure is counted and logged; the interval tries again.
+        let _ = self.save(&mut r);
         r.follower.read_all(&mut r.pipeline);
         r.publish(shared, true);
         shared.ready.store(true, Ordering::Release);
         let (mut last_scan, mut last_state) = (Instant::now(), Instant::now());
+        // Identities known as of the last state write, and when a new one last caused a write.
+        let (mut saved_identities, mut identity_write) = (r.follower.identities(), None::<Instant>);
         loop {
             let next_scan = last_scan + self.stat_interval;
             let timeout = next_scan.saturating_duration_since(Instant::now());
@@ -332,10 +341,18 @@ impl ReadLoop {
                 r.stats.inotify = r.watch.is_armed();
             }
             r.follower.read_all(&mut r.pipeline);
-            if hangup || last_state.elapsed() >= self.state_interval {
+            // A file followed for the first time, or the first bytes of one created empty, are
+            // written into the state soon (at most ten such writes a second): renamed out of the
+            // globs (and compressed) before the next interval and then a crash, it could only be
+            // found again by that identity in the state.
+            let identity = r.follower.identities() != saved_identities
+                && identity_write.is_none_or(|at| at.elapsed() >= IDENTITY_STATE_GAP);
+            if hangup || identity || last_state.elapsed() >= self.state_interval {
                 // A failure is counted and logged; the next interval tries again.
                 let _ = self.save(&mut r);
                 last_state = Instant::now();
+                identity_write = identity.then_some(last_state).or(identity_write);
+                saved_identities = r.follower.identities();
             }
             let changed = r.pipeline.accountant().metrics().read_bytes != read_before;
             r.publish(shared, changed);

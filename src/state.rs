@@ -89,7 +89,10 @@ impl StateV1<'_> {
         };
         for entry in &mut self.files {
             path(&mut entry.file.path);
-            if let Some(p) = &mut entry.file.sequence_path {
+            for p in [&mut entry.file.sequence_path, &mut entry.file.first_path]
+                .into_iter()
+                .flatten()
+            {
                 path(p);
             }
             if let Some(fragment) = &mut entry.file.fragment {
@@ -221,6 +224,7 @@ mod tests {
                     offset: 5,
                     fragment: Some(b"{\"lev".to_vec()),
                     sequence_path: None,
+                    first_path: Some("/var/log/b.log".into()),
                 },
                 source: SourceState {
                     partials: vec![SavedPartial {

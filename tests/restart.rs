@@ -148,7 +148,8 @@ fn sigterm_writes_the_state_and_exits_zero() {
     w.denials(wf, 7);
     let mut exporter = launch.start();
     exporter.wait_denials(wf, 7);
-    assert!(!state.exists(), "no periodic write yet");
+    // Only the state written at start-up, before the first read: no periodic write yet.
+    assert_eq!(saved_offset(&state, &log), Some(0), "no periodic write yet");
     stop(&mut exporter);
     assert_eq!(saved_offset(&state, &log), Some(len(&log)));
     let text = fs::read_to_string(&state).unwrap();
@@ -479,12 +480,14 @@ fn sighup_reopens_the_audit_log_and_writes_the_state() {
     w.denials(wf, 2);
     let mut exporter = launch.start();
     exporter.wait_denials(wf, 2);
-    assert!(!state.exists(), "no periodic write yet");
+    // Only the state written at start-up, before the first read: no periodic write yet.
+    assert_eq!(saved_offset(&state, &log), Some(0), "no periodic write yet");
     let rotated = dir.path().join("audit.jsonl.1");
     fs::rename(&audit, &rotated).unwrap();
     exporter.signal("HUP");
     assert!(
-        wait_until(TIMEOUT, || state.exists() && audit.exists()),
+        wait_until(TIMEOUT, || saved_offset(&state, &log) == Some(len(&log))
+            && audit.exists()),
         "SIGHUP wrote no state or did not reopen the audit log\n{}",
         exporter.stderr()
     );

@@ -3,7 +3,7 @@
 # checked by promtool, rules and dashboards, manifests, then the end-to-end runs against a real
 # Prometheus and the real pino writer. Prints one summary line `N passed, N failed`.
 # Needs: cargo, promtool/prometheus, python3 with kubernetes-validate and checkov, kubectl,
-# node with tests/e2e/node_modules (`.ci/run` installs all of it).
+# logrotate, node with tests/e2e/node_modules (`.ci/run` installs all of it).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -45,6 +45,8 @@ step "every dashboard and rule expression against a real Prometheus" \
   python3 tests/deploy/promql_e2e.py --exporter target/release/denials-exporter --fixture examples/executor.log
 step "real Claude Agent SDK against a fake API" bash tests/sdk/run.sh target/release/denials-exporter
 step "pino + pino-roll writer (plain transport), kill -9, real Prometheus" bash tests/e2e/run.sh target/release/denials-exporter
+step "the real logrotate (create, compress, delaycompress) against pino.destination(), kill -9" \
+  bash tests/e2e/logrotate.sh target/release/denials-exporter
 step "the exporter started over a growing backlog of pino-roll rolls" \
   env E2E_START_DELAY=4 E2E_RATE=40000 E2E_SIZE=2m E2E_DURATION=12 bash tests/e2e/run.sh target/release/denials-exporter
 

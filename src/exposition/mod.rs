@@ -332,6 +332,15 @@ fn describe_run(r: &RunStats, out: &mut impl Emit) {
             ("vanished", r.follow.file_errors_vanished as f64),
         ],
     );
+    out.by_label(
+        f::COMPRESSED_FILES,
+        "action",
+        &[
+            ("skipped", r.follow.compressed_skipped as f64),
+            ("finished", r.follow.compressed_finished as f64),
+        ],
+    );
+    out.single(f::STATE_ENTRIES_DROPPED, r.follow.state_entries_dropped as f64);
     out.single(f::WATCHER_ERRORS, r.watcher_errors as f64);
     out.single(f::WATCHER_FALLBACKS, r.watcher_fallbacks as f64);
     out.single(f::WATCH_REARMS, r.watch_rearms as f64);

@@ -27,7 +27,9 @@
 //! The parts, in the order a wake-up meets them:
 //!
 //! * [`paths`]: which paths the globs match, oldest first; where a rotated file went.
-//! * [`open`]: starting to follow a file, fresh or from its state entry.
+//! * [`open`]: starting to follow a file, fresh or from its state entry, or, at a restart,
+//!   wherever in its directory the entry's file now is.
+//! * [`finish`]: a state entry's file found only compressed, read from its `.gz`.
 //! * [`truncation`]: noticing that a followed file was truncated or rewritten.
 //! * [`drain`]: reading one file to its end, and judging its first line against a predecessor.
 //! * [`report`]: what the follower shows of itself between reads: its state-file entries and
@@ -40,6 +42,7 @@
 //! hot inside [`Follower::read_all`].
 
 mod drain;
+mod finish;
 mod open;
 mod paths;
 mod report;
@@ -153,6 +156,17 @@ pub struct FileState {
     /// target): what an orphan of its fragment is judged by if the file is gone at the restart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequence_path: Option<String>,
+    /// The path it was followed under when that was not `path` (it was found renamed at a
+    /// restart): a new file there continues it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_path: Option<String>,
+}
+
+impl FileState {
+    /// The path a new file continuing this one appears at.
+    pub fn first_path(&self) -> &str {
+        self.first_path.as_deref().unwrap_or(&self.path)
+    }
 }
 
 /// What the follower saves: its files and the orphan fragments.
@@ -176,6 +190,12 @@ pub struct FollowStats {
     pub rejoined: u64,
     /// Paths the globs match now that cannot be opened (permissions, the fd limit).
     pub unopenable: u64,
+    /// Files a glob matched that start with the gzip magic bytes: never read as lines.
+    pub compressed_skipped: u64,
+    /// State entries whose file was found only compressed at a restart, finished from the `.gz`.
+    pub compressed_finished: u64,
+    /// State entries dropped at a restart: no file in their directory had their identity.
+    pub state_entries_dropped: u64,
 }
 
 /// One followed file.
@@ -206,6 +226,10 @@ struct Followed {
     head_unjudged: bool,
     /// A successor's head was judged against this file's fragment.
     superseded: bool,
+    /// The fragment of the state entry it was resumed from, at that offset: what a state
+    /// written before it is read again must keep (the bytes are in the file, not yet in the
+    /// buffer).
+    resumed_fragment: Option<(u64, Vec<u8>)>,
 }
 
 /// Follows the files matching the patterns.
@@ -228,6 +252,10 @@ pub struct Follower {
     unopenable: BTreeSet<PathBuf>,
     /// Files that may be open at once, from the open files limit at the last scan.
     fd_budget: usize,
+    /// Files the globs match that are compressed (skipped, counted once each).
+    compressed: BTreeSet<Inode>,
+    /// Followed files whose first bytes were signed after they were opened empty.
+    identities: u64,
 }
 
 impl Follower {
@@ -250,6 +278,8 @@ impl Follower {
             stats: FollowStats::default(),
             unopenable: BTreeSet::new(),
             fd_budget: fd_budget(),
+            compressed: BTreeSet::new(),
+            identities: 0,
         }
     }
 
@@ -257,6 +287,13 @@ impl Follower {
     #[cfg(test)]
     pub fn held(&self) -> (usize, usize) {
         (self.files.len(), self.orphans.len())
+    }
+
+    /// How many times the follower learned an identity the state does not hold yet: a file
+    /// followed (opened, resumed or finished from its `.gz`), or the first bytes of one that was
+    /// empty (what finds its `.gz` after a restart). A change means the state has them to learn.
+    pub fn identities(&self) -> u64 {
+        self.next_id - 1 + self.identities
     }
 
     /// The directories to watch: the part of each pattern before its first glob character.
@@ -288,6 +325,9 @@ impl Follower {
             }
             let inode = Inode::of(&meta);
             present.insert(inode);
+            if self.compressed.contains(&inode) {
+                continue;
+            }
             if let Some(f) = self.files.iter_mut().find(|f| f.inode == inode) {
                 if f.rotated {
                     f.rotated = false; // it came back under a matching name
@@ -307,6 +347,7 @@ impl Follower {
                 present.insert(opened);
             }
         }
+        self.compressed.retain(|inode| present.contains(inode));
         for f in &mut self.files {
             if !f.rotated && !present.contains(&f.inode) {
                 f.rotated = true;
@@ -339,9 +380,10 @@ impl Follower {
     pub fn read_all(&mut self, sink: &mut impl Sink) {
         let now = Instant::now();
         let mut i = 0;
+        let mut signed = 0;
         while i < self.files.len() {
             if self.config.stop.load(Ordering::Acquire) {
-                return;
+                break;
             }
             let (before, rest) = self.files.split_at_mut(i);
             let f = &mut rest[0];
@@ -360,6 +402,13 @@ impl Follower {
                 sink.reset(f.id);
                 read = reading.drain(f, sink);
             }
+            if read.compressed {
+                // Created empty and then written compressed (gzip at work): never lines.
+                let f = self.files.remove(i);
+                self.skip_compressed(f.inode, &f.path);
+                sink.closed(f.id);
+                continue;
+            }
             let grew = read.grew;
             if let Ok(meta) = f.file.metadata() {
                 f.size = meta.len();
@@ -368,7 +417,7 @@ impl Follower {
                     self.stats.rotations += 1;
                 }
             }
-            widen_signature(f);
+            signed += u64::from(widen_signature(f));
             f.edge = Edge::at(&f.file, f.read_pos).ok().flatten();
             f.buffer.release_if_idle();
             if f.rotated && !grew && f.read_pos >= f.size {
@@ -384,6 +433,22 @@ impl Follower {
             }
             i += 1;
         }
+        self.identities += signed;
+    }
+
+    /// A read of the `i`th file, with the files before it as its possible predecessors (what
+    /// [`Follower::read_all`] makes for each file, for a test to drive one read).
+    #[cfg(test)]
+    fn reading(&mut self, i: usize) -> (Reading<'_>, &mut Followed) {
+        let (before, rest) = self.files.split_at_mut(i);
+        let reading = Reading {
+            before,
+            orphans: &mut self.orphans,
+            directions: &self.directions,
+            stats: &mut self.stats,
+            stop: &self.config.stop,
+        };
+        (reading, &mut rest[0])
     }
 
     /// A drained rotated file leaves: its fragment is handed up if a successor was judged
@@ -404,6 +469,14 @@ impl Follower {
             }
         }
         sink.closed(f.id);
+    }
+
+    /// A file a glob matched turned out compressed: it is skipped, and counted once.
+    fn skip_compressed(&mut self, inode: Inode, path: &Path) {
+        if self.compressed.insert(inode) {
+            self.stats.compressed_skipped += 1;
+            debug!(path = %path.display(), "compressed file (gzip magic bytes); not read as lines");
+        }
     }
 
     fn keep_orphan(&mut self, orphan: Orphan, sink: &mut impl Sink) {

@@ -69,6 +69,15 @@ impl Signature {
         Ok(Signature::of_prefix(file, self.len)? == *self)
     }
 
+    /// Returns true if and only if `head` (a file's first bytes, at least as many as this
+    /// signature covers, e.g. decompressed from its `.gz`) starts with the bytes it covers.
+    pub fn matches_head(&self, head: &[u8]) -> bool {
+        usize::try_from(self.len)
+            .ok()
+            .and_then(|len| head.get(..len))
+            .is_some_and(|covered| fnv1a(covered) == self.hash)
+    }
+
     /// Returns true if and only if the signature covers fewer bytes than it could.
     pub fn is_short(&self) -> bool {
         self.len < SIGNATURE_BYTES as u64
@@ -149,6 +158,10 @@ mod tests {
         // Rewritten in place: a different file.
         std::fs::write(&path, b"other line\n").unwrap();
         assert!(!sig.matches(&file).unwrap());
+        // The same first bytes elsewhere (a compressed copy's, decompressed) match; fewer do not.
+        assert!(sig.matches_head(b"first line\nand more"));
+        assert!(!sig.matches_head(b"first line"));
+        assert!(!sig.matches_head(b"other line\n"));
     }
 
     #[test]

@@ -10,12 +10,14 @@
 //!   globs, oldest first), `open` (fresh or from the state), `truncation` (a file rewritten
 //!   under us), `drain` (one file to its end), `report` (state entries and counters).
 //! * [`roll`] and [`rejoin`]: the order of numbered rolls, and lines a writer cut across two.
+//! * [`compressed`]: gzip rolls, told by their magic bytes, read decompressed from an offset.
 //! * [`watch`]: inotify on the roots of the globs, set up again when a root is replaced.
 //!
 //! **Not here:** JSON (decode), counting (account). A leaf: nothing here uses another stage. Nothing in this module parses an application
 //! line or knows what a denial is beyond the literals it was given.
 
 pub mod chunk;
+pub mod compressed;
 pub mod follow;
 pub mod frame;
 pub mod identity;

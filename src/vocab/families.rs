@@ -186,6 +186,17 @@ pub const FILE_ERRORS: Family = family(
     "Errors on followed files, by kind.",
     Counter,
 );
+pub const COMPRESSED_FILES: Family = family(
+    "denials_exporter_compressed_files_total",
+    "Compressed files met: skipped (a glob matched a gzip file; never read as lines), or \
+     finished (a saved file found only as its .gz at a restart, read from its saved offset).",
+    Counter,
+);
+pub const STATE_ENTRIES_DROPPED: Family = family(
+    "denials_exporter_state_entries_dropped_total",
+    "State-file entries dropped at a restart: no file in their directory had their identity.",
+    Counter,
+);
 pub const WATCHER_ERRORS: Family = family(
     "denials_exporter_watcher_errors_total",
     "inotify errors and queue overflows.",
@@ -246,7 +257,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 41] = [
+pub const ALL: [Family; 43] = [
     DENIALS,
     EXECUTIONS,
     COST,
@@ -277,6 +288,8 @@ pub const ALL: [Family; 41] = [
     FILES_UNOPENABLE,
     LINES_REJOINED,
     FILE_ERRORS,
+    COMPRESSED_FILES,
+    STATE_ENTRIES_DROPPED,
     WATCHER_ERRORS,
     WATCHER_FALLBACKS,
     WATCH_REARMS,

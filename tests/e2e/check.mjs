@@ -17,6 +17,10 @@
 //       the kill at KILLED_AT (epoch seconds) and after the restart (so the samples resets() saw
 //       span it). And that the 10 Hz sampler saw no counter go down. Prints one line per check;
 //       exits 1 if any failed.
+//   node check.mjs exact METRICS_URL EXPECTED.json SAMPLES.json
+//       Without Prometheus: checks that the exporter's own permission_denials_total equals, label
+//       set by label set, what the writer recorded, that no line was malformed, and that the
+//       10 Hz sampler saw no counter go down. Exits 1 if any failed.
 
 import { readFileSync, writeFileSync } from 'node:fs'
 
@@ -174,13 +178,39 @@ async function prometheus (prom, job, expectedPath, samplesPath, seconds, killed
   return results.every(Boolean) ? 0 : 1
 }
 
+async function exact (url, expectedPath, samplesPath) {
+  const expected = loadExpected(expectedPath)
+  const res = await fetch(url, { signal: AbortSignal.timeout(5000) })
+  const text = await res.text()
+  const got = parseDenials(text)
+  const wrong = []
+  for (const k of new Set([...expected.series.keys(), ...got.keys()])) {
+    const want = expected.series.get(k)
+    const have = got.get(k)
+    if (want !== have) wrong.push(`${METRIC}${k}: exporter ${have ?? 'missing'}, writer ${want ?? 'none'}`)
+  }
+  const malformed = text.split('\n').filter((l) => /^denials_exporter_lines_total\{.*outcome="(malformed|non_utf8)"/.test(l) && !/ 0$/.test(l))
+  const samples = JSON.parse(readFileSync(samplesPath, 'utf8'))
+  const checks = [
+    [`${METRIC} equals what the writer wrote, label set by label set`, wrong.length === 0,
+      `sum ${sum(got)} vs ${expected.total}` + (wrong.length ? `; ${wrong.length} differ:\n      ` + wrong.slice(0, 15).join('\n      ') : '')],
+    ['no line read as malformed (a compressed file is never read as lines)', malformed.length === 0, malformed.join('; ')],
+    ['no counter went down in 10 Hz samples of /metrics', samples.dips.length === 0,
+      `${samples.scrapes} samples, ${samples.failures} failed while the exporter was down` +
+        (samples.dips.length ? `; ${samples.dips.length} dips, first: ` + samples.dips.slice(0, 5).map((d) => `${d.series} ${d.from}→${d.to}`).join(', ') : '')]
+  ]
+  for (const [name, ok, detail] of checks) console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ': ' + detail : ''}`)
+  return checks.every((c) => c[1]) ? 0 : 1
+}
+
 const [cmd, ...rest] = process.argv.slice(2)
 let code
 if (cmd === 'sample') code = await sample(rest[0], rest[1]) ?? 0
 else if (cmd === 'settle') code = await settle(rest[0], rest[1], Number(rest[2]))
+else if (cmd === 'exact') code = await exact(rest[0], rest[1], rest[2])
 else if (cmd === 'prometheus') code = await prometheus(rest[0], rest[1], rest[2], rest[3], Number(rest[4]), Number(rest[5] ?? 0))
 else {
-  console.error('usage: node check.mjs sample|settle|prometheus …  (see the head of this file)')
+  console.error('usage: node check.mjs sample|settle|exact|prometheus …  (see the head of this file)')
   code = 2
 }
 process.exit(code)

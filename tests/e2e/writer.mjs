@@ -23,8 +23,10 @@
 // "total", "lines", "seconds", "linesPerSecond", ...}: what `permission_denials_total` must be.
 //
 // Usage: node writer.mjs --dir DIR --expected FILE [--rate LINES_PER_S] [--duration S]
-//          [--size 1m] [--count N] [--half FILE] [--seed N] [--concurrency N]
+//          [--size 1m] [--count N] [--half FILE] [--seed N] [--concurrency N] [--file NAME]
 //   --rate 0 writes as fast as pino can. --half FILE is created once half the duration passed.
+//   --file NAME: no pino-roll; the plain `pino.destination()` writing DIR/NAME, reopened on
+//   SIGUSR2 (what logrotate's `postrotate` sends), the pattern pino documents for logrotate.
 
 import { writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -41,7 +43,8 @@ function parseArgs (argv) {
     count: 200,
     half: null,
     seed: 1,
-    concurrency: 64
+    concurrency: 64,
+    file: null
   }
   for (let i = 2; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '')
@@ -150,8 +153,13 @@ const rollOptions = {
 }
 // pino-roll as its README shows it: the plain transport in pino's worker thread. Under load it
 // cuts lines at roll boundaries (thread-stream hands it bytes cut anywhere); the exporter joins
-// them again, and this test checks that it does.
-const destination = pino.transport({ target: 'pino-roll', options: rollOptions })
+// them again, and this test checks that it does. With --file: pino's own destination, reopened
+// at its path on SIGUSR2, for logrotate (until the signal it appends to the renamed file).
+const destination = args.file
+  ? pino.destination({ dest: join(args.dir, args.file), sync: false, mkdir: true })
+  : pino.transport({ target: 'pino-roll', options: rollOptions })
+let ending = false // once ending, a reopen would race the close: the last lines stay where they are
+if (args.file) process.on('SIGUSR2', () => { if (!ending) destination.reopen() })
 let lines = 0 // every line pino wrote, counted by a hook
 const root = pino({ level: 'debug', hooks: { logMethod (inputArgs, method) { lines++; return method.apply(this, inputArgs) } }, base: { pid: process.pid, hostname: 'executor-7d9f6c5b8-' + hostname().slice(0, 5).toLowerCase() } }, destination)
 const component = root.child({ component: 'executor' })
@@ -283,7 +291,9 @@ function finish () {
     console.log(JSON.stringify({ writer: 'done', lines, seconds: summary.seconds, linesPerSecond: summary.linesPerSecond, executions: executionSeq, denials: total, series: series.length }))
   }
   destination.on('close', done)
+  ending = true
   destination.end()
+  setTimeout(() => { console.error('writer: the destination never closed'); process.exit(1) }, 30000).unref()
 }
 
 function tick () {

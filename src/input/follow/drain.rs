@@ -1,8 +1,11 @@
 //! Reading one file to its end, handing every complete line up as it goes.
 //!
-//! Owns [`Reading`]: one pass over one file, which stops at its end, at the stop flag, or when
-//! the file's first bytes changed under the read; and the judgement of a file's first line
+//! Owns [`Reading`]: one pass over one file, which stops at its end, at the stop flag, when
+//! the file's first bytes changed under the read, or when they turn out to be gzip's; and the judgement of a file's first line
 //! against its predecessor's fragment, or an orphan's ([`crate::input::rejoin`]).
+//!
+//! Before the lines just read from a file are handed up, a file renamed away from its path that
+//! grew meanwhile is read to its end: its writer moved to the new file only after its last byte.
 //!
 //! **Not here:** deciding a file was truncated ([`super::truncation`]), letting go of a drained
 //! file (the [`Follower`](super::Follower)).
@@ -16,6 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tracing::warn;
 
 use super::{FollowStats, Followed, Sink};
+use crate::input::compressed::is_gzip;
 use crate::input::rejoin::{self, Orphan, Verdict};
 use crate::input::roll::{Directions, Sequence};
 
@@ -41,15 +45,24 @@ impl Reading<'_> {
                     warn!(path = %f.path.display(), %error, "cannot read log file");
                     return Drain {
                         grew,
-                        rewritten: false,
+                        ..Drain::default()
                     };
                 }
             };
+            let from = f.read_pos;
             f.read_pos += filled.read as u64;
+            // Once, when its first two bytes arrive: a compressed file is never read as lines.
+            if from < 2 && f.read_pos >= 2 && is_gzip(&f.file) {
+                return Drain {
+                    grew,
+                    compressed: true,
+                    ..Drain::default()
+                };
+            }
             if filled.read == 0 && filled.oversized == 0 && f.buffer.lines().is_empty() {
                 return Drain {
                     grew,
-                    rewritten: false,
+                    ..Drain::default()
                 };
             }
             // The bytes just read count only if the file still starts as it did: a copytruncate
@@ -59,9 +72,13 @@ impl Reading<'_> {
                 return Drain {
                     grew,
                     rewritten: true,
+                    ..Drain::default()
                 };
             }
             grew = true;
+            if filled.read > 0 {
+                self.catch_up_renamed(f, sink);
+            }
             let mut region = f.buffer.lines();
             if f.head_unjudged && (filled.oversized > 0 || !region.is_empty()) {
                 f.head_unjudged = false;
@@ -79,9 +96,34 @@ impl Reading<'_> {
             if filled.read == 0 || self.stop.load(Ordering::Acquire) {
                 return Drain {
                     grew,
-                    rewritten: false,
+                    ..Drain::default()
                 };
             }
+        }
+    }
+
+    /// Reads to their end the files renamed away from `f`'s path that grew: their writer
+    /// appends to them until it reopens the path (logrotate's `create` with a `postrotate`
+    /// signal, the kubelet), so every byte just read from `f` was written after theirs, which
+    /// must be handed up first (a denial in the renamed file before its record in `f`). One
+    /// `fstat` per such file, only while one is held.
+    fn catch_up_renamed(&mut self, f: &Followed, sink: &mut impl Sink) {
+        for j in 0..self.before.len() {
+            let g = &self.before[j];
+            if !(g.rotated && g.first_path == f.first_path)
+                || g.file.metadata().map_or(true, |m| m.len() <= g.read_pos)
+            {
+                continue;
+            }
+            let (before, rest) = self.before.split_at_mut(j);
+            let mut reading = Reading {
+                before,
+                orphans: &mut *self.orphans,
+                directions: self.directions,
+                stats: &mut *self.stats,
+                stop: self.stop,
+            };
+            reading.drain(&mut rest[0], sink);
         }
     }
 
@@ -175,9 +217,83 @@ fn tail_len(line: &[u8], head: Option<&[u8]>) -> usize {
 }
 
 /// What reading a file to its end found.
+#[derive(Default)]
 pub(super) struct Drain {
     /// Something was read.
     pub(super) grew: bool,
     /// The file's first bytes changed under the read: what was read was not handed up.
     pub(super) rewritten: bool,
+    /// The file starts with the gzip magic bytes: nothing was handed up.
+    pub(super) compressed: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::io::Write;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::input::follow::{FileId, FollowConfig, Follower, Opened, StartAt};
+
+    /// Records the regions handed up, in order.
+    struct Recorder(Vec<(FileId, Vec<u8>)>);
+
+    impl Sink for Recorder {
+        fn opened(&mut self, _: &Opened<'_>) {}
+        fn lines(&mut self, id: FileId, region: &[u8]) {
+            if !region.is_empty() {
+                self.0.push((id, region.to_vec()));
+            }
+        }
+        fn oversized(&mut self, _: FileId, _: u64) {}
+        fn unterminated(&mut self, _: FileId, _: &[u8]) {}
+        fn reset(&mut self, _: FileId) {}
+        fn closed(&mut self, _: FileId) {}
+        fn is_whole_line(&self, _: &[u8]) -> bool {
+            true
+        }
+    }
+
+    fn append(path: &std::path::Path, text: &str) {
+        let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
+        file.write_all(text.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn a_renamed_file_still_written_is_read_before_the_new_file_at_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, renamed) = (dir.path().join("app.log"), dir.path().join("app.log.1"));
+        fs::write(&log, "a1\n").unwrap();
+        let config = FollowConfig {
+            patterns: vec![log.display().to_string()],
+            start_at: StartAt::Beginning,
+            max_line_bytes: 1 << 20,
+            stop: Arc::new(AtomicBool::new(false)),
+            rotated_grace: Duration::from_secs(3600),
+            read_chunk_bytes: 1024,
+        };
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder(Vec::new());
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        // logrotate `create`: renamed, a new empty file at the path; both followed, at their end.
+        fs::rename(&log, &renamed).unwrap();
+        fs::write(&log, "").unwrap();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        // A pass already past the renamed file: the writer appends to it, reopens the path on
+        // the signal and writes there; the pass now reads the new file.
+        append(&renamed, "a2 denial\n");
+        append(&log, "b1 record\n");
+        let (mut reading, new) = follower.reading(1);
+        reading.drain(new, &mut sink);
+        let order: Vec<&[u8]> = sink.0.iter().map(|(_, r)| r.as_slice()).collect();
+        assert_eq!(
+            order,
+            [&b"a1\n"[..], b"a2 denial\n", b"b1 record\n"],
+            "the renamed file's last bytes come first"
+        );
+    }
 }

@@ -2,9 +2,11 @@
 //! fits, else from its beginning (or, at the first start with `--read-from end`, its last line).
 //!
 //! At start-up, a state-file entry whose file no longer matches the globs (rotated away while
-//! the exporter was down, or during its grace period) is looked for by inode in its directory
-//! (and in its symlink target's); if found and still fitting, it is drained from its saved
-//! offset and let go like any rotated file, so a restart during rotation loses nothing.
+//! the exporter was down, or during its grace period) is looked up by identity in its directory
+//! (and in its symlink target's), whatever the globs match: found plain, it is drained from its
+//! saved offset and let go like any rotated file; found only compressed, it is finished from its
+//! `.gz` ([`super::finish`]); not found, the entry is dropped and counted. A file that starts
+//! with the gzip magic bytes is never followed as lines.
 //!
 //! **Not here:** reading its lines ([`super::drain`]), choosing which paths to open
 //! ([`super::paths`]).
@@ -18,45 +20,39 @@ use std::path::{Path, PathBuf};
 
 use tracing::{debug, info, warn};
 
-use super::paths::find_by_inode;
+use super::paths::{locate, Located, Lookup};
+use super::FileState;
 use super::{Followed, Follower, Opened, Sink, StartAt, FD_RESERVE};
 use crate::input::chunk::LineBuffer;
+use crate::input::compressed::is_gzip;
 use crate::input::identity::{Inode, Signature};
 use crate::input::rejoin::Orphan;
 use crate::input::roll::Sequence;
 
 impl Follower {
-    /// State entries that matched no file of the globs: if the file is still in its directory
-    /// under another name (rotated while we were down, or during its grace period), drain it
-    /// from the saved offset; otherwise drop the entry, keeping its fragment as an orphan.
-    /// Returns how many were resumed (now the first files).
+    /// State entries that matched no file of the globs, looked up by identity in their
+    /// directory ([`locate`]): a file still there under another name (rotated while we were
+    /// down, or during its grace period) is drained from its saved offset; a file found only
+    /// compressed is finished from its `.gz` at once; an entry whose file is gone is dropped
+    /// (counted), keeping its fragment as an orphan. Returns how many were resumed (now the
+    /// first files).
     pub(super) fn resume_rotated(&mut self, sink: &mut impl Sink) -> usize {
         let entries = std::mem::take(&mut self.restored);
         let before = self.files.len();
+        let mut lookup = Lookup::default();
         for entry in entries {
-            let Some(path) = find_by_inode(&entry) else {
-                info!(path = %entry.path, "state entry for a file that is gone; dropped");
-                if let Some(fragment) = entry.fragment {
-                    let sequence_path =
-                        PathBuf::from(entry.sequence_path.as_deref().unwrap_or(&entry.path));
-                    let direction =
-                        Sequence::of(&sequence_path).and_then(|s| self.directions.known(&s));
-                    self.keep_orphan(
-                        Orphan {
-                            path: PathBuf::from(&entry.path),
-                            sequence_path,
-                            fragment,
-                            direction,
-                        },
-                        sink,
-                    );
+            match locate(&entry, &mut lookup) {
+                Located::Plain(path) => {
+                    info!(path = %entry.path, now = %path.display(), "file rotated while stopped; draining it");
+                    self.restored.push(entry);
+                    if self.open(&path, sink, true).is_some() {
+                        self.stats.rotations += 1;
+                    }
                 }
-                continue;
-            };
-            info!(path = %entry.path, now = %path.display(), "file rotated while stopped; draining it");
-            self.restored.push(entry);
-            if self.open(&path, sink, true).is_some() {
-                self.stats.rotations += 1;
+                // Compressed rolls are older than every plain file of their log: finished now,
+                // before any other file is read.
+                Located::Compressed(gz) => self.finish_compressed(entry, &gz, sink),
+                Located::Gone => self.drop_entry(entry, sink),
             }
         }
         self.restored.clear(); // what open() did not take did not fit, and it said so
@@ -67,6 +63,43 @@ impl Follower {
         let count = resumed.len();
         self.files.splice(0..0, resumed);
         count
+    }
+
+    /// A state entry no file in its directory has the identity of: dropped and counted; its
+    /// fragment is kept as an orphan for the file that continues it.
+    pub(super) fn drop_entry(&mut self, entry: FileState, sink: &mut impl Sink) {
+        self.stats.state_entries_dropped += 1;
+        let at_path = fs::metadata(&entry.path).is_ok_and(|m| Inode::of(&m) == entry.inode);
+        if at_path {
+            warn!(path = %entry.path, saved_offset = entry.offset,
+                  "state entry no longer fits its file (rewritten or truncated, or its inode reused by a new file); dropped");
+        } else {
+            info!(path = %entry.path, "state entry for a file that is gone (no file in its directory has its identity); dropped");
+        }
+        if let Some(fragment) = entry.fragment.clone() {
+            self.keep_entry_fragment(&entry, fragment, sink);
+        }
+    }
+
+    /// Keeps the unterminated end of a state entry's file, which is no longer followed, as an
+    /// orphan for the file that continues it.
+    pub(super) fn keep_entry_fragment(
+        &mut self,
+        entry: &FileState,
+        fragment: Vec<u8>,
+        sink: &mut impl Sink,
+    ) {
+        let sequence_path = PathBuf::from(entry.sequence_path.as_deref().unwrap_or(&entry.path));
+        let direction = Sequence::of(&sequence_path).and_then(|s| self.directions.known(&s));
+        self.keep_orphan(
+            Orphan {
+                path: PathBuf::from(entry.first_path()),
+                sequence_path,
+                fragment,
+                direction,
+            },
+            sink,
+        );
     }
 
     /// Opens `path` and follows it, resuming from its state entry if one fits. Returns the
@@ -110,27 +143,30 @@ impl Follower {
         if self.files.iter().any(|f| f.inode == inode) {
             return Some(inode); // already followed (the path was swapped under us)
         }
+        if is_gzip(&file) {
+            self.skip_compressed(inode, path);
+            return None;
+        }
         let size = meta.len();
         let mut offset = None;
+        let mut resumed_fragment = None;
         let mut first_path = path.to_path_buf();
         if let Some(i) = self.restored.iter().position(|e| e.inode == inode) {
-            // remove, not swap_remove: the entries left are resumed in their saved order (the
-            // order they were read in), which is also the order their rotations happened.
-            let entry = self.restored.remove(i);
+            let entry = &self.restored[i];
             let fits = entry.offset <= size && entry.signature.matches(&file).unwrap_or(false);
             if fits {
+                // remove, not swap_remove: the entries left are resumed in their saved order
+                // (the order they were read in), which is also the order of their rotations.
+                let entry = self.restored.remove(i);
                 offset = Some(entry.offset);
+                resumed_fragment = entry.fragment.clone().map(|f| (entry.offset, f));
                 // Found under its rotated name, it is still the file of the path it was
                 // followed under: a new file there continues it (rename + create while down).
-                first_path = PathBuf::from(entry.path);
-            } else if Path::new(&entry.path) == path {
-                warn!(path = %path.display(), saved_offset = entry.offset, size,
-                      "state entry no longer fits its file (rewritten or truncated); dropped");
-            } else {
-                // The saved file is gone and its inode was reused by another one (pino-roll
-                // deletes old rolls): nothing is wrong.
-                debug!(path = %path.display(), saved = %entry.path, "inode reused by a new file");
+                first_path = PathBuf::from(entry.first_path());
             }
+            // Else its inode was reused by a new file, or it was rewritten in place: the entry
+            // stays to be looked up by identity (its content may be in a compressed roll) and
+            // is dropped, said and counted, only if no file has it.
         }
         let resumed = offset.is_some();
         let skip_existing = self.fresh && !self.started && self.config.start_at == StartAt::End;
@@ -176,6 +212,7 @@ impl Follower {
             drained_since: None,
             head_unjudged: offset == 0,
             superseded: false,
+            resumed_fragment,
         });
         Some(inode)
     }

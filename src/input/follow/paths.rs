@@ -2,13 +2,15 @@
 //!
 //! Owns the order files are opened in (modification time, then roll order within a sequence,
 //! symlinks last and left out when their target is listed), the directories to watch, and the
-//! search by inode for a state entry's file rotated away while the exporter was down.
+//! search by identity for a state entry's file rotated away while the exporter was down, renamed
+//! out of the globs or compressed ([`locate`]).
 //!
 //! **Not here:** following what it finds ([`super::open`]), what a roll sequence is
 //! ([`crate::input::roll`]).
 //!
-//! Cold: per scan, a few `stat`s per matching path; at start-up, one directory listing per
-//! state entry the globs no longer match.
+//! Cold: per scan, a few `stat`s per matching path; at start-up, one listing of each directory
+//! a state entry the globs no longer match was in, and a ≤1 KiB decompression per gzip file
+//! there.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
@@ -18,6 +20,7 @@ use std::time::SystemTime;
 use tracing::warn;
 
 use super::FileState;
+use crate::input::compressed::decompressed_head;
 use crate::input::identity::Inode;
 use crate::input::roll::{self, Directions, Sequence};
 
@@ -58,10 +61,54 @@ pub(super) fn matching_paths(patterns: &[String], directions: &mut Directions) -
     keyed.into_iter().map(|k| k.2).collect()
 }
 
-/// The path of the regular file with a state entry's identity that still fits the entry
-/// (signature, size), looked for in the directory of the entry's path and, if that path is a
-/// symlink, in the directory of its current target (where kubelet and pino-roll rotate).
-pub(super) fn find_by_inode(entry: &FileState) -> Option<PathBuf> {
+/// Where a state entry's file is at a restart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Located {
+    /// A regular file with its identity (device, inode, first bytes) and at least its offset.
+    Plain(PathBuf),
+    /// No regular file has its identity, but a gzip file whose decompressed head has its first
+    /// bytes does: rotated and compressed while the exporter was down.
+    Compressed(PathBuf),
+    /// No file has its identity.
+    Gone,
+}
+
+/// What one restart learned of the directories its entries are looked up in, each listed and
+/// each gzip file's decompressed head read once however many entries look; and the gzip files
+/// already taken by an entry.
+#[derive(Debug, Default)]
+pub(super) struct Lookup {
+    listings: BTreeMap<PathBuf, Vec<(PathBuf, fs::Metadata)>>,
+    heads: BTreeMap<PathBuf, Option<Vec<u8>>>,
+    taken: BTreeSet<PathBuf>,
+}
+
+impl Lookup {
+    /// The regular files of `dir`, each `stat()`ed (on overlayfs the inode readdir reports may
+    /// differ from stat's).
+    fn listing(&mut self, dir: &Path) -> &[(PathBuf, fs::Metadata)] {
+        self.listings.entry(dir.to_path_buf()).or_insert_with(|| {
+            let Ok(entries) = fs::read_dir(dir) else {
+                return Vec::new();
+            };
+            entries
+                .flatten()
+                .filter_map(|dirent| {
+                    let path = dirent.path();
+                    let meta = fs::symlink_metadata(&path).ok()?;
+                    meta.is_file().then_some((path, meta))
+                })
+                .collect()
+        })
+    }
+}
+
+/// Looks a state entry's file up by identity among the files of the directory of the entry's
+/// path and, if that path is a symlink, of its current target's (where the kubelet and pino-roll
+/// rotate), whatever the globs match: first a regular file with its inode that still fits it
+/// (first bytes, size), then a gzip file whose decompressed head has its first bytes (if it had
+/// any when saved: an empty file's `.gz` cannot be told from another's).
+pub(super) fn locate(entry: &FileState, lookup: &mut Lookup) -> Located {
     let path = Path::new(&entry.path);
     let mut dirs: Vec<PathBuf> = path.parent().map(Path::to_path_buf).into_iter().collect();
     if let Some(target_dir) = fs::canonicalize(path)
@@ -76,25 +123,38 @@ pub(super) fn find_by_inode(entry: &FileState) -> Option<PathBuf> {
         }
     }
     dirs.dedup();
-    dirs.iter().find_map(|dir| find_in_dir(dir, entry))
-}
-
-fn find_in_dir(dir: &Path, entry: &FileState) -> Option<PathBuf> {
-    // Every entry is stat()ed: on overlayfs the inode readdir reports may differ from stat's.
-    for dirent in fs::read_dir(dir).ok()?.flatten() {
-        let path = dirent.path();
-        let Ok(meta) = fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if !meta.is_file() || Inode::of(&meta) != entry.inode {
+    let listed: Vec<(PathBuf, fs::Metadata)> = dirs
+        .iter()
+        .flat_map(|dir| lookup.listing(dir).to_vec())
+        .collect();
+    let fits = |path: &Path, meta: &fs::Metadata| {
+        Inode::of(meta) == entry.inode
+            && meta.len() >= entry.offset
+            && File::open(path).is_ok_and(|file| entry.signature.matches(&file).unwrap_or(false))
+    };
+    if let Some((path, _)) = listed.iter().find(|(path, meta)| fits(path, meta)) {
+        return Located::Plain(path.clone());
+    }
+    if entry.signature.len == 0 {
+        return Located::Gone; // empty when saved: no head to know its `.gz` by
+    }
+    for (path, _) in &listed {
+        if lookup.taken.contains(path) {
             continue;
         }
-        let fits = File::open(&path).is_ok_and(|file| {
-            meta.len() >= entry.offset && entry.signature.matches(&file).unwrap_or(false)
-        });
-        return fits.then_some(path);
+        let head = lookup
+            .heads
+            .entry(path.clone())
+            .or_insert_with(|| decompressed_head(path));
+        if head
+            .as_deref()
+            .is_some_and(|head| entry.signature.matches_head(head))
+        {
+            lookup.taken.insert(path.clone());
+            return Located::Compressed(path.clone());
+        }
     }
-    None
+    Located::Gone
 }
 
 pub(super) fn is_symlink(path: &Path) -> bool {

@@ -19,16 +19,24 @@ impl Follower {
             .files
             .iter_mut()
             .map(|f| {
-                widen_signature(f);
+                widen_signature(f); // signed now, it is in this state
                 f.buffer.consume();
                 let state = FileState {
                     path: f.path.display().to_string(),
                     inode: f.inode,
                     signature: f.signature,
                     offset: f.buffer.committed(),
-                    fragment: f.buffer.tail().map(<[u8]>::to_vec),
+                    fragment: f.buffer.tail().map(<[u8]>::to_vec).or_else(|| {
+                        // Resumed and not read yet: the entry's fragment still holds.
+                        f.resumed_fragment
+                            .as_ref()
+                            .filter(|(at, _)| *at == f.read_pos)
+                            .map(|(_, fragment)| fragment.clone())
+                    }),
                     sequence_path: (f.sequence_path != f.path)
                         .then(|| f.sequence_path.display().to_string()),
+                    first_path: (f.first_path != f.path)
+                        .then(|| f.first_path.display().to_string()),
                 };
                 (f.id, state)
             })

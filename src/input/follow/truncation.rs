@@ -50,6 +50,7 @@ pub(super) fn check_truncation(
     f.drained_since = None;
     f.edge = None;
     f.head_unjudged = false; // new content, not the rest of anything
+    f.resumed_fragment = None;
     f.signature = Signature::of(&f.file).unwrap_or(Signature { len: 0, hash: 0 });
     if f.file.seek(SeekFrom::Start(0)).is_err() {
         stats.file_errors_read += 1;
@@ -59,14 +60,17 @@ pub(super) fn check_truncation(
 
 /// A file created empty or short: widen its signature as it grows (up to 1 KiB), so that a
 /// later rewrite of its first bytes is still noticed — but only while what it covered is still
-/// there (a rewrite is for [`check_truncation`] to notice, not to be signed).
-pub(super) fn widen_signature(f: &mut Followed) {
+/// there (a rewrite is for [`check_truncation`] to notice, not to be signed). Returns true if
+/// the file had no signed bytes before and has now (its first bytes are known).
+pub(super) fn widen_signature(f: &mut Followed) -> bool {
     if !f.signature.is_short() || f.size <= f.signature.len {
-        return;
+        return false;
     }
+    let was_empty = f.signature.len == 0;
     if f.signature.matches(&f.file).unwrap_or(false) {
         if let Ok(signature) = Signature::of(&f.file) {
             f.signature = signature;
         }
     }
+    was_empty && f.signature.len > 0
 }

@@ -63,6 +63,21 @@ impl Exporter {
         }
     }
 
+    /// What `run` does first: the first scan, the first state write (as soon as the offsets
+    /// to start from are known), then reading every file to its end. Returns the total saved.
+    pub fn first_wake(&mut self, state: &Path) -> u64 {
+        self.follower.scan(&mut self.pipeline);
+        self.save(state);
+        let saved = self.counts().total();
+        self.follower.read_all(&mut self.pipeline);
+        saved
+    }
+
+    /// Killed after the first scan, before the first state write: nothing of it survives.
+    pub fn crash_before_first_write(mut self) {
+        self.follower.scan(&mut self.pipeline);
+    }
+
     /// A wake-up with a rescan (a create or rename event, or the periodic stat).
     pub fn scan_read(&mut self) {
         self.follower.scan(&mut self.pipeline);
@@ -120,6 +135,11 @@ impl Exporter {
     /// Lines the follower joined across two files.
     pub fn rejoined(&self) -> u64 {
         self.follower.stats().rejoined
+    }
+
+    /// Saved files the follower found only compressed and finished from their `.gz`.
+    pub fn finished_compressed(&self) -> u64 {
+        self.follower.stats().compressed_finished
     }
 
     /// Files followed, orphan fragments held.

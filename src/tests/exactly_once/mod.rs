@@ -3,14 +3,16 @@
 //! written.
 //!
 //! Owns the generator and executor ([`schedule`]), the writers ([`writer`]: pino-roll rolls,
-//! kubelet's symlinked rolls, logrotate's rename + create, copytruncate and delete while open,
-//! lines written in pieces and cut across rolls), the model of which lines must be counted
-//! ([`model`]), and the exporter as `run`'s reading thread drives it ([`exporter`]): wake-ups
-//! (with and without a rescan), state writes, crashes at any point between them (a crash in the
-//! middle of a read is one between two state writes: nothing of it survives), a crash between
-//! writing the temp state file and renaming it, a shutdown that stops a read at a chunk boundary
-//! and writes the final state, restarts with the state file and without it (`--read-from
-//! beginning` or `end`).
+//! kubelet's symlinked rolls, logrotate's rename + create out of the glob, with its rolls
+//! gzipped at once or one rotation later, or the kubelet's timestamped renames of the same file,
+//! copytruncate and delete while open, lines written in pieces and cut across rolls), the model
+//! of which lines must be counted ([`model`]), and the exporter as `run`'s reading thread drives
+//! it ([`exporter`]): the first scan and the state written right after it, wake-ups (with and
+//! without a rescan), state writes, crashes at any point between them (a crash in the middle of a
+//! read is one between two state writes: nothing of it survives), a crash after the first scan
+//! and before the first state write, a crash between writing the temp state file and renaming
+//! it, a shutdown that stops a read at a chunk boundary and writes the final state, restarts
+//! with the state file and without it (`--read-from beginning` or `end`).
 //!
 //! After every wake-up that rescans, and at the end of each schedule once the writers are quiet,
 //! `permission_denials_total` by reason must equal the model's (so `unknown` only where no
@@ -19,7 +21,8 @@
 //!
 //! `EXACTLY_ONCE_SCHEDULES=N` runs N schedules (default [`DEFAULT_SCHEDULES`]);
 //! `EXACTLY_ONCE_SEED=S` replays the one seed S (a failure prints its seed and its schedule);
-//! `EXACTLY_ONCE_TRACE=1` prints every step with the counts and the model's files. With
+//! `EXACTLY_ONCE_TRACE=1` prints every step with the counts and the model's files, and the
+//! follower's log. With
 //! `--nocapture`, a summary of what the schedules exercised.
 //!
 //! **Not here:** inotify and the run loop's timing (`crate::run`): a wake-up is what matters.
@@ -191,6 +194,12 @@ fn known_limitations() -> Vec<(&'static str, u64, Vec<Op>)> {
 /// when there is one: state writes fsync); `Err` carries the seed, what went wrong and the
 /// schedule.
 fn run_seed(seed: u64, ops: Option<&[Op]>) -> Result<Tally, String> {
+    if std::env::var_os("EXACTLY_ONCE_TRACE").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter("denials_exporter=debug")
+            .with_test_writer()
+            .try_init();
+    }
     let shm = std::path::Path::new("/dev/shm");
     let dir = if shm.is_dir() {
         tempfile::tempdir_in(shm)

@@ -15,8 +15,11 @@
 //! A fresh start (no state file) forgets everything: counters restart at zero, and so does the
 //! expectation (every line becomes expected again, then the rules above are applied anew).
 //!
-//! Everything else must be counted exactly once: rolls, cut lines, renames, deleted-while-open
-//! files, restarts with a state, crashes at any point, records in a later roll than their denial.
+//! Everything else must be counted exactly once: rolls, cut lines, renames (out of the globs too,
+//! logrotate's numbered and the kubelet's timestamped names), rolls compressed at once or one
+//! rotation later (a saved file found only as its `.gz` is finished from it), deleted-while-open
+//! files, restarts with a state, crashes at any point (before the first state write too),
+//! records in a later roll than their denial.
 //!
 //! What the generator does not do, because no follower could be exact about it (the phantoms are
 //! written down in `exactly_once_known_limitations`): delete a file whose state fragment is stale
@@ -24,7 +27,12 @@
 //! and its head ([`MFile::head_settled`]: files without roll numbers give no other way to tell
 //! a file's successor); rename a truncated file away before the state caught up
 //! ([`MFile::unsettled`]); make a file unreachable after a shutdown stopped a read somewhere
-//! ([`Model::uncertain`]); cut a line just before its newline (see the writer).
+//! ([`Model::uncertain`]), or shut down while a compressed file was empty when the exporter
+//! last saw it ([`Model::may_shut_down`]); cut a line just before its newline (see the writer).
+//!
+//! A compressed file is reached at a restart through its state entry only if the entry hashed
+//! some of its first bytes (it was not empty when saved): an empty file's `.gz` cannot be told
+//! from another's.
 
 use std::path::PathBuf;
 
@@ -88,6 +96,13 @@ pub struct MFile {
     pub unsettled: bool,
     /// Scanned since it was truncated.
     rescanned: bool,
+    /// Rotated away and gzipped (a new file holding its bytes; the plain one deleted).
+    pub compressed: bool,
+    /// Bytes the running exporter last saw it hold (what its signature covers).
+    seen_len: u64,
+    /// The last state write's entry has a signature of its first bytes: it was not empty then,
+    /// so its `.gz` can be recognised.
+    signed: bool,
 }
 
 impl MFile {
@@ -106,6 +121,9 @@ impl MFile {
             lines: Vec::new(),
             unsettled: false,
             rescanned: false,
+            compressed: false,
+            seen_len: 0,
+            signed: false,
         }
     }
 
@@ -230,7 +248,12 @@ impl Model {
             }
             Some(First::FromState) => {
                 for f in &mut self.files {
-                    f.followed |= f.in_entries && !f.unlinked;
+                    if f.in_entries && !f.unlinked && (!f.compressed || f.signed) {
+                        f.followed = true;
+                        if f.compressed {
+                            f.read_len = f.len; // finished from its `.gz` by the scan itself
+                        }
+                    }
                 }
             }
             Some(First::Fresh { end: false }) | None => {}
@@ -238,6 +261,9 @@ impl Model {
         for f in &mut self.files {
             f.followed |= f.matching();
             f.rescanned |= f.followed;
+            if f.followed && !f.compressed {
+                f.seen_len = f.len;
+            }
         }
         for k in 0..self.files.len() {
             let f = &self.files[k];
@@ -260,6 +286,7 @@ impl Model {
         for f in &mut self.files {
             if f.followed {
                 f.read_len = f.len;
+                f.seen_len = f.len;
             }
         }
     }
@@ -273,9 +300,18 @@ impl Model {
             // follows (the copy of a copytruncate holds what it read before the truncation).
             f.unsettled &= !(f.followed && f.rescanned);
             f.in_entries = f.followed && !f.unsettled;
+            f.signed = f.seen_len > 0;
             f.durable_len = f.read_len;
         }
         self.has_state = true;
+    }
+
+    /// The first state write, after the first scan of a start: what a save writes, but the
+    /// offsets restored are as uncertain as they were (see `uncertain`).
+    pub fn first_save(&mut self) {
+        let uncertain = self.uncertain;
+        self.save();
+        self.uncertain = uncertain;
     }
 
     /// A shutdown in the middle of a read: some of what was appended since the last read is
@@ -288,12 +324,14 @@ impl Model {
 
     /// Whether a shutdown in the middle of a read keeps the model exact: not while a deleted
     /// file has bytes unread (how many of them the state holds is unknown, and nothing else
-    /// will ever hold them).
+    /// will ever hold them), or a compressed one was empty when last seen.
     pub fn may_shut_down(&self) -> bool {
-        !self
-            .files
-            .iter()
-            .any(|f| f.followed && f.unlinked && f.read_len < f.len)
+        !self.files.iter().any(|f| {
+            f.followed && f.unlinked && f.read_len < f.len
+                // Nor while a compressed file was empty when last seen: whether the state gets
+                // a signature of its head (and its `.gz` can be found) depends on the read.
+                || f.followed && f.compressed && f.seen_len == 0 && f.len > 0
+        })
     }
 
     pub fn crash(&mut self) {

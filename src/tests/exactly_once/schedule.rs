@@ -11,7 +11,7 @@ use crate::input::follow::StartAt;
 
 use super::exporter::Exporter;
 use super::model::Kind;
-use super::writer::{Style, World};
+use super::writer::{Rotator, Style, World};
 
 /// splitmix64: tiny, seedable, good enough to pick schedules.
 pub struct Rng(u64);
@@ -60,8 +60,15 @@ pub enum Op {
         w: usize,
         keep: Option<usize>,
     },
+    /// Rename + create (logrotate's `create`, or the kubelet's timestamped rename).
     RenameCreate {
         keep: usize,
+    },
+    /// Rename + create, then the rolls gzipped: the newest too, or (`delay`: logrotate's
+    /// `delaycompress`, the kubelet) all but the newest.
+    RenameCompress {
+        keep: usize,
+        delay: bool,
     },
     CopyTruncate {
         keep: usize,
@@ -84,6 +91,11 @@ pub enum Op {
     Crash,
     /// Start; `drop_state`: the state file is lost (fresh start, `end`: `--read-from end`).
     Start {
+        drop_state: bool,
+        end: bool,
+    },
+    /// Start, and `kill -9` after the first scan, before the first state write.
+    CrashAtStart {
         drop_state: bool,
         end: bool,
     },
@@ -126,6 +138,10 @@ impl Run {
         if rng.pct(25) {
             self.grace = Duration::from_secs(3600);
             self.count("schedules with a long grace", 1);
+        }
+        if rng.pct(30) {
+            self.world.rotator = Rotator::Kubelet;
+            self.count("schedules with svc rotated by the kubelet", 1);
         }
         let steps = 5 + rng.below(MAX_STEPS - 5);
         for _ in 0..steps {
@@ -210,10 +226,11 @@ impl Run {
         }
         if !up && rng.pct(30) {
             let drop_state = rng.pct(15);
-            return Op::Start {
-                drop_state,
-                end: rng.pct(50),
-            };
+            let end = rng.pct(50);
+            if rng.pct(10) {
+                return Op::CrashAtStart { drop_state, end };
+            }
+            return Op::Start { drop_state, end };
         }
         let w = rng.below(3) as usize;
         let style = self.world.writers[w].style;
@@ -248,9 +265,18 @@ impl Run {
                 let svc = &model.files[key];
                 let known =
                     svc.in_entries && svc.head_settled(&model.lines, key) && !model.uncertain;
+                let kubelet = self.world.rotator == Rotator::Kubelet;
                 match (style, rng.below(10)) {
-                    (Style::Svc, 0..=3) if known && !svc.unsettled => Op::RenameCreate { keep },
-                    (Style::Svc, 4..=6) if known && !svc.unsettled && !svc.durable_fragment() => {
+                    (Style::Svc, 0..=3) if known && !svc.unsettled => match rng.below(3) {
+                        0 => Op::RenameCreate { keep },
+                        n => Op::RenameCompress {
+                            keep,
+                            delay: kubelet || n == 2,
+                        },
+                    },
+                    (Style::Svc, 4..=6)
+                        if known && !svc.unsettled && !svc.durable_fragment() && !kubelet =>
+                    {
                         Op::CopyTruncate { keep }
                     }
                     // Only svc's writer creates its file again at the same path: a numbered
@@ -276,6 +302,11 @@ impl Run {
     fn count_joins(&mut self) {
         let rejoined = self.exporter.as_ref().map_or(0, Exporter::rejoined);
         self.count("lines rejoined by the follower", rejoined);
+        let finished = self
+            .exporter
+            .as_ref()
+            .map_or(0, Exporter::finished_compressed);
+        self.count("saved files finished from their .gz", finished);
     }
 
     fn apply(&mut self, op: Op) -> Result<(), String> {
@@ -291,6 +322,11 @@ impl Run {
                 .to_string(),
         };
         self.count(name, 1);
+        if self.exporter.is_none()
+            && matches!(op, Op::RenameCreate { .. } | Op::RenameCompress { .. })
+        {
+            self.count("rotations out of the globs while the exporter was down", 1);
+        }
         if matches!(op, Op::Crash | Op::SaveTorn | Op::Shutdown { .. }) {
             self.count_joins();
         }
@@ -300,7 +336,8 @@ impl Run {
             Op::Partial { w, kind, cut } => self.world.partial(w, kind, cut),
             Op::Complete { w } => self.world.complete(w),
             Op::Roll { w, keep } => self.world.roll(w, keep),
-            Op::RenameCreate { keep } => self.world.rename_create(2, keep),
+            Op::RenameCreate { keep } => self.world.rename_create(2, keep, None),
+            Op::RenameCompress { keep, delay } => self.world.rename_create(2, keep, Some(delay)),
             Op::CopyTruncate { keep } => self.world.copy_truncate(2, keep),
             Op::DeleteOpen { w } => self.world.delete_open(w),
             Op::ScanRead => {
@@ -332,26 +369,22 @@ impl Run {
                 self.durable_total = exporter.shutdown(&self.state, after);
                 model.shutdown();
             }
+            Op::CrashAtStart { drop_state, end } => {
+                self.launch(drop_state, end).crash_before_first_write();
+                self.world.model.start(drop_state, end);
+                self.world.model.crash();
+            }
             Op::Start { drop_state, end } => {
-                if drop_state {
-                    let _ = std::fs::remove_file(&self.state);
-                    self.durable_total = 0;
-                }
-                let start_at = if end {
-                    StartAt::End
-                } else {
-                    StartAt::Beginning
-                };
-                let mut exporter =
-                    Exporter::start(&self.world.pattern(), &self.state, start_at, self.grace);
+                let mut exporter = self.launch(drop_state, end);
                 let model = &mut self.world.model;
                 model.start(drop_state, end);
                 assert_eq!(
                     exporter.resumed, model.has_state,
                     "the model knows the state file"
                 );
-                exporter.scan_read(); // as `run` does before anything else
+                let saved = exporter.first_wake(&self.state); // as `run` does first
                 model.scan();
+                model.first_save();
                 model.read();
                 let total = exporter.counts().total();
                 self.exporter = Some(exporter);
@@ -361,10 +394,26 @@ impl Run {
                         self.durable_total
                     ));
                 }
+                self.durable_total = saved;
                 return self.check("after a start");
             }
         }
         Ok(())
+    }
+
+    /// A new exporter process: the state file lost first if `drop_state`; `--read-from end`
+    /// if `end` (for a fresh start).
+    fn launch(&mut self, drop_state: bool, end: bool) -> Exporter {
+        if drop_state {
+            let _ = std::fs::remove_file(&self.state);
+            self.durable_total = 0;
+        }
+        let start_at = if end {
+            StartAt::End
+        } else {
+            StartAt::Beginning
+        };
+        Exporter::start(&self.world.pattern(), &self.state, start_at, self.grace)
     }
 
     /// How many files the follower may hold once it read everything: those on disk, and with a

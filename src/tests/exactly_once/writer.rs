@@ -8,7 +8,11 @@
 //! * **kube**: rolls `data/pod.N.log` outside the globs, reached only through the symlink
 //!   `logs/pod.log`, swapped atomically (a new link renamed over it), as kubelet does.
 //! * **svc**: one `logs/svc.log`, rotated by logrotate: rename + create (`svc.log.1`, … outside
-//!   the globs, shifted, the oldest deleted), copytruncate, or deleted while open and created again.
+//!   the globs, shifted, the oldest deleted), copytruncate, or deleted while open and created
+//!   again; with `compress` (rolls gzipped into `svc.log.N.gz`, the newest at once, or one
+//!   rotation later with `delaycompress`). Or, for a whole schedule, by the kubelet instead:
+//!   `svc.log` renamed to `svc.log.<YYYYMMDD-hhmmss>` (no shifting), every roll but the newest
+//!   gzipped, the oldest deleted.
 //!
 //! A line can be written in two pieces; a roll or rotation between them puts the rest at the
 //! start of the new file (a cut line). Nothing is written to a file after it was rolled, renamed
@@ -18,6 +22,9 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
+
+use flate2::write::GzEncoder;
+use flate2::Compression;
 
 use super::model::{FileKey, Kind, LineKey, Model};
 
@@ -29,6 +36,15 @@ pub enum Style {
     Pino,
     Kube,
     Svc,
+}
+
+/// Who rotates svc's file, for a whole schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rotator {
+    /// Numbered rolls, shifted at every rotation (`svc.log.1` is the newest).
+    Logrotate,
+    /// Timestamped rolls, never renamed again (`svc.log.20260612-000003`).
+    Kubelet,
 }
 
 #[derive(Debug)]
@@ -50,8 +66,11 @@ pub struct World {
     pub root: PathBuf,
     pub model: Model,
     pub writers: Vec<Writer>,
+    pub rotator: Rotator,
     seq: u64,
     next_exec: u32,
+    /// Rotations of svc's file so far (the kubelet's timestamps).
+    rotations: u64,
 }
 
 impl World {
@@ -62,8 +81,10 @@ impl World {
             root: root.to_path_buf(),
             model: Model::default(),
             writers: Vec::new(),
+            rotator: Rotator::Logrotate,
             seq: 0,
             next_exec: 0,
+            rotations: 0,
         };
         for style in [Style::Pino, Style::Kube, Style::Svc] {
             let mut w = Writer {
@@ -200,19 +221,59 @@ impl World {
         f.unlinked = true;
     }
 
-    /// logrotate's numbering: `svc.log.N` → `svc.log.N+1`, the oldest beyond `keep` deleted.
+    /// logrotate's numbering: `svc.log.N` → `svc.log.N+1` (`.gz` kept), the oldest beyond
+    /// `keep` deleted. The kubelet renames nothing: it deletes the oldest beyond `keep`.
     fn shift(&mut self, w: usize, keep: usize) {
-        let older = self.writers[w].older.clone();
-        // Oldest (highest number) first, so that no rename lands on a file still there.
-        for (i, &file) in older.iter().enumerate() {
-            let to = self
-                .root
-                .join(format!("logs/svc.log.{}", older.len() - i + 1));
-            let f = &mut self.model.files[file];
-            fs::rename(&f.path, &to).unwrap();
-            f.path = to;
+        if self.rotator == Rotator::Logrotate {
+            let older = self.writers[w].older.clone();
+            // Oldest (highest number) first, so that no rename lands on a file still there.
+            for (i, &file) in older.iter().enumerate() {
+                let f = &self.model.files[file];
+                let gz = if f.compressed { ".gz" } else { "" };
+                let to = self
+                    .root
+                    .join(format!("logs/svc.log.{}{gz}", older.len() - i + 1));
+                let f = &mut self.model.files[file];
+                fs::rename(&f.path, &to).unwrap();
+                f.path = to;
+            }
         }
         self.unlink_oldest(w, keep);
+    }
+
+    /// Where svc's file goes when it is rotated away.
+    fn rotated_name(&mut self) -> PathBuf {
+        self.rotations += 1;
+        match self.rotator {
+            Rotator::Logrotate => self.root.join("logs/svc.log.1"),
+            Rotator::Kubelet => self
+                .root
+                .join(format!("logs/svc.log.20260612-{:06}", self.rotations)),
+        }
+    }
+
+    /// gzips svc's older files that are not yet, but the newest with `delay`: the plain file
+    /// is replaced by `<name>.gz`, as logrotate's `compress` and the kubelet do.
+    pub fn compress(&mut self, w: usize, delay: bool) {
+        let older = self.writers[w].older.clone();
+        let upto = older.len() - usize::from(delay && !older.is_empty());
+        for &file in &older[..upto] {
+            let f = &self.model.files[file];
+            if f.compressed {
+                continue;
+            }
+            let mut name = f.path.clone().into_os_string();
+            name.push(".gz");
+            let to = PathBuf::from(name);
+            let plain = fs::read(&f.path).unwrap();
+            let mut out = GzEncoder::new(fs::File::create(&to).unwrap(), Compression::fast());
+            out.write_all(&plain).unwrap();
+            out.finish().unwrap();
+            fs::remove_file(&f.path).unwrap();
+            let f = &mut self.model.files[file];
+            f.path = to;
+            f.compressed = true;
+        }
     }
 
     /// Deletes the oldest older files down to `keep`, stopping at one the model cannot follow
@@ -226,11 +287,12 @@ impl World {
         }
     }
 
-    /// logrotate `create`: rename away, create anew, the writer reopens.
-    pub fn rename_create(&mut self, w: usize, keep: usize) {
+    /// logrotate `create` (or the kubelet): rename away, create anew, the writer reopens; then,
+    /// with `compress`, the older files gzipped (`Some(delay)`).
+    pub fn rename_create(&mut self, w: usize, keep: usize, compress: Option<bool>) {
         self.shift(w, keep);
         let old = self.writers[w].current;
-        let to = self.root.join("logs/svc.log.1");
+        let to = self.rotated_name();
         let f = &mut self.model.files[old];
         fs::rename(&f.path, &to).unwrap();
         f.path = to;
@@ -238,6 +300,9 @@ impl World {
         self.writers[w].older.push(old);
         self.writers[w].current = self.create(Style::Svc, 0);
         self.complete(w);
+        if let Some(delay) = compress {
+            self.compress(w, delay);
+        }
     }
 
     /// logrotate `copytruncate`: copy to `svc.log.1`, truncate to 0. Only between whole lines.
@@ -246,7 +311,7 @@ impl World {
         self.shift(w, keep);
         let file = self.writers[w].current;
         let from = self.model.files[file].path.clone();
-        let to = self.root.join("logs/svc.log.1");
+        let to = self.rotated_name();
         fs::copy(&from, &to).unwrap();
         OpenOptions::new()
             .write(true)
