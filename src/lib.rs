@@ -28,6 +28,7 @@ pub(crate) mod output;
 pub(crate) mod pipeline;
 pub mod redact;
 pub mod replay;
+pub mod risk;
 pub mod run;
 pub(crate) mod sched;
 pub(crate) mod signal;
