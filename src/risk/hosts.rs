@@ -37,6 +37,7 @@ pub(super) const DEFAULT_ALLOWED: &[&str] = &[
     "docker.com",
     "ghcr.io",
     "quay.io",
+    "anthropic.com",
 ];
 
 /// Hosts (and host/path prefixes) that exist to receive data: sending anything there is

@@ -204,11 +204,13 @@ fn privilege_escalation() -> Vec<String> {
         format!(
             r"{S}chown\b{A}\sroot\b|{S}setcap\s|{S}usermod\s{A}-[a-zA-Z]*G\s*\S*(?:sudo|wheel|docker|admin|root)"
         ),
-        format!(r"{S}(?:visudo|chpasswd|useradd|adduser|passwd)\b|/etc/sudoers|\bNOPASSWD\b"),
+        format!(
+            r"{S}(?:visudo|chpasswd|useradd|adduser|passwd)\b|(?:>>?\s*|tee\s+(?:-a\s+)?|{S}(?:cp|mv|install)\b{A}\s)/etc/sudoers|\bNOPASSWD\b"
+        ),
         format!(
             r"(?:>>?\s*|tee\s+(?:-a\s+)?){A}(?:\.ssh/authorized_keys|\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|/etc/cron|/etc/profile|/etc/ld\.so\.preload)"
         ),
-        format!(r"{S}crontab\s+(?:-e\b|-r\b|-\s|[^-\s]\S*{E})"),
+        format!(r"{S}crontab\s+(?:-e\b|-r\b|-(?:\s|$)|[^-\s]\S*{E})"),
         format!(
             r"{S}(?:docker|podman)\s{A}\b(?:run|create)\b{A}(?:--privileged|--pid[=\s]host|--cap-add[=\s]*(?:ALL|SYS_ADMIN)|-v\s*/:/|--volume[=\s]/:/|--userns[=\s]host)"
         ),
@@ -216,7 +218,9 @@ fn privilege_escalation() -> Vec<String> {
         format!(r"{S}(?:nsenter|chroot|insmod|modprobe|setenforce\s+0)\b|{S}ufw\s+disable\b"),
         // The agent lifting its own permission checks.
         r"--dangerously-skip-permissions|bypassPermissions".to_string(),
-        format!(r"(?:>>?\s*|tee\s+(?:-a\s+)?|sed\s+-i\S*\s{A}){A}\.claude/settings"),
+        format!(
+            r"(?:>>?\s*|tee\s+(?:-a\s+)?|sed\s+-i\S*\s{A}|{S}(?:cp|mv)\b{A}\s){A}\.claude/settings"
+        ),
     ]
 }
 

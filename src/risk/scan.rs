@@ -122,6 +122,24 @@ fn is_write_tool(tool: &str) -> bool {
     WRITE_WORDS.iter().any(|w| name.contains(w))
 }
 
+/// The write-path rules' classes for a path. A persistence file (`.bashrc`, `authorized_keys`,
+/// sudoers) is also a home or system path: the specific class wins over the general one.
+fn write_path_classes(folded: &[u8]) -> Found {
+    let set = rules::write_path_set();
+    let mut found = Found::default();
+    for i in set.set.matches(folded).iter() {
+        if let Effect::Class(risk) = set.effects[i] {
+            found.add(risk);
+        }
+    }
+    if found.has(Risk::PrivilegeEscalation) {
+        let mut only = Found::default();
+        only.add(Risk::PrivilegeEscalation);
+        return only;
+    }
+    found
+}
+
 impl Scan<'_> {
     fn input(&mut self, tool: &str, value: &Value) {
         let object = match value {
@@ -191,12 +209,8 @@ impl Scan<'_> {
             self.found.add(Risk::Exfiltration);
         }
         if role == Role::WritePath {
-            let set = rules::write_path_set();
-            for i in set.set.matches(folded).iter() {
-                if let Effect::Class(risk) = set.effects[i] {
-                    self.found.add(risk);
-                }
-            }
+            let found = write_path_classes(folded);
+            self.found.0 |= found.0;
         }
         if let Some(user) = &self.user.set {
             for i in user.matches(&self.folded).iter() {
