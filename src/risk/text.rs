@@ -21,6 +21,7 @@ impl Budget {
         Budget { left: bytes }
     }
 
+    #[cfg(test)]
     pub(super) fn is_spent(&self) -> bool {
         self.left == 0
     }
