@@ -281,8 +281,10 @@ pub(super) fn has_leaking_url(text: &str, allow: &Allowlist) -> bool {
 fn url_start(word: &str) -> Option<&str> {
     let at = word.find("://")?;
     let start = word[..at]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     Some(&word[start..])
 }
 
@@ -445,6 +447,7 @@ mod tests {
             "https://medium.com/@someone/securing-github-actions-1a2b3c4d5e6f",
             &a
         ));
+        assert!(!has_leaking_url("é𐠿https://", &a));
         assert_eq!(destination("deploy.sh"), None);
         assert_eq!(destination("data.json"), None);
         assert_eq!(destination("git@gitlab.com:a/b.git"), Some("gitlab.com"));

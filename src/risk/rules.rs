@@ -91,7 +91,7 @@ fn remote_code() -> Vec<String> {
         format!(r"{S}(?:curl|wget|fetch|aria2c)\b[^;&\n]*\|\s*{shell}"),
         format!(r"{S}(?:curl|wget|fetch)\b[^;&\n]*\|\s*{interpreter}"),
         format!(r"(?:sh|bash|zsh|source|\.|python[0-9.]*|perl|ruby|node)\s+<\(\s*(?:curl|wget)\b"),
-        r"(?:\b(?:ba|z|da)?sh\s+-c|\beval)\s+\$?\(?\s*(?:curl|wget)\b".to_string(),
+        r"(?:\b(?:ba|z|da)?sh\s+-c|\beval)\s+\$\(\s*(?:curl|wget)\b".to_string(),
         format!(
             r"(?:base64\s+(?:-d|--decode|-D)|xxd\s+-r|openssl\s+(?:base64|enc)\s{A}-d)\b[^;&\n]*\|\s*{shell}"
         ),

@@ -2,8 +2,8 @@
 //! byte budget.
 //!
 //! Owns the folding: quote characters (`'`, `"`) are dropped, so `git push "--force"` and
-//! `'g''it' push -f` read as written without them; a backtick becomes a space (command
-//! substitution starts a new command); a backslash is dropped (`g\it`, line continuations);
+//! `'g''it' push -f` read as written without them; a backtick becomes ` $(` (the same command
+//! substitution, which also starts a new command); a backslash is dropped (`g\it`, line continuations);
 //! `$IFS` and `${IFS}` become a space; tabs and carriage returns become spaces, newlines stay
 //! (they separate commands). **Not here:** any parsing of the shell grammar.
 //!
@@ -46,7 +46,8 @@ pub(super) fn fold(text: &str, out: &mut String) {
     while i < bytes.len() {
         let replacement: Option<(&str, usize)> = match bytes[i] {
             b'\'' | b'"' | b'\\' => Some(("", 1)),
-            b'`' | b'\t' | b'\r' => Some((" ", 1)),
+            b'`' => Some((" $(", 1)),
+            b'\t' | b'\r' => Some((" ", 1)),
             b'$' if bytes[i..].starts_with(b"${IFS}") => Some((" ", 6)),
             b'$' if bytes[i..].starts_with(b"$IFS") => Some((" ", 4)),
             _ => None,
@@ -79,7 +80,7 @@ mod tests {
         assert_eq!(folded("'g''it' push -f"), "git push -f");
         assert_eq!(folded(r"g\it push -f"), "git push -f");
         assert_eq!(folded("git${IFS}push$IFS-f"), "git push -f");
-        assert_eq!(folded("a\tb`c`"), "a b c ");
+        assert_eq!(folded("a\tb`c`"), "a b $(c $(");
         assert_eq!(folded("héllo \"wörld\""), "héllo wörld");
     }
 
