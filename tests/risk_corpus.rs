@@ -7,67 +7,11 @@
 
 use std::collections::BTreeMap;
 
-use denials_exporter::risk::{Attempt, Input, Risk, RiskRules};
-use serde_json::Value;
+use denials_exporter::risk::{Risk, RiskRules};
 
-struct Case {
-    line: usize,
-    expected: String,
-    tool: String,
-    kind: String,
-    value: String,
-}
+mod risk_support;
 
-fn corpus() -> Vec<Case> {
-    let path = format!("{}/tests/data/risk/corpus.tsv", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .map(|(i, l)| {
-            let cols: Vec<&str> = l.splitn(4, '\t').collect();
-            assert_eq!(
-                cols.len(),
-                4,
-                "line {}: want 4 tab-separated columns: {l}",
-                i + 1
-            );
-            Case {
-                line: i + 1,
-                expected: cols[0].to_string(),
-                tool: cols[1].to_string(),
-                kind: cols[2].to_string(),
-                value: cols[3].to_string(),
-            }
-        })
-        .collect()
-}
-
-fn classify(rules: &RiskRules, case: &Case) -> String {
-    let json = match case.kind.as_str() {
-        "json" => Some(
-            serde_json::from_str::<Value>(&case.value)
-                .unwrap_or_else(|e| panic!("line {}: bad json: {e}", case.line)),
-        ),
-        "command" => Some(serde_json::json!({ "command": case.value })),
-        "file_path" => Some(serde_json::json!({ "file_path": case.value })),
-        "url" => Some(serde_json::json!({ "url": case.value, "prompt": "summarise" })),
-        _ => None,
-    };
-    let input = match (&json, case.kind.as_str()) {
-        (Some(v), _) => Some(Input::Json(v)),
-        (None, "summary") => Some(Input::Text(&case.value)),
-        (None, "reason" | "nothing") => None,
-        (None, other) => panic!("line {}: unknown kind {other}", case.line),
-    };
-    let reason = (case.kind == "reason").then_some(case.value.as_str());
-    let risk = rules.classify(&Attempt {
-        tool: &case.tool,
-        input,
-        reason,
-    });
-    rules.label(risk).to_string()
-}
+use risk_support::corpus;
 
 #[derive(Default)]
 struct Tally {
@@ -93,7 +37,7 @@ fn precision_and_recall_per_class_hold_their_floors() {
             case.line,
             case.expected
         );
-        let got = classify(&rules, case);
+        let got = rules.label(rules.classify(&case.attempt())).to_string();
         if got == case.expected {
             tallies.get_mut(got.as_str()).expect("a label").true_pos += 1;
         } else {
