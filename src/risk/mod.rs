@@ -21,11 +21,13 @@
 //!
 //! Cost: runs per denial, never per line. The classifier examines at most
 //! [`MAX_EXAMINED_BYTES`] bytes of an attempt (its fields in a fixed order: commands, URLs,
-//! paths, written content, then the reason text), copies them once into one buffer while folding
-//! quotes, and runs one `RegexSet` pass over each field (two for the path of a file write); a URL
-//! or destination host is parsed only when a pattern says one matters. The sets compile on first
-//! use (tens of milliseconds in a debug build). Every regex runs in time linear in its input, so
-//! a classification is bounded by the byte budget whatever the input is.
+//! paths, written content, then the reason text) and copies them once into one buffer while
+//! folding quotes. Over each field it runs one Aho-Corasick pass for the rules' anchor words,
+//! then only the few rules whose anchors occur (plus one small `RegexSet` for the path of a file
+//! write, and one for user rules when there are any); a URL or destination host is parsed only
+//! when a rule says one matters. Each rule compiles the first time a text needs it. Every regex
+//! runs in time linear in its input, so a classification is bounded by the byte budget whatever
+//! the input is.
 //!
 //! Limits: this is pattern matching on text, not a shell parser. Quotes, backslashes, `$IFS`,
 //! `bash -c`, `env`/`sudo` prefixes, `&&`/`;`/`|` chains, absolute paths to binaries, short and
@@ -228,6 +230,18 @@ impl RiskRules {
             .filter_map(|r| r.builtin_name())
             .chain(self.user.classes.iter().map(String::as_str))
             .chain(["none", "unknown"])
+    }
+
+    /// The class a label value names with these rules (for state saved as label values).
+    pub fn class_of_label(&self, label: &str) -> Option<Risk> {
+        Risk::from_builtin_name(label).or_else(|| {
+            self.user
+                .classes
+                .iter()
+                .position(|c| c == label)
+                .and_then(|i| u8::try_from(i).ok())
+                .map(Risk::User)
+        })
     }
 
     /// The user classes, in the order first named by `--risk-rule`.

@@ -191,16 +191,14 @@ impl Scan<'_> {
         }
         fold(text, &mut self.folded);
         let folded = self.folded.as_bytes();
-        let set = rules::text_set();
         let (mut send, mut url) = (false, role == Role::Url);
-        for i in set.set.matches(folded).iter() {
-            match set.effects[i] {
-                Effect::Class(risk) if role.admits(risk) => self.found.add(risk),
-                Effect::Send => send |= role == Role::Command,
-                Effect::Url => url |= role == Role::Command,
-                Effect::Class(_) => {}
-            }
-        }
+        let found = &mut self.found;
+        rules::text_rules_compiled().for_each_match(folded, |effect| match effect {
+            Effect::Class(risk) if role.admits(risk) => found.add(risk),
+            Effect::Send => send |= role == Role::Command,
+            Effect::Url => url |= role == Role::Command,
+            Effect::Class(_) => {}
+        });
         let allow = &self.user.allow;
         if !self.found.has(Risk::Exfiltration)
             && ((send && hosts::sends_outside(&self.folded, allow))

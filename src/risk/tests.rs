@@ -171,6 +171,10 @@ fn user_rules_add_classes_below_the_builtin_ones() {
     };
     assert_eq!(classify("npx prisma migrate reset --force"), Risk::User(0));
     assert_eq!(r.label(Risk::User(0)), "db_migration");
+    for label in r.labels() {
+        assert_eq!(r.label(r.class_of_label(label).unwrap()), label);
+    }
+    assert_eq!(r.class_of_label("nope"), None);
     assert_eq!(classify("jj abandon @-"), Risk::HistoryRewrite);
     assert_eq!(
         classify("sudo npx prisma migrate reset"),
@@ -206,4 +210,27 @@ fn label_values_round_trip_and_are_prometheus_safe() {
         assert_eq!(rules().label(risk), name);
     }
     assert!(rules::pattern_count() > 80);
+}
+
+#[test]
+fn anchors_hide_no_match_of_the_corpus_or_of_generated_text() {
+    let corpus = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/risk/corpus.tsv"
+    ))
+    .unwrap();
+    let mut texts: Vec<String> = corpus
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.splitn(4, '\t').nth(3))
+        .map(str::to_string)
+        .collect();
+    // Spellings the corpus may lack: case, separators, wrappers, absolute paths.
+    for text in texts.clone() {
+        texts.push(text.to_uppercase());
+        texts.push(format!("bash -c '{text}'"));
+        texts.push(text.replace(' ', "\n"));
+        texts.push(format!("/usr/local/bin/{text}"));
+    }
+    rules::tests::assert_anchors_hide_nothing(texts);
 }
