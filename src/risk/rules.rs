@@ -135,9 +135,8 @@ fn remote_code() -> Vec<Anchored> {
         ),
         (
             &["<("],
-            format!(
-                r"(?:sh|bash|zsh|source|\.|python[0-9.]*|perl|ruby|node)\s+<\(\s*(?:curl|wget)\b"
-            ),
+            r"(?:sh|bash|zsh|source|\.|python[0-9.]*|perl|ruby|node)\s+<\(\s*(?:curl|wget)\b"
+                .to_string(),
         ),
         (
             &["$("],
