@@ -6,7 +6,8 @@
 # Usage: bench/risk.sh
 #
 # Environment (optional):
-#   RISK_BENCH_ROUNDS=200   passes over each set of attempts
+#   RISK_BENCH_ROUNDS=50    passes over each set of attempts, per run (the best of seven runs,
+#                          in thread CPU time, is shown)
 #
 # Reading the figure against replay: at the usual 1% of denial lines, replay meets about 27,000
 # denials per GiB of log, so every microsecond per classification adds about 27 ms per GiB

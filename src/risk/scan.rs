@@ -114,12 +114,11 @@ pub(super) fn classify(user: &UserRules, attempt: &Attempt<'_>) -> Risk {
 /// True if a tool by this name writes files (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`,
 /// `mcp__fs__write_file`, …).
 fn is_write_tool(tool: &str) -> bool {
-    let name = tool
-        .rsplit("__")
-        .next()
-        .unwrap_or(tool)
-        .to_ascii_lowercase();
-    WRITE_WORDS.iter().any(|w| name.contains(w))
+    let name = tool.rsplit("__").next().unwrap_or(tool).as_bytes();
+    WRITE_WORDS.iter().any(|word| {
+        name.windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+    })
 }
 
 /// The write-path rules' classes for a path. A persistence file (`.bashrc`, `authorized_keys`,
@@ -171,10 +170,14 @@ impl Scan<'_> {
 
     /// Examines the string values (or arrays of strings) under `keys` in `object`.
     fn keys(&mut self, object: &Map<String, Value>, keys: &[&str], role: Role) {
-        for key in keys {
-            match object.get(*key) {
-                Some(Value::String(text)) => self.field(text, role),
-                Some(Value::Array(items)) => {
+        // One pass over the object's few entries, not a map lookup per key name.
+        for (key, value) in object {
+            if !keys.contains(&key.as_str()) {
+                continue;
+            }
+            match value {
+                Value::String(text) => self.field(text, role),
+                Value::Array(items) => {
                     for text in items.iter().filter_map(Value::as_str) {
                         self.field(text, role);
                     }
