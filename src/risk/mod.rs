@@ -5,9 +5,9 @@
 //! The cast: [`RiskRules`] is the one worker, built once (the built-in rules, plus the user's
 //! `--risk-rule CLASS=REGEX` and `--risk-allow-host HOST` values, parsed in `user`) and shared by
 //! reference; [`Attempt`] is what it classifies. Inside, `text` folds shell quoting into plain
-//! text within the byte budget, `rules` holds the built-in patterns, `hosts` decides whether a
-//! URL or a destination host is outside the allowlist, and `scan` walks the input's fields and
-//! keeps the most severe class found.
+//! text within the byte budget, `rules` holds the built-in patterns and `engine` runs them,
+//! `hosts` decides whether a URL or a destination host is outside the allowlist, and `scan`
+//! walks the input's fields and keeps the most severe class found.
 //!
 //! Owns the class set and its order of severity ([`Risk::BUILTIN`]); a user class ranks below
 //! every built-in dangerous class, in the order the user gave. [`RiskRules::labels`] lists every
@@ -37,6 +37,7 @@
 //! hosts and the package registries an agent in CI talks to (see `hosts`); sending data to them
 //! is not exfiltration, even to an attacker's account on them.
 
+mod engine;
 mod hosts;
 mod rules;
 mod scan;

@@ -1,25 +1,20 @@
 //! The built-in patterns: what each dangerous class looks like in a command line, a path, a URL
 //! or a written file, as byte regexes over folded text (see `text`).
 //!
-//! Owns the compiled rules: [`text_rules_compiled`], run over every examined field, and
-//! [`write_path_set`], run over the path of a file write. A pattern either names a class, or asks `hosts` a
-//! question: [`Effect::Send`] (data is being sent: is any destination outside the allowlist?) and
-//! [`Effect::Url`] (a URL is present: does one carry data or name a sink?).
-//! **Not here:** which field a pattern applies to (`scan`), user rules (`user`).
+//! Owns the rule table: [`text_rules`], for every examined field, and [`write_path_patterns`], for
+//! the path of a file write. Each text rule has anchors, literals one of which any text it
+//! matches holds. A pattern either names a class, or asks `hosts` a question: [`Effect::Send`]
+//! (data is being sent: is any destination outside the allowlist?) and [`Effect::Url`] (a URL is
+//! present: does one carry data or name a sink?).
+//! **Not here:** compiling and running the rules (`engine`), which field a pattern applies to
+//! (`scan`), user rules (`user`).
 //!
 //! The shapes come from public hardening guidance: OWASP's LLM Top 10 (excessive agency) and its
 //! CI/CD Top 10, MITRE ATT&CK's tactics (credential access, exfiltration, privilege escalation,
 //! impact), GitHub's Actions security hardening guide, GTFOBins, and the command deny lists agent
 //! vendors ship for their own shells (force pushes, `rm -rf`, `curl | sh`, `sudo`).
 //!
-//! Cost: per field, one Aho-Corasick pass for the rules' anchors (short literals such as
-//! `push`, `curl`, `.ssh`), then only the rules whose anchors occur, each an ASCII byte regex
-//! compiled the first time a text needs it. The write-path rules are one small `RegexSet`.
-
-use std::sync::OnceLock;
-
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
-use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+//! Cold: read once, when `engine` compiles the rules.
 
 use super::Risk;
 
@@ -44,9 +39,9 @@ type Anchored = (Anchors, String);
 
 /// One built-in text rule.
 pub(super) struct Rule {
-    effect: Effect,
-    anchors: Anchors,
-    source: String,
+    pub(super) effect: Effect,
+    pub(super) anchors: Anchors,
+    pub(super) source: String,
 }
 
 /// Start of a command word: the start of the text or of a command, or a path separator (so
@@ -436,7 +431,7 @@ fn exfiltration() -> Vec<(Anchors, (Effect, String))> {
 }
 
 /// Every built-in text rule, in a fixed order.
-fn text_rules() -> Vec<Rule> {
+pub(super) fn text_rules() -> Vec<Rule> {
     let mut all = Vec::new();
     let classed = [
         (Risk::HistoryRewrite, history_rewrite()),
@@ -467,7 +462,7 @@ fn text_rules() -> Vec<Rule> {
 
 /// Paths a file write must not touch, by class: persistence and privilege files, then system
 /// and home locations.
-fn write_path_patterns() -> Vec<(Effect, String)> {
+pub(super) fn write_path_patterns() -> Vec<(Effect, String)> {
     let privilege = [
         r"(?:^|/)\.ssh/authorized_keys2?$",
         r"^/etc/(?:sudoers|passwd|shadow|g?shadow|group|crontab|cron\.|ld\.so\.preload|pam\.d/|systemd/|profile|bash\.bashrc|environment|rc\.local|init\.d/)",
@@ -491,171 +486,8 @@ fn write_path_patterns() -> Vec<(Effect, String)> {
         .collect()
 }
 
-/// A compiled set and the effect of each of its patterns, by index.
-pub(super) struct CompiledSet {
-    pub(super) set: RegexSet,
-    pub(super) effects: Vec<Effect>,
-}
-
-fn compile(patterns: Vec<(Effect, String)>) -> CompiledSet {
-    let (effects, sources): (Vec<Effect>, Vec<String>) = patterns.into_iter().unzip();
-    let set = RegexSetBuilder::new(&sources)
-        .unicode(false)
-        .build()
-        .expect("the built-in risk patterns are valid ASCII byte regexes");
-    CompiledSet { set, effects }
-}
-
-/// The text rules behind an Aho-Corasick search for their anchors: a rule's regex runs only on
-/// a text that holds one of its anchors, and is compiled the first time it does. A field meets
-/// one or two rules, not a hundred, and no large automaton is built.
-pub(super) struct AnchoredRules {
-    anchors: AhoCorasick,
-    /// By anchor (its Aho-Corasick pattern id), the rules it admits.
-    rules_of_anchor: Vec<Vec<usize>>,
-    rules: Vec<Rule>,
-    compiled: Vec<OnceLock<Regex>>,
-}
-
-/// Candidate rules of one text, one bit each.
-type Candidates = [u64; MAX_TEXT_RULES / 64];
-const MAX_TEXT_RULES: usize = 256;
-
-impl AnchoredRules {
-    fn new(rules: Vec<Rule>) -> AnchoredRules {
-        assert!(
-            rules.len() <= MAX_TEXT_RULES,
-            "at most {MAX_TEXT_RULES} text rules"
-        );
-        let mut literals: Vec<String> = Vec::new();
-        let mut rules_of_anchor: Vec<Vec<usize>> = Vec::new();
-        for (i, rule) in rules.iter().enumerate() {
-            assert!(
-                !rule.anchors.is_empty(),
-                "rule {} has no anchor",
-                rule.source
-            );
-            for anchor in rule.anchors {
-                let anchor = anchor.to_ascii_lowercase();
-                let at = literals
-                    .iter()
-                    .position(|l| *l == anchor)
-                    .unwrap_or_else(|| {
-                        literals.push(anchor);
-                        rules_of_anchor.push(Vec::new());
-                        literals.len() - 1
-                    });
-                rules_of_anchor[at].push(i);
-            }
-        }
-        let anchors = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&literals)
-            .expect("the anchors are a few hundred short literals");
-        let compiled = rules.iter().map(|_| OnceLock::new()).collect();
-        AnchoredRules {
-            anchors,
-            rules_of_anchor,
-            rules,
-            compiled,
-        }
-    }
-
-    /// Calls `found` with the effect of every rule that matches `text`, in rule order.
-    pub(super) fn for_each_match(&self, text: &[u8], mut found: impl FnMut(Effect)) {
-        for (word, bits) in self.candidates(text).iter().enumerate() {
-            let mut bits = *bits;
-            while bits != 0 {
-                let rule = word * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if self.regex(rule).is_match(text) {
-                    found(self.rules[rule].effect);
-                }
-            }
-        }
-    }
-
-    /// The rules one of whose anchors occurs in `text`.
-    fn candidates(&self, text: &[u8]) -> Candidates {
-        let mut candidates: Candidates = [0; MAX_TEXT_RULES / 64];
-        for hit in self.anchors.find_overlapping_iter(text) {
-            for &rule in &self.rules_of_anchor[hit.pattern().as_usize()] {
-                candidates[rule / 64] |= 1 << (rule % 64);
-            }
-        }
-        candidates
-    }
-
-    fn regex(&self, rule: usize) -> &Regex {
-        self.compiled[rule].get_or_init(|| {
-            RegexBuilder::new(&self.rules[rule].source)
-                .unicode(false)
-                .build()
-                .expect("the built-in risk patterns are valid ASCII byte regexes")
-        })
-    }
-}
-
-/// The rules run over every examined field.
-pub(super) fn text_rules_compiled() -> &'static AnchoredRules {
-    static RULES: OnceLock<AnchoredRules> = OnceLock::new();
-    RULES.get_or_init(|| AnchoredRules::new(text_rules()))
-}
-
-/// The set run over the path of a file write.
-pub(super) fn write_path_set() -> &'static CompiledSet {
-    static SET: OnceLock<CompiledSet> = OnceLock::new();
-    SET.get_or_init(|| compile(write_path_patterns()))
-}
-
 /// How many built-in patterns there are, text and write-path (for the docs and a test).
 #[cfg(test)]
 pub(super) fn pattern_count() -> usize {
     text_rules().len() + write_path_patterns().len()
-}
-
-#[cfg(test)]
-pub(super) mod tests {
-    use super::*;
-
-    /// Every text rule in one unanchored set: what the anchors must never hide.
-    fn unanchored() -> CompiledSet {
-        compile(
-            text_rules()
-                .into_iter()
-                .map(|r| (r.effect, r.source))
-                .collect(),
-        )
-    }
-
-    /// Every rule that matches a folded text also has an anchor in it, so the anchored pass
-    /// finds what one unanchored pass over every rule finds.
-    pub(crate) fn assert_anchors_hide_nothing(texts: impl IntoIterator<Item = String>) {
-        let full = unanchored();
-        let anchored = text_rules_compiled();
-        let mut folded = String::new();
-        for text in texts {
-            crate::risk::text::fold(&text, &mut folded);
-            let candidates = anchored.candidates(folded.as_bytes());
-            for i in full.set.matches(folded.as_bytes()).iter() {
-                let rule = &anchored.rules[i];
-                assert!(
-                    candidates[i / 64] & (1 << (i % 64)) != 0,
-                    "rule {} matches {folded:?}, which holds none of its anchors {:?}",
-                    rule.source,
-                    rule.anchors
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn every_rule_has_anchors_and_compiles() {
-        let rules = text_rules_compiled();
-        for i in 0..rules.rules.len() {
-            assert!(!rules.rules[i].anchors.is_empty());
-            let _ = rules.regex(i);
-        }
-    }
 }

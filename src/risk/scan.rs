@@ -13,8 +13,9 @@
 
 use serde_json::{Map, Value};
 
+use super::engine;
 use super::hosts;
-use super::rules::{self, Effect};
+use super::rules::Effect;
 use super::text::{fold, Budget};
 use super::user::UserRules;
 use super::{Attempt, Input, Risk, MAX_EXAMINED_BYTES};
@@ -124,7 +125,7 @@ fn is_write_tool(tool: &str) -> bool {
 /// The write-path rules' classes for a path. A persistence file (`.bashrc`, `authorized_keys`,
 /// sudoers) is also a home or system path: the specific class wins over the general one.
 fn write_path_classes(folded: &[u8]) -> Found {
-    let set = rules::write_path_set();
+    let set = engine::write_path_set();
     let mut found = Found::default();
     for i in set.set.matches(folded).iter() {
         if let Effect::Class(risk) = set.effects[i] {
@@ -196,7 +197,7 @@ impl Scan<'_> {
         let folded = self.folded.as_bytes();
         let (mut send, mut url) = (false, role == Role::Url);
         let found = &mut self.found;
-        rules::text_rules_compiled().for_each_match(folded, |effect| match effect {
+        engine::text_rules_compiled().for_each_match(folded, |effect| match effect {
             Effect::Class(risk) if role.admits(risk) => found.add(risk),
             Effect::Send => send |= role == Role::Command,
             Effect::Url => url |= role == Role::Command,

@@ -232,5 +232,5 @@ fn anchors_hide_no_match_of_the_corpus_or_of_generated_text() {
         texts.push(text.replace(' ', "\n"));
         texts.push(format!("/usr/local/bin/{text}"));
     }
-    rules::tests::assert_anchors_hide_nothing(texts);
+    engine::tests::assert_anchors_hide_nothing(texts);
 }
