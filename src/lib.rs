@@ -34,6 +34,7 @@ pub mod memory;
 pub(crate) mod pipeline;
 pub mod redact;
 pub mod replay;
+pub mod risk;
 pub mod run;
 pub(crate) mod sched;
 pub(crate) mod signal;

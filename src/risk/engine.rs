@@ -1,0 +1,184 @@
+//! Compiles the built-in rules once and runs them over folded text: the anchored text rules and
+//! the write-path set.
+//!
+//! Owns the matching strategy. A text rule's regex runs only on a text that holds one of its
+//! anchors (one Aho-Corasick pass finds them), and compiles the first time one does; so a field
+//! meets one to three regexes, not a hundred, and no automaton multiplies the states of a
+//! hundred rules (one `RegexSet` over all of them cost several times more per denial, and
+//! five times more on 16 KiB). The invariant: no rule matches a text that holds none of its
+//! anchors; a unit test checks it over the corpus and variants of it.
+//! **Not here:** the patterns (`rules`), what a match means for a field (`scan`).
+//!
+//! Cost: per field, one overlapping Aho-Corasick pass (a DFA over a few hundred short
+//! literals), then the candidate rules' `is_match`. Everything compiles on first use.
+
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+
+use super::rules::{text_rules, write_path_patterns, Effect, Rule};
+
+/// A compiled set and the effect of each of its patterns, by index.
+pub(super) struct CompiledSet {
+    pub(super) set: RegexSet,
+    pub(super) effects: Vec<Effect>,
+}
+
+fn compile(patterns: Vec<(Effect, String)>) -> CompiledSet {
+    let (effects, sources): (Vec<Effect>, Vec<String>) = patterns.into_iter().unzip();
+    let set = RegexSetBuilder::new(&sources)
+        .unicode(false)
+        .build()
+        .expect("the built-in risk patterns are valid ASCII byte regexes");
+    CompiledSet { set, effects }
+}
+
+/// The text rules behind an Aho-Corasick search for their anchors: a rule's regex runs only on
+/// a text that holds one of its anchors, and is compiled the first time it does. A field meets
+/// one or two rules, not a hundred, and no large automaton is built.
+pub(super) struct AnchoredRules {
+    anchors: AhoCorasick,
+    /// By anchor (its Aho-Corasick pattern id), the rules it admits.
+    rules_of_anchor: Vec<Vec<usize>>,
+    rules: Vec<Rule>,
+    compiled: Vec<OnceLock<Regex>>,
+}
+
+/// Candidate rules of one text, one bit each.
+type Candidates = [u64; MAX_TEXT_RULES / 64];
+const MAX_TEXT_RULES: usize = 256;
+
+impl AnchoredRules {
+    fn new(rules: Vec<Rule>) -> AnchoredRules {
+        assert!(
+            rules.len() <= MAX_TEXT_RULES,
+            "at most {MAX_TEXT_RULES} text rules"
+        );
+        let mut literals: Vec<String> = Vec::new();
+        let mut rules_of_anchor: Vec<Vec<usize>> = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            assert!(
+                !rule.anchors.is_empty(),
+                "rule {} has no anchor",
+                rule.source
+            );
+            for anchor in rule.anchors {
+                let anchor = anchor.to_ascii_lowercase();
+                let at = literals
+                    .iter()
+                    .position(|l| *l == anchor)
+                    .unwrap_or_else(|| {
+                        literals.push(anchor);
+                        rules_of_anchor.push(Vec::new());
+                        literals.len() - 1
+                    });
+                rules_of_anchor[at].push(i);
+            }
+        }
+        let anchors = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&literals)
+            .expect("the anchors are a few hundred short literals");
+        let compiled = rules.iter().map(|_| OnceLock::new()).collect();
+        AnchoredRules {
+            anchors,
+            rules_of_anchor,
+            rules,
+            compiled,
+        }
+    }
+
+    /// Calls `found` with the effect of every rule that matches `text`, in rule order.
+    pub(super) fn for_each_match(&self, text: &[u8], mut found: impl FnMut(Effect)) {
+        for (word, bits) in self.candidates(text).iter().enumerate() {
+            let mut bits = *bits;
+            while bits != 0 {
+                let rule = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if self.regex(rule).is_match(text) {
+                    found(self.rules[rule].effect);
+                }
+            }
+        }
+    }
+
+    /// The rules one of whose anchors occurs in `text`.
+    fn candidates(&self, text: &[u8]) -> Candidates {
+        let mut candidates: Candidates = [0; MAX_TEXT_RULES / 64];
+        for hit in self.anchors.find_overlapping_iter(text) {
+            for &rule in &self.rules_of_anchor[hit.pattern().as_usize()] {
+                candidates[rule / 64] |= 1 << (rule % 64);
+            }
+        }
+        candidates
+    }
+
+    fn regex(&self, rule: usize) -> &Regex {
+        self.compiled[rule].get_or_init(|| {
+            RegexBuilder::new(&self.rules[rule].source)
+                .unicode(false)
+                .build()
+                .expect("the built-in risk patterns are valid ASCII byte regexes")
+        })
+    }
+}
+
+/// The rules run over every examined field.
+pub(super) fn text_rules_compiled() -> &'static AnchoredRules {
+    static RULES: OnceLock<AnchoredRules> = OnceLock::new();
+    RULES.get_or_init(|| AnchoredRules::new(text_rules()))
+}
+
+/// The set run over the path of a file write.
+pub(super) fn write_path_set() -> &'static CompiledSet {
+    static SET: OnceLock<CompiledSet> = OnceLock::new();
+    SET.get_or_init(|| compile(write_path_patterns()))
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::risk::text::fold;
+
+    /// Every text rule in one unanchored set: what the anchors must never hide.
+    fn unanchored() -> CompiledSet {
+        compile(
+            text_rules()
+                .into_iter()
+                .map(|r| (r.effect, r.source))
+                .collect(),
+        )
+    }
+
+    /// Every rule that matches a folded text also has an anchor in it, so the anchored pass
+    /// finds what one unanchored pass over every rule finds.
+    pub(crate) fn assert_anchors_hide_nothing(texts: impl IntoIterator<Item = String>) {
+        let full = unanchored();
+        let anchored = text_rules_compiled();
+        let mut folded = String::new();
+        for text in texts {
+            fold(&text, &mut folded);
+            let candidates = anchored.candidates(folded.as_bytes());
+            for i in full.set.matches(folded.as_bytes()).iter() {
+                let rule = &anchored.rules[i];
+                assert!(
+                    candidates[i / 64] & (1 << (i % 64)) != 0,
+                    "rule {} matches {folded:?}, which holds none of its anchors {:?}",
+                    rule.source,
+                    rule.anchors
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_rule_has_anchors_and_compiles() {
+        let rules = text_rules_compiled();
+        for i in 0..rules.rules.len() {
+            assert!(!rules.rules[i].anchors.is_empty());
+            let _ = rules.regex(i);
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! Walks one attempt's fields by role, runs the rule sets over each within the byte budget, and
+//! keeps the most severe class found.
+//!
+//! Owns which rules apply to which field: a command (or a summary, or the reason text when there
+//! is no input) meets every rule; a path read meets the credential rules; a path written meets
+//! those and the write-path rules; a URL meets the credential rules and the URL check; content
+//! being written meets the remote-code rules (a script that pipes a download into a shell). User
+//! rules meet every field. Fields are examined in a fixed order (commands, URLs, paths, content)
+//! so the budget always goes to the most telling text first.
+//! **Not here:** the patterns (`rules`), the host questions (`hosts`).
+//!
+//! Cost: per denial; see the module doc of `risk`.
+
+use serde_json::{Map, Value};
+
+use super::engine;
+use super::hosts;
+use super::rules::Effect;
+use super::text::{fold, Budget};
+use super::user::UserRules;
+use super::{Attempt, Input, Risk, MAX_EXAMINED_BYTES};
+
+const COMMAND_KEYS: &[&str] = &["command", "cmd", "script", "commandLine", "shell_command"];
+const URL_KEYS: &[&str] = &["url", "uri", "href", "endpoint", "webhook_url"];
+const PATH_KEYS: &[&str] = &[
+    "file_path",
+    "filePath",
+    "notebook_path",
+    "path",
+    "paths",
+    "filename",
+    "file",
+    "source",
+    "destination",
+    "target",
+    "directory",
+];
+const CONTENT_KEYS: &[&str] = &["content", "contents", "new_string", "new_source", "patch"];
+/// Words in a tool's name that make it a file write.
+const WRITE_WORDS: &[&str] = &[
+    "write", "edit", "create", "delete", "move", "patch", "replace", "rename", "remove",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Command,
+    Url,
+    ReadPath,
+    WritePath,
+    Content,
+}
+
+impl Role {
+    /// True if a built-in pattern of class `risk` applies to a field in this role.
+    fn admits(self, risk: Risk) -> bool {
+        match self {
+            Role::Command => true,
+            Role::Url | Role::ReadPath | Role::WritePath => risk == Risk::CredentialAccess,
+            Role::Content => risk == Risk::RemoteCode,
+        }
+    }
+}
+
+/// Classes found so far, one bit each, in order of severity.
+#[derive(Debug, Default, Clone, Copy)]
+struct Found(u32);
+
+impl Found {
+    fn add(&mut self, risk: Risk) {
+        if risk.is_dangerous() {
+            self.0 |= 1 << risk.severity();
+        }
+    }
+
+    fn has(self, risk: Risk) -> bool {
+        self.0 & (1 << risk.severity()) != 0
+    }
+
+    fn most_severe(self) -> Risk {
+        if self.0 == 0 {
+            return Risk::None;
+        }
+        let bit = self.0.trailing_zeros() as usize;
+        Risk::BUILTIN.get(bit).copied().unwrap_or_else(|| {
+            Risk::User(u8::try_from(bit - Risk::BUILTIN.len()).expect("at most 8 user classes"))
+        })
+    }
+}
+
+struct Scan<'r> {
+    user: &'r UserRules,
+    budget: Budget,
+    folded: String,
+    found: Found,
+}
+
+pub(super) fn classify(user: &UserRules, attempt: &Attempt<'_>) -> Risk {
+    let mut scan = Scan {
+        user,
+        budget: Budget::new(MAX_EXAMINED_BYTES),
+        folded: String::new(),
+        found: Found::default(),
+    };
+    match attempt.input {
+        Some(Input::Json(value)) => scan.input(attempt.tool, value),
+        Some(Input::Text(text)) => scan.field(text, Role::Command),
+        None => match attempt.reason {
+            Some(reason) => scan.field(reason, Role::Command),
+            None => return Risk::Unknown,
+        },
+    }
+    scan.found.most_severe()
+}
+
+/// True if a tool by this name writes files (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`,
+/// `mcp__fs__write_file`, …).
+fn is_write_tool(tool: &str) -> bool {
+    let name = tool.rsplit("__").next().unwrap_or(tool).as_bytes();
+    WRITE_WORDS.iter().any(|word| {
+        name.windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+    })
+}
+
+/// The write-path rules' classes for a path. A persistence file (`.bashrc`, `authorized_keys`,
+/// sudoers) is also a home or system path: the specific class wins over the general one.
+fn write_path_classes(folded: &[u8]) -> Found {
+    let set = engine::write_path_set();
+    let mut found = Found::default();
+    for i in set.set.matches(folded).iter() {
+        if let Effect::Class(risk) = set.effects[i] {
+            found.add(risk);
+        }
+    }
+    if found.has(Risk::PrivilegeEscalation) {
+        let mut only = Found::default();
+        only.add(Risk::PrivilegeEscalation);
+        return only;
+    }
+    found
+}
+
+impl Scan<'_> {
+    fn input(&mut self, tool: &str, value: &Value) {
+        let object = match value {
+            Value::Object(object) => object,
+            Value::String(text) => return self.field(text, Role::Command),
+            _ => return,
+        };
+        let writes = is_write_tool(tool);
+        let path_role = if writes {
+            Role::WritePath
+        } else {
+            Role::ReadPath
+        };
+        self.keys(object, COMMAND_KEYS, Role::Command);
+        self.keys(object, URL_KEYS, Role::Url);
+        self.keys(object, PATH_KEYS, path_role);
+        if tool.eq_ignore_ascii_case("glob") {
+            self.keys(object, &["pattern"], Role::ReadPath);
+        }
+        if writes {
+            self.keys(object, CONTENT_KEYS, Role::Content);
+            if let Some(Value::Array(edits)) = object.get("edits") {
+                for edit in edits.iter().filter_map(Value::as_object) {
+                    self.keys(edit, CONTENT_KEYS, Role::Content);
+                }
+            }
+        }
+    }
+
+    /// Examines the string values (or arrays of strings) under `keys` in `object`.
+    fn keys(&mut self, object: &Map<String, Value>, keys: &[&str], role: Role) {
+        // One pass over the object's few entries, not a map lookup per key name.
+        for (key, value) in object {
+            if !keys.contains(&key.as_str()) {
+                continue;
+            }
+            match value {
+                Value::String(text) => self.field(text, role),
+                Value::Array(items) => {
+                    for text in items.iter().filter_map(Value::as_str) {
+                        self.field(text, role);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn field(&mut self, text: &str, role: Role) {
+        let text = self.budget.take(text);
+        if text.is_empty() {
+            return;
+        }
+        fold(text, &mut self.folded);
+        let folded = self.folded.as_bytes();
+        let (mut send, mut url) = (false, role == Role::Url);
+        let found = &mut self.found;
+        engine::text_rules_compiled().for_each_match(folded, |effect| match effect {
+            Effect::Class(risk) if role.admits(risk) => found.add(risk),
+            Effect::Send => send |= role == Role::Command,
+            Effect::Url => url |= role == Role::Command,
+            Effect::Class(_) => {}
+        });
+        let allow = &self.user.allow;
+        if !self.found.has(Risk::Exfiltration)
+            && ((send && hosts::sends_outside(&self.folded, allow))
+                || (url && hosts::has_leaking_url(&self.folded, allow)))
+        {
+            self.found.add(Risk::Exfiltration);
+        }
+        if role == Role::WritePath {
+            let found = write_path_classes(folded);
+            self.found.0 |= found.0;
+        }
+        if let Some(user) = &self.user.set {
+            for i in user.matches(&self.folded).iter() {
+                self.found.add(self.user.class_of[i]);
+            }
+        }
+    }
+
+    #[cfg(test)]
+    fn is_spent(&self) -> bool {
+        self.budget.is_spent()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_tools_are_known_by_name() {
+        for tool in [
+            "Write",
+            "Edit",
+            "MultiEdit",
+            "NotebookEdit",
+            "mcp__fs__write_file",
+            "str_replace_based_edit_tool",
+        ] {
+            assert!(is_write_tool(tool), "{tool}");
+        }
+        for tool in [
+            "Read",
+            "Bash",
+            "WebFetch",
+            "Glob",
+            "Grep",
+            "mcp__fs__read_file",
+        ] {
+            assert!(!is_write_tool(tool), "{tool}");
+        }
+    }
+
+    #[test]
+    fn the_budget_bounds_what_is_examined() {
+        let user = UserRules::default();
+        let mut scan = Scan {
+            user: &user,
+            budget: Budget::new(MAX_EXAMINED_BYTES),
+            folded: String::new(),
+            found: Found::default(),
+        };
+        let filler = "x".repeat(MAX_EXAMINED_BYTES);
+        scan.field(&filler, Role::Command);
+        assert!(scan.is_spent());
+        scan.field("git push --force", Role::Command);
+        assert_eq!(scan.found.most_severe(), Risk::None);
+    }
+}

@@ -1,0 +1,97 @@
+//! Folds a field of a tool input into the plain text the rules match, within the attempt's
+//! byte budget.
+//!
+//! Owns the folding: quote characters (`'`, `"`) are dropped, so `git push "--force"` and
+//! `'g''it' push -f` read as written without them; a backtick becomes ` $(` (the same command
+//! substitution, which also starts a new command); a backslash is dropped (`g\it`, line continuations);
+//! `$IFS` and `${IFS}` become a space; tabs and carriage returns become spaces, newlines stay
+//! (they separate commands). **Not here:** any parsing of the shell grammar.
+//!
+//! Cost: one pass over at most the remaining budget, into a buffer reused for every field of
+//! one attempt.
+
+/// The byte budget of one attempt: what is left to examine.
+#[derive(Debug)]
+pub(super) struct Budget {
+    left: usize,
+}
+
+impl Budget {
+    pub(super) fn new(bytes: usize) -> Budget {
+        Budget { left: bytes }
+    }
+
+    #[cfg(test)]
+    pub(super) fn is_spent(&self) -> bool {
+        self.left == 0
+    }
+
+    /// The longest prefix of `text` the budget admits, cut at a character boundary, and charged.
+    pub(super) fn take<'t>(&mut self, text: &'t str) -> &'t str {
+        let mut end = text.len().min(self.left);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.left -= end;
+        &text[..end]
+    }
+}
+
+/// Writes `text` folded into `out` (cleared first).
+pub(super) fn fold(text: &str, out: &mut String) {
+    out.clear();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut plain_from = 0;
+    while i < bytes.len() {
+        let replacement: Option<(&str, usize)> = match bytes[i] {
+            b'\'' | b'"' | b'\\' => Some(("", 1)),
+            b'`' => Some((" $(", 1)),
+            b'\t' | b'\r' => Some((" ", 1)),
+            b'$' if bytes[i..].starts_with(b"${IFS}") => Some((" ", 6)),
+            b'$' if bytes[i..].starts_with(b"$IFS") => Some((" ", 4)),
+            _ => None,
+        };
+        if let Some((with, len)) = replacement {
+            out.push_str(&text[plain_from..i]);
+            out.push_str(with);
+            i += len;
+            plain_from = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&text[plain_from..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folded(text: &str) -> String {
+        let mut out = String::new();
+        fold(text, &mut out);
+        out
+    }
+
+    #[test]
+    fn quotes_backslashes_and_ifs_fold_away() {
+        assert_eq!(folded(r#"git push "--force""#), "git push --force");
+        assert_eq!(folded("'g''it' push -f"), "git push -f");
+        assert_eq!(folded(r"g\it push -f"), "git push -f");
+        assert_eq!(folded("git${IFS}push$IFS-f"), "git push -f");
+        assert_eq!(folded("a\tb`c`"), "a b $(c $(");
+        assert_eq!(folded("héllo \"wörld\""), "héllo wörld");
+    }
+
+    #[test]
+    fn the_budget_cuts_at_a_character_boundary_and_runs_out() {
+        let mut budget = Budget::new(3);
+        assert_eq!(budget.take("aéb"), "aé");
+        let mut budget = Budget::new(2);
+        assert_eq!(budget.take("aé b"), "a");
+        assert_eq!(budget.take("xyz"), "x");
+        assert!(budget.is_spent());
+        assert_eq!(budget.take("more"), "");
+    }
+}
