@@ -123,6 +123,61 @@ pub(super) fn accept(
     ok.then_some((start, end))
 }
 
+/// Whether a token format's match `text[start..end]` stands as a token: the characters around it
+/// are no letters or digits (a JSON `\n`/`\t`/`\r` escape before it counts as a separator; `_`
+/// glues a token into an identifier, `send_ghp_…`, and is allowed; with `glued`, a word of up
+/// to 6 letters or digits is too), and it is no stand-in: a run of one character
+/// (`ghp_xxxx…`, `AIzaaaaa…`), an `EXAMPLE` key, or words (a run of 16 lowercase letters:
+/// `hf_requiredCharacteristicTypes…`).
+pub(super) fn stands_as_token(
+    kind: &str,
+    glued: bool,
+    text: &str,
+    start: usize,
+    end: usize,
+) -> bool {
+    let bytes = text.as_bytes();
+    let before = start.checked_sub(1).map(|i| bytes[i]);
+    let escaped = start >= 2 && bytes[start - 2] == b'\\' && matches!(before, Some(b'n' | b'r' | b't'));
+    let value = &text[start..end];
+    // The word it is glued to, if any: `key`, `Bearer` (short) or `TODAYINASIA…` (not).
+    let glued_to = bytes[..start]
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric())
+        .count();
+    if glued_to > 0 && !escaped && !(glued && glued_to <= 6) {
+        return false;
+    }
+    if bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
+        return false;
+    }
+    if value.ends_with("EXAMPLE") || value.contains("xxxxxx") || value.contains("XXXXXX") {
+        return false;
+    }
+    // Key material holds long runs (`AAAA` in DER); a token does not.
+    kind == "private_key" || (longest_run(value) < 10 && longest_lowercase_run(value) < 16)
+}
+
+/// The length of the longest run of one byte in `value`.
+fn longest_run(value: &str) -> usize {
+    let bytes = value.as_bytes();
+    bytes
+        .chunk_by(|a, b| a == b)
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The length of the longest run of lowercase ASCII letters in `value`.
+fn longest_lowercase_run(value: &str) -> usize {
+    value
+        .split(|c: char| !c.is_ascii_lowercase())
+        .map(str::len)
+        .max()
+        .unwrap_or(0)
+}
+
 /// Shannon entropy of the bytes of `s`, in bits per byte.
 pub(super) fn entropy(s: &str) -> f64 {
     let mut counts = [0u32; 256];
@@ -488,7 +543,7 @@ fn generic_name_allowed(name: &str) -> bool {
     static ALLOW: OnceLock<regex_automata::meta::Regex> = OnceLock::new();
     ALLOW
         .get_or_init(|| {
-            super::engine::build_ascii_regex(concat!(
+            super::compile::build_ascii_regex(concat!(
                 r"(?i)access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version)|rapid|capital",
                 r"|author|credentials?[_.-]?id|withcredentials|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?",
                 r"|schema|sequence|sort|partition|cache)[_.-]?key|turkey|key[_.-]?(?:alias|board|code|frame|id|length",

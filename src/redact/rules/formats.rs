@@ -109,7 +109,7 @@ pub(super) fn token_formats() -> Vec<Rule> {
         // Chat.
         prefixed(
             "slack_token",
-            r"\bxoxe\.xox[bp]-[0-9]-[0-9A-Za-z]{100,}|\bxox[abeoprs]-[0-9A-Za-z-]{10,}|\bxapp-[0-9]-[0-9A-Za-z]+-[0-9]+-[0-9A-Za-z]+",
+            r"\bxoxe\.xox[bp]-[0-9]-[0-9A-Za-z]{100,}|\bxox[abeoprs]-[0-9]+-[0-9A-Za-z-]{8,}|\bxapp-[0-9]-[0-9A-Za-z]+-[0-9]+-[0-9A-Za-z]+",
         ),
         // Cloud and infrastructure.
         prefixed(

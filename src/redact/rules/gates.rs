@@ -163,33 +163,33 @@ pub(in crate::redact) const GATES: &[&[&[u8]]] = &[
     // 77 jwt
     &[b"Ze"],
     // 78 adafruit_api_key
-    &[b"Aa", b"Dd", b"Ff", b"Rr", b"Uu", b"Ii", b"Tt", b",:=>?|"],
+    &[b"Aa", b"Dd", b"Ff", b"Rr", b"Uu", b"Ii", b"Tt", b",-:=>?|"],
     // 79 adobe_secret
-    &[b"Aa", b"Dd", b"Oo", b"Bb", b"Ee", b",:=>?|"],
+    &[b"Aa", b"Dd", b"Oo", b"Bb", b"Ee", b",-:=>?|"],
     // 80 airtable_api_key
-    &[b"Aa", b"Ii", b"Rr", b"Tt", b"Bb", b"Ll", b"Ee", b",:=>?|"],
+    &[b"Aa", b"Ii", b"Rr", b"Tt", b"Bb", b"Ll", b"Ee", b",-:=>?|"],
     // 81 algolia_api_key
-    &[b"Aa", b"Ll", b"Gg", b"Oo", b"Ii", b",:=>?|"],
+    &[b"Aa", b"Ll", b"Gg", b"Oo", b"Ii", b",-:=>?|"],
     // 82 alibaba_access_key
-    &[b"Aa", b"Ll", b"Ii", b"Bb", b",:=>?|"],
+    &[b"Aa", b"Ll", b"Ii", b"Bb", b",-:=>?|"],
     // 83 asana_secret
-    &[b"Aa", b"Ss", b"Nn", b",:=>?|"],
+    &[b"Aa", b"Ss", b"Nn", b",-:=>?|"],
     // 84 atlassian_api_token
-    &[b"ACJacj", b",:=>?|", b"0123456789ABCDEFabcdef"],
+    &[b"ACJacj", b",-:=>?|", b"0123456789ABCDEFabcdef"],
     // 85 beamer_api_token
-    &[b"_", b"Bb", b"Ee", b"Aa", b"Mm", b"Rr", b",:=>?|"],
+    &[b"_", b"Bb", b"Ee", b"Aa", b"Mm", b"Rr", b",-:=>?|"],
     // 86 bitbucket_secret
-    &[b"Bb", b"Ii", b"Tt", b"Uu", b"Cc", b"Kk", b"Ee", b",:=>?|"],
+    &[b"Bb", b"Ii", b"Tt", b"Uu", b"Cc", b"Kk", b"Ee", b",-:=>?|"],
     // 87 bittrex_key
-    &[b"Bb", b"Ii", b"Tt", b"Rr", b"Ee", b"Xx", b",:=>?|"],
+    &[b"Bb", b"Ii", b"Tt", b"Rr", b"Ee", b"Xx", b",-:=>?|"],
     // 88 cisco_meraki_api_key
-    &[b"Mm", b"Ee", b"Rr", b"Aa", b"Kk", b"Ii", b",:=>?|"],
+    &[b"Mm", b"Ee", b"Rr", b"Aa", b"Kk", b"Ii", b",-:=>?|"],
     // 89 cloudflare_api_key
     &[b"Cc", b"Ll", b"Oo", b"Uu", b"Dd", b"Ff", b"Aa", b"Rr"],
     // 90 codecov_token
-    &[b"Cc", b"Oo", b"Dd", b"Ee", b"Vv", b",:=>?|"],
+    &[b"Cc", b"Oo", b"Dd", b"Ee", b"Vv", b",-:=>?|"],
     // 91 cohere_api_key
-    &[b"Cc", b"Oo", b"H_h", b",:=>?|"],
+    &[b"Cc", b"Oo", b"H_h", b",-:=>?|"],
     // 92 coinbase_token
     &[b"Cc", b"Oo", b"Ii", b"Nn", b"Bb", b"Aa", b"Ss", b"Ee"],
     // 93 confluent_secret
@@ -197,103 +197,103 @@ pub(in crate::redact) const GATES: &[&[&[u8]]] = &[
     // 94 contentful_token
     &[b"Cc", b"Oo", b"Nn", b"Tt", b"Ee", b"Ff", b"Uu", b"Ll"],
     // 95 datadog_api_key
-    &[b"Dd", b"-A_a", b",:=>?|"],
+    &[b"Dd", b"-A_a", b",-:=>?|"],
     // 96 discord_token
-    &[b"Dd", b"Ii", b"Ss", b"Cc", b"Oo", b"Rr", b",:=>?|"],
+    &[b"Dd", b"Ii", b"Ss", b"Cc", b"Oo", b"Rr", b",-:=>?|"],
     // 97 droneci_token
-    &[b"Dd", b"Rr", b"Oo", b"Nn", b"Ee", b"C_c", b",:=>?|"],
+    &[b"Dd", b"Rr", b"Oo", b"Nn", b"Ee", b"C_c", b",-:=>?|"],
     // 98 dropbox_token
-    &[b"Dd", b"Rr", b"Oo", b"Pp", b"Bb", b"Xx", b",:=>?|"],
+    &[b"Dd", b"Rr", b"Oo", b"Pp", b"Bb", b"Xx", b",-:=>?|"],
     // 99 etsy_token
-    &[b"Ee", b"Tt", b"Ss", b"Yy", b",:=>?|"],
+    &[b"Ee", b"Tt", b"Ss", b"Yy", b",-:=>?|"],
     // 100 facebook_token
-    &[b"Ff", b"Aa", b"Cc", b"Ee", b"Bb", b"Oo", b"Kk", b",:=>?|"],
+    &[b"Ff", b"Aa", b"Cc", b"Ee", b"Bb", b"Oo", b"Kk", b",-:=>?|"],
     // 101 fastly_token
-    &[b"Ff", b"Aa", b"Ss", b"Tt", b"Ll", b"Yy", b",:=>?|"],
+    &[b"Ff", b"Aa", b"Ss", b"Tt", b"Ll", b"Yy", b",-:=>?|"],
     // 102 finicity_secret
-    &[b"Ff", b"Ii", b"Nn", b"Cc", b"Tt", b"Yy", b",:=>?|"],
+    &[b"Ff", b"Ii", b"Nn", b"Cc", b"Tt", b"Yy", b",-:=>?|"],
     // 103 finnhub_token
-    &[b"Ff", b"Ii", b"Nn", b"Hh", b"Uu", b"Bb", b",:=>?|"],
+    &[b"Ff", b"Ii", b"Nn", b"Hh", b"Uu", b"Bb", b",-:=>?|"],
     // 104 flickr_token
-    &[b"Ff", b"Ll", b"Ii", b"Cc", b"Kk", b"Rr", b",:=>?|"],
+    &[b"Ff", b"Ll", b"Ii", b"Cc", b"Kk", b"Rr", b",-:=>?|"],
     // 105 freshbooks_token
     &[b"Ff", b"Rr", b"Ee", b"Ss", b"Hh", b"Bb", b"Oo", b"Kk"],
     // 106 gitter_token
-    &[b"Gg", b"Ii", b"Tt", b"Ee", b"Rr", b",:=>?|"],
+    &[b"Gg", b"Ii", b"Tt", b"Ee", b"Rr", b",-:=>?|"],
     // 107 gocardless_token
     &[b"_", b"Gg", b"Oo", b"Cc", b"Aa", b"Rr", b"Dd", b"Ll"],
     // 108 heroku_api_key
-    &[b"-", b"Hh", b"Ee", b"Rr", b"Oo", b"Kk", b"Uu", b",:=>?|"],
+    &[b"-", b"Hh", b"Ee", b"Rr", b"Oo", b"Kk", b"Uu"],
     // 109 hubspot_api_key
     &[b"-", b"Hh", b"Uu", b"Bb", b"Ss", b"Pp", b"Oo", b"Tt"],
     // 110 intercom_token
     &[b"Ii", b"Nn", b"Tt", b"Ee", b"Rr", b"Cc", b"Oo", b"Mm"],
     // 111 jfrog_token
-    &[b",:=>?|", b"ABJXabjx"],
+    &[b",-:=>?|", b"ABJXabjx"],
     // 112 kraken_token
-    &[b"Kk", b"Rr", b"Aa", b"Ee", b"Nn", b",:=>?|"],
+    &[b"Kk", b"Rr", b"Aa", b"Ee", b"Nn", b",-:=>?|"],
     // 113 kucoin_secret
-    &[b"Kk", b"Uu", b"Cc", b"Oo", b"Ii", b"Nn", b",:=>?|"],
+    &[b"Kk", b"Uu", b"Cc", b"Oo", b"Ii", b"Nn", b",-:=>?|"],
     // 114 launchdarkly_token
     &[b"Ll", b"Aa", b"Uu", b"Nn", b"Cc", b"Hh", b"Dd", b"Rr"],
     // 115 linear_api_key
-    &[b"Ll", b"Ii", b"Nn", b"Ee", b"Aa", b"Rr", b",:=>?|"],
+    &[b"Ll", b"Ii", b"Nn", b"Ee", b"Aa", b"Rr", b",-:=>?|"],
     // 116 linkedin_secret
-    &[b"Ll", b"Ii", b"Nn", b"Kk", b"Ee", b"Dd", b",:=>?|"],
+    &[b"Ll", b"Ii", b"Nn", b"Kk", b"Ee", b"Dd", b",-:=>?|"],
     // 117 lob_api_key
-    &[b"_", b"Ll", b"Oo", b"Bb", b",:=>?|"],
+    &[b"_", b"Ll", b"Oo", b"Bb", b",-:=>?|"],
     // 118 mailgun_key
     &[b"-", b"Mm", b"Aa", b"Ii", b"Ll", b"Gg", b"Uu", b"Nn"],
     // 119 mapbox_token
     &[b".", b"Mm", b"Aa", b"Pp", b"Bb", b"Oo", b"Xx", b"Kk"],
     // 120 mattermost_token
-    &[b"Mm", b"Aa", b"Tt", b"Ee", b"Rr", b"Oo", b"Ss", b",:=>?|"],
+    &[b"Mm", b"Aa", b"Tt", b"Ee", b"Rr", b"Oo", b"Ss", b",-:=>?|"],
     // 121 messagebird_token
     &[b"Mm", b"Ee", b"Ss", b"Aa", b"Gg", b"Bb", b"Ii", b"Rr"],
     // 122 netlify_token
-    &[b"Nn", b"Ee", b"Tt", b"Ll", b"Ii", b"Ff", b"Yy", b",:=>?|"],
+    &[b"Nn", b"Ee", b"Tt", b"Ll", b"Ii", b"Ff", b"Yy", b",-:=>?|"],
     // 123 new_relic_key
-    &[b"Nn", b"Ee", b"Ww", b"-R_r", b",:=>?|"],
+    &[b"Nn", b"Ee", b"Ww", b"-R_r", b",-:=>?|"],
     // 124 nytimes_token
-    &[b"Nn", b"-EYey", b",:=>?|"],
+    &[b"Nn", b"-EYey", b",-:=>?|"],
     // 125 okta_token
-    &[b"0", b"Oo", b"Kk", b"Tt", b"Aa", b",:=>?|"],
+    &[b"0", b"Oo", b"Kk", b"Tt", b"Aa", b",-:=>?|"],
     // 126 plaid_token
-    &[b"Pp", b"Ll", b"Aa", b"Ii", b"Dd", b",:=>?|"],
+    &[b"Pp", b"Ll", b"Aa", b"Ii", b"Dd", b",-:=>?|"],
     // 127 privateai_token
-    &[b"Pp", b"Rr", b"Ii", b"Vv", b"Aa", b"Tt", b"Ee", b",:=>?|"],
+    &[b"Pp", b"Rr", b"Ii", b"Vv", b"Aa", b"Tt", b"Ee", b",-:=>?|"],
     // 128 rapidapi_key
-    &[b"Rr", b"Aa", b"Pp", b"Ii", b"Dd", b",:=>?|"],
+    &[b"Rr", b"Aa", b"Pp", b"Ii", b"Dd", b",-:=>?|"],
     // 129 sendbird_token
-    &[b"Ss", b"Ee", b"Nn", b"Dd", b"Bb", b"Ii", b"Rr", b",:=>?|"],
+    &[b"Ss", b"Ee", b"Nn", b"Dd", b"Bb", b"Ii", b"Rr", b",-:=>?|"],
     // 130 sentry_token
-    &[b"Ss", b"Ee", b"Nn", b"Tt", b"Rr", b"Yy", b",:=>?|"],
+    &[b"Ss", b"Ee", b"Nn", b"Tt", b"Rr", b"Yy", b",-:=>?|"],
     // 131 sidekiq_secret
     &[b"_", b":", b"Bb", b"Uu", b"Nn", b"Dd", b"Ll", b"Ee"],
     // 132 snyk_token
-    &[b"-", b"Ss", b"Nn", b"Yy", b"Kk", b",:=>?|", b"0123456789ABCDEFabcdef"],
+    &[b"-", b"Ss", b"Nn", b"Yy", b"Kk", b"0123456789ABCDEFabcdef"],
     // 133 sonar_token
-    &[b"Ss", b"Oo", b"Nn", b"Aa", b"Rr", b"LTlt", b",:=>?|"],
+    &[b"Ss", b"Oo", b"Nn", b"Aa", b"Rr", b"LTlt", b",-:=>?|"],
     // 134 sourcegraph_token
     &[b"Ss", b"Oo", b"Uu", b"Rr", b"Cc", b"Ee", b"Gg", b"Aa"],
     // 135 squarespace_token
     &[b"-", b"Ss", b"Qq", b"Uu", b"Aa", b"Rr", b"Ee", b"Pp"],
     // 136 sumologic_key
-    &[b"Ss", b"Uu", b"Mm", b"Oo", b",:=>?|"],
+    &[b"Ss", b"Uu", b"Mm", b"Oo", b",-:=>?|"],
     // 137 telegram_bot_token
     &[b":", b"Tt", b"Ee", b"Ll", b"Gg", b"Rr", b"Aa", b"0123456789"],
     // 138 travisci_token
-    &[b"Tt", b"Rr", b"Aa", b"Vv", b"Ii", b"Ss", b",:=>?|"],
+    &[b"Tt", b"Rr", b"Aa", b"Vv", b"Ii", b"Ss", b",-:=>?|"],
     // 139 twitch_token
-    &[b"Tt", b"Ww", b"Ii", b"Cc", b"Hh", b",:=>?|"],
+    &[b"Tt", b"Ww", b"Ii", b"Cc", b"Hh", b",-:=>?|"],
     // 140 twitter_token
-    &[b"Tt", b"Ww", b"Ii", b"Ee", b"Rr", b",:=>?|"],
+    &[b"Tt", b"Ww", b"Ii", b"Ee", b"Rr", b",-:=>?|"],
     // 141 vault_token
-    &[b".", b"Vv", b"Aa", b"Uu", b"Ll", b"Tt", b"Ss", b",:=>?|"],
+    &[b".", b"Vv", b"Aa", b"Uu", b"Ll", b"Tt", b"Ss", b",-:=>?|"],
     // 142 yandex_token
-    &[b"Yy", b"Aa", b"Nn", b"Dd", b"Ee", b"Xx", b",:=>?|"],
+    &[b"Yy", b"Aa", b"Nn", b"Dd", b"Ee", b"Xx", b",-:=>?|"],
     // 143 zendesk_secret_key
-    &[b"Zz", b"Ee", b"Nn", b"Dd", b"Ss", b"Kk", b",:=>?|"],
+    &[b"Zz", b"Ee", b"Nn", b"Dd", b"Ss", b"Kk", b",-:=>?|"],
     // 144 slack_webhook_url
     &[b"h", b"o", b"k", b"s", b".", b"l", b"a", b"c"],
     // 145 microsoft_teams_webhook
@@ -411,5 +411,5 @@ pub(in crate::redact) const GATES: &[&[&[u8]]] = &[
     // 201 kubernetes_secret
     &[b":", b"\t ", b"+/0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", b"-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"],
     // 202 generic_api_key
-    &[b",:=>?|", b"ACKPSTackpst"],
+    &[b",-:=>?|", b"ACKPSTackpst"],
 ];

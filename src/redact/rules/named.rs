@@ -75,7 +75,7 @@ pub(super) fn named_values() -> Vec<Rule> {
             "generic_api_key",
             concat!(
                 r#"(?i-u)(?P<k>[A-Za-z0-9_.-]*(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)[A-Za-z0-9_.\t -]{0,20})"#,
-                r#"[\s'"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=\\]{0,5}"#,
+                r#"[\t '"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,|[ \t]-[ \t])[\x60'"\t =\\]{0,5}"#,
                 r#"([A-Za-z0-9_.=-]{10,}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;,)}\]&|<>\\]|$)"#,
             ),
         )
