@@ -31,6 +31,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+mod compile;
+mod copies;
 mod decode;
 mod engine;
 mod gate;

@@ -199,7 +199,9 @@ const WORDS_SECRET: &str = "token|secret|credentials|credential|creds|auth|key";
 fn named_assignment(kind: &'static str, name: &str, words: &str) -> Rule {
     rule(
         kind,
-        &format!("{LEFT}{name}{CLOSE}(?:{TYPED}(?:{QUOTED})|{SEP}(?:{QUOTED}|{BARE}))"),
+        &format!(
+            "{LEFT}{name}{CLOSE}(?:{TYPED}(?:{QUOTED})|{SEP}(?:{QUOTED}|{BARE})|[ \t]+-[ \t]+(?:{QUOTED}))"
+        ),
     )
     .check(Check::Named)
     .anchors(words)
@@ -209,7 +211,9 @@ fn named_assignment(kind: &'static str, name: &str, words: &str) -> Rule {
 fn xml_element(kind: &'static str, words: &str) -> Rule {
     rule(
         kind,
-        &format!(r"<(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))>([^<\s][^<]*)</"),
+        &format!(
+            r"<(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))>(?:\s|\\[nrt])*([^<\s\\][^<]*?)(?:\s|\\[nrt])*</"
+        ),
     )
     .check(Check::Named)
     .anchors(words)

@@ -70,7 +70,13 @@ impl Context {
             .any(|op| after.trim_start_matches(' ').starts_with(op));
         Context {
             quote,
+            // An element's text (`<password>x</password>`) is no code, though `<` follows it.
             in_code: quote.is_none()
+                && !before
+                    .trim_end_matches([' ', '\t', '\r', '\n', '\\'])
+                    .trim_end_matches(['n', 't'])
+                    .trim_end_matches([' ', '\t', '\r', '\n', '\\'])
+                    .ends_with('>')
                 && (value.ends_with([',', ')', '}', ']'])
                     || matches!(next, Some('<' | '>' | '(' | ';' | '{' | ','))
                     || operator_follows),
@@ -149,21 +155,25 @@ pub(super) fn stands_as_token(
     if glued_to > 0 && !escaped && !(glued && glued_to <= 6) {
         return false;
     }
-    if bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
+    // A distinctive prefix makes a token whatever follows it; a format anchored by `\b` ends a word.
+    if !glued && bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
         return false;
     }
     if value.ends_with("EXAMPLE") || value.contains("xxxxxx") || value.contains("XXXXXX") {
         return false;
     }
-    // Key material holds long runs (`AAAA` in DER); a token does not.
-    kind == "private_key" || (longest_run(value) < 10 && longest_lowercase_run(value) < 16)
+    // Key material holds long runs (`AAAA` in DER), and so may a real token of digits; a run
+    // of a filler character is a stand-in.
+    kind == "private_key"
+        || (longest_filler_run(value) < 10 && longest_lowercase_run(value) < 16)
 }
 
-/// The length of the longest run of one byte in `value`.
-fn longest_run(value: &str) -> usize {
-    let bytes = value.as_bytes();
-    bytes
+/// The length of the longest run of one filler byte (`x`, `X`, `*`, `#`, `0`) in `value`.
+fn longest_filler_run(value: &str) -> usize {
+    value
+        .as_bytes()
         .chunk_by(|a, b| a == b)
+        .filter(|run| matches!(run[0], b'x' | b'X' | b'*' | b'#' | b'0'))
         .map(<[u8]>::len)
         .max()
         .unwrap_or(0)
@@ -574,6 +584,18 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
             return false;
         }
     }
+    // A quoted value with spaces is prose unless it mixes three kinds of characters.
+    if value.contains(char::is_whitespace) {
+        let classes = [
+            value.bytes().any(|b| b.is_ascii_lowercase()),
+            value.bytes().any(|b| b.is_ascii_uppercase()),
+            value.bytes().any(|b| b.is_ascii_digit()),
+            value.bytes().any(|b| b.is_ascii_punctuation()),
+        ];
+        if classes.iter().filter(|&&c| c).count() < 3 {
+            return false;
+        }
+    }
     // Letters-only values are words or identifiers; gitleaks requires entropy >= 3.5.
     if value
         .bytes()
@@ -586,8 +608,12 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
         s.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     };
-    // Commit SHAs and sha256 digests stay readable.
-    if (value.len() == 40 || value.len() == 64) && is_hex(value) {
+    // Commit SHAs and sha256 digests stay readable, unless the name says key, token or secret.
+    let norm = normalise(name);
+    let says_secret = ["key", "token", "secret", "password"]
+        .iter()
+        .any(|w| norm.ends_with(w));
+    if (value.len() == 40 || value.len() == 64) && is_hex(value) && !says_secret {
         return false;
     }
     if is_uuid(value) {

@@ -149,6 +149,15 @@ pub(super) fn positive_cases() -> Vec<Case> {
     c.add("discord_token", "DISCORD_CLIENT_SECRET={}", fake(URL, 32), "DISCORD_CLIENT_SECRET=");
     c.add("telegram_bot_token", "curl https://api.telegram.org/bot{}/sendMessage", format!("{}:AA{}", fake(DIG, 10), fake(URL, 33)), "/sendMessage");
     c.add("telegram_bot_token", "TELEGRAM_BOT_TOKEN={}", format!("{}:AA{}", fake(DIG, 10), fake(URL, 33)), "TELEGRAM_BOT_TOKEN=");
+    c.add("discord_token", "bot.run({})", format!("MTk4NjIyNDgzNDcxOTI1MjQ4.{}.{}", fake(URL, 6), fake(URL, 38)), "bot.run(");
+    c.add("telegram_bot_token", "bot = Bot(\"{}\")", format!("{}:AA{}", fake(DIG, 9), fake(URL, 33)), "bot = Bot(");
+    c.add("rootly_api_key", "export ROOTLY={}", format!("rootly_{}", fake(HEX, 64)), "export ROOTLY=");
+    c.add("razorpay_key", "razorpay.Client(auth=({}, s))", format!("rzp_live_{}", fake(AN, 14)), "razorpay.Client(auth=(");
+    c.add("pinecone_api_key", "Pinecone(api={})", format!("pcsk_{}_{}", fake(AN, 6), fake(AN, 63)), "Pinecone(api=");
+    c.add("langsmith_api_key", "LS={}", format!("lsv2_pt_{}_{}", fake(HEX, 32), fake(HEX, 10)), "LS=");
+    c.add("spectralops_token", "spectral scan --dsn {}", format!("spu-{}", fake(HEX, 32)), "spectral scan --dsn");
+    c.add("launchdarkly_token", "ld.init({})", format!("api-{}-{}-{}-{}-{}", fake(LOW, 8), fake(LOW, 4), fake(LOW, 4), fake(LOW, 4), fake(LOW, 12)), "ld.init(");
+    c.add("kubernetes_secret", "kubectl apply -f - <<< '.dockerconfigjson: {}'", "eyJhdXRocyI6eyJyZWdpc3RyeS5leGFtcGxlLmNvbSI6e319fQ==".to_string(), "kubectl apply -f -");
     c.add("mattermost_token", "MATTERMOST_TOKEN={}", fake(LOW, 26), "MATTERMOST_TOKEN=");
     c.add("twitch_token", "TWITCH_CLIENT_SECRET={}", fake(LOW, 30), "TWITCH_CLIENT_SECRET=");
     c.add("twitter_token", "TWITTER_API_SECRET={}", fake(LOW, 50), "TWITTER_API_SECRET=");
