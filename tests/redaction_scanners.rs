@@ -1,12 +1,15 @@
 //! The scanner corpus (`tests/data/scanners/scanners.jsonl`, written by its `extract.py` from the
 //! test strings gitleaks and trufflehog ship with their rules): at least 98% of the positives
-//! are redacted and at least 85% of the false-positive cases come out unchanged. Each case is
-//! redacted as it is (a decision reason) and as the `command` of a JSON tool input (escaped);
-//! both must pass. Prints a table per source and the cases that fail.
+//! are redacted and at least 85% of the false-positive cases come out unchanged. Each case goes
+//! in as a denial's decision reason (the text itself) and as a tool input (the `command` of a
+//! JSON object, escaped), and is judged on what the audit log shows of it: the redacted text
+//! cut to [`AUDIT_TEXT_CHARS`]; both must pass. The table also shows the whole texts' rates.
+//! Prints a table per source and the cases that fail.
 //!
-//! A positive is redacted when each secret the scanner reports for it (the part of it the text
-//! holds, when the scanner joins several values) is gone from both outputs and a marker is
-//! there; for a positive the test names no secret of, when a marker is there.
+//! A positive is redacted when no secret the scanner reports for it (the part of it the text
+//! holds, when the scanner joins several values) is shown, whole or its first 8 characters at
+//! the excerpt's end; for a positive the test names no secret of, when the whole text gets a
+//! marker.
 
 use std::collections::BTreeMap;
 
@@ -63,6 +66,19 @@ fn pieces(secret: &str, text: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// How many characters of a field an audit record shows (the exporter's audit excerpt length).
+const AUDIT_TEXT_CHARS: usize = 240;
+
+/// `text` cut as an audit excerpt is: at most `max` characters, the last one `…` when cut.
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
 fn json_command(text: &str) -> String {
     serde_json::json!({ "command": text }).to_string()
 }
@@ -72,36 +88,64 @@ fn json_escaped(text: &str) -> String {
     quoted[1..quoted.len() - 1].to_string()
 }
 
-/// Whether `case` passes: a positive is redacted, a false positive unchanged.
-fn passes(redactor: &Redactor, case: &Case) -> bool {
-    let plain = redactor.redact(&case.text, &mut BTreeMap::new());
+/// Whether `case` passes: a positive is redacted, a false positive unchanged; in what an audit
+/// record shows (`max` = [`AUDIT_TEXT_CHARS`]) or in the whole text (`max` = `usize::MAX`).
+fn passes(redactor: &Redactor, case: &Case, max: usize) -> bool {
+    let shown = |text: &str| redactor.excerpt(text, max, &mut BTreeMap::new());
+    let plain = shown(&case.text);
     let wrapped = json_command(&case.text);
-    let json = redactor.redact(&wrapped, &mut BTreeMap::new());
+    let json = shown(&wrapped);
     if !case.positive {
-        return plain == case.text.as_str() && json == wrapped.as_str();
+        return plain == cut(&case.text, max) && json == cut(&wrapped, max);
     }
-    let marked = plain.contains("[REDACTED:") && json.contains("[REDACTED:");
-    marked
-        && case
-            .secrets
-            .iter()
-            .flat_map(|secret| pieces(secret, &case.text))
-            .all(|piece| !plain.contains(&piece) && !json.contains(&json_escaped(&piece)))
+    let pieces: Vec<String> = case
+        .secrets
+        .iter()
+        .flat_map(|secret| pieces(secret, &case.text))
+        .collect();
+    if pieces.is_empty() {
+        // The test names no secret: something must be redacted in the whole text.
+        let marker = |text: &str| {
+            redactor
+                .redact(text, &mut BTreeMap::new())
+                .contains("[REDACTED:")
+        };
+        return marker(&case.text) && marker(&wrapped);
+    }
+    pieces.iter().all(|piece| {
+        !leaks(&plain, piece) && !leaks(&json, piece) && !leaks(&json, &json_escaped(piece))
+    })
+}
+
+/// Whether `shown` (an excerpt) shows `secret`, whole or (cut at the excerpt's end) its first
+/// 8 characters or more.
+fn leaks(shown: &str, secret: &str) -> bool {
+    if shown.contains(secret) {
+        return true;
+    }
+    let Some(body) = shown.strip_suffix('…') else {
+        return false;
+    };
+    (8..secret.len())
+        .filter(|&n| secret.is_char_boundary(n))
+        .any(|n| body.ends_with(&secret[..n]))
 }
 
 #[test]
 fn scanner_corpus_meets_its_targets() {
     let redactor = Redactor::new();
     let cases = corpus();
-    // (src, positive) -> (passed, total)
-    let mut table: BTreeMap<(String, bool), (usize, usize)> = BTreeMap::new();
+    // (src, positive) -> (passed in the audit excerpt, passed in the whole text, total)
+    let mut table: BTreeMap<(String, bool), (usize, usize, usize)> = BTreeMap::new();
     let mut failed: BTreeMap<bool, Vec<String>> = BTreeMap::new();
     for case in &cases {
-        let ok = passes(&redactor, case);
+        let ok = passes(&redactor, case, AUDIT_TEXT_CHARS);
+        let whole = passes(&redactor, case, usize::MAX);
         for src in [case.src.as_str(), "all"] {
             let row = table.entry((src.to_string(), case.positive)).or_default();
             row.0 += usize::from(ok);
-            row.1 += 1;
+            row.1 += usize::from(whole);
+            row.2 += 1;
         }
         if !ok {
             let out = redactor.redact(&case.text, &mut BTreeMap::new());
@@ -111,20 +155,22 @@ fn scanner_corpus_meets_its_targets() {
             ));
         }
     }
-    println!("| source | positives redacted | false positives left readable |");
-    println!("| --- | ---: | ---: |");
-    let rate = |(passed, total): (usize, usize)| 100.0 * passed as f64 / total.max(1) as f64;
+    println!("| source | positives redacted | false positives left readable | whole texts: positives, false positives |");
+    println!("| --- | ---: | ---: | ---: |");
+    let rate = |passed: usize, total: usize| 100.0 * passed as f64 / total.max(1) as f64;
     for src in ["gitleaks", "trufflehog", "all"] {
         let tp = table[&(src.to_string(), true)];
         let fp = table[&(src.to_string(), false)];
         println!(
-            "| {src} | {}/{} = {:.1}% | {}/{} = {:.1}% |",
+            "| {src} | {}/{} = {:.1}% | {}/{} = {:.1}% | {:.1}%, {:.1}% |",
             tp.0,
-            tp.1,
-            rate(tp),
+            tp.2,
+            rate(tp.0, tp.2),
             fp.0,
-            fp.1,
-            rate(fp)
+            fp.2,
+            rate(fp.0, fp.2),
+            rate(tp.1, tp.2),
+            rate(fp.1, fp.2)
         );
     }
     for (positive, list) in &failed {
@@ -135,8 +181,11 @@ fn scanner_corpus_meets_its_targets() {
         };
         println!("{} {what}:\n{}", list.len(), list.join("\n"));
     }
-    let tp = rate(table[&("all".to_string(), true)]);
-    let fp = rate(table[&("all".to_string(), false)]);
+    let (tp, fp) = (
+        table[&("all".to_string(), true)],
+        table[&("all".to_string(), false)],
+    );
+    let (tp, fp) = (rate(tp.0, tp.2), rate(fp.0, fp.2));
     assert!(tp >= 98.0, "only {tp:.2}% of the scanners' positives redacted");
     assert!(fp >= 85.0, "only {fp:.2}% of the scanners' false positives left readable");
 }

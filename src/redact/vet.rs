@@ -107,7 +107,12 @@ pub(super) fn accept(
     let ok = match check {
         Check::None => true,
         Check::Entropy(min) => entropy(value) >= min,
-        Check::Value => !is_placeholder(value, ctx.quote),
+        Check::Value => {
+            !is_placeholder(value, ctx.quote)
+                // `curl -u user:pass`, `-u 'test:test'`: documentation, not a password.
+                && !(kind == "basic_auth"
+                    && STAND_IN_PASSWORDS.contains(&value.to_ascii_lowercase().as_str()))
+        }
         Check::Header => header_ok(name, value, ctx),
         Check::Cookie => value.contains('=') && !is_placeholder(value, ctx.quote),
         Check::Random(min) => value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min,
@@ -131,8 +136,8 @@ pub(super) fn accept(
 
 /// Whether a token format's match `text[start..end]` stands as a token: the characters around it
 /// are no letters or digits (a JSON `\n`/`\t`/`\r` escape before it counts as a separator; `_`
-/// glues a token into an identifier, `send_ghp_…`, and is allowed; with `glued`, a word of up
-/// to 6 letters or digits is too), and it is no stand-in: a run of one character
+/// glues a token into an identifier, `send_ghp_…`, and is allowed; with `glued`, a word naming
+/// a credential is too), and it is no stand-in: a run of one character
 /// (`ghp_xxxx…`, `AIzaaaaa…`), an `EXAMPLE` key, or words (a run of 16 lowercase letters:
 /// `hf_requiredCharacteristicTypes…`).
 pub(super) fn stands_as_token(
@@ -146,20 +151,25 @@ pub(super) fn stands_as_token(
     let before = start.checked_sub(1).map(|i| bytes[i]);
     let escaped = start >= 2 && bytes[start - 2] == b'\\' && matches!(before, Some(b'n' | b'r' | b't'));
     let value = &text[start..end];
-    // The word it is glued to, if any: `key`, `Bearer` (short) or `TODAYINASIA…` (not).
+    // The word it is glued to, if any: `key`, `Bearer` (a credential's name) or `TODAYINASIA…`,
+    // `desktop-rhf_…` (a longer word).
     let glued_to = bytes[..start]
         .iter()
         .rev()
         .take_while(|b| b.is_ascii_alphanumeric())
         .count();
-    if glued_to > 0 && !escaped && !(glued && glued_to <= 6) {
+    let names_credential = || {
+        let word = text[start - glued_to..start].to_ascii_lowercase();
+        GLUE_WORDS.iter().any(|w| word.ends_with(w))
+    };
+    if glued_to > 0 && !escaped && !(glued && names_credential()) {
         return false;
     }
     // A distinctive prefix makes a token whatever follows it; a format anchored by `\b` ends a word.
     if !glued && bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
         return false;
     }
-    if value.ends_with("EXAMPLE") || value.contains("xxxxxx") || value.contains("XXXXXX") {
+    if value.ends_with("EXAMPLE") || is_x_filler(value) {
         return false;
     }
     // Key material holds long runs (`AAAA` in DER), and so may a real token of digits; a run
@@ -167,6 +177,27 @@ pub(super) fn stands_as_token(
     kind == "private_key"
         || (longest_filler_run(value) < 10 && longest_lowercase_run(value) < 16)
 }
+
+/// `ghp_xxxx…`, `glpat-XXXXXXXXXXX-XXXXXXXX`: a run of six or more `x` or `X` after which
+/// fewer than 8 other letters and digits follow (`sk-ant-api03-xxxx…AbCdEf012345` is a secret).
+fn is_x_filler(value: &str) -> bool {
+    let Some(at) = value.find("xxxxxx").or_else(|| value.find("XXXXXX")) else {
+        return false;
+    };
+    value[at..]
+        .bytes()
+        .filter(|b| b.is_ascii_alphanumeric() && !matches!(b, b'x' | b'X'))
+        .count()
+        < 8
+}
+
+/// Passwords that stand for one in examples (`curl -u username:password`).
+const STAND_IN_PASSWORDS: &[&str] = &[
+    "password", "passwd", "pass", "pwd", "token", "secret", "test", "yyy", "changeme",
+];
+
+/// Words a token may be glued to (`keyghp_…`, `Bearerghp_…`): they name what follows.
+const GLUE_WORDS: &[&str] = &["key", "token", "bearer", "secret", "auth", "pass", "pwd", "basic"];
 
 /// The length of the longest run of one filler byte (`x`, `X`, `*`, `#`, `0`) in `value`.
 fn longest_filler_run(value: &str) -> usize {
@@ -242,8 +273,14 @@ fn is_placeholder(value: &str, quote: Option<char>) -> bool {
         return true;
     }
     let lower = v.to_ascii_lowercase();
-    // Documentation stand-ins: `your-api-key-here`, `example-token`, `<placeholder>`.
-    if lower.starts_with("your-")
+    // Documentation stand-ins: `your-api-key-here`, `example-token`, `<placeholder>`,
+    // `[PASSWORD]`, `sha256~XXXX_PUT_YOUR_TOKEN_HERE`, a value cut short with `...`.
+    if (v.starts_with('[') && v.ends_with(']'))
+        || v.ends_with("...")
+        || is_x_filler(v)
+        || lower.contains("your_token")
+        || lower.contains("your-token")
+        || lower.starts_with("your-")
         || lower.starts_with("your_")
         || lower.ends_with("-here")
         || lower.ends_with("_here")
