@@ -64,4 +64,3 @@ pub(super) fn build_bytes_regex(hir: &Hir, lazy_dfa: bool) -> Regex {
 pub(super) fn build_ascii_regex(pattern: &str) -> Regex {
     build_bytes_regex(&parse(pattern), true)
 }
-

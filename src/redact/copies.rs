@@ -77,12 +77,7 @@ pub(super) fn cover(text: &str, known: &[Known], depth: u8, spans: &mut Spans) {
     {
         let mut inner = Spans::new();
         cover(&view.text, known, depth - 1, &mut inner);
-        for span in inner.values() {
-            let (start, end) = view.original(span.start, span.end);
-            if start < end && !spans::overlaps(&protected, start, end) {
-                spans::insert(spans, Span { start, end, ..*span });
-            }
-        }
+        spans::insert_mapped(spans, &inner, |s, e| view.original(s, e), &protected);
     }
     for (start, end) in decode::base64_runs(text) {
         if spans::overlaps(&protected, start, end) {

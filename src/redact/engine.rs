@@ -19,9 +19,6 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use regex_automata::meta::Regex;
-use regex_automata::util::captures::Captures;
-use regex_automata::{Input, PatternID};
 use super::compile::{build_bytes_regex, parse};
 use super::copies::{self, Known};
 use super::decode::{self, Decoded};
@@ -29,6 +26,9 @@ use super::gate::Gate;
 use super::prefilter::{derive_anchors, Prefilter};
 use super::rules::{self, Rule};
 use super::spans::{self, Span, Spans};
+use regex_automata::meta::Regex;
+use regex_automata::util::captures::Captures;
+use regex_automata::{Input, PatternID};
 
 /// Longest text searched without a lazy DFA (see [`TwoShapes`]). The backtracker's work is
 /// bounded by the NFA's size times this, and its visited set fits its default capacity for
@@ -179,19 +179,7 @@ impl Engine {
     fn scan_view(&self, view: &Decoded, depth: u8, spans: &mut Spans, known: &mut Vec<Known>) {
         let mut inner = BTreeMap::new();
         self.scan(&view.text, depth + 1, &mut inner, known);
-        for span in inner.values() {
-            let (start, end) = view.original(span.start, span.end);
-            if start < end {
-                spans::insert(
-                    spans,
-                    Span {
-                        start,
-                        end,
-                        ..*span
-                    },
-                );
-            }
-        }
+        spans::insert_mapped(spans, &inner, |s, e| view.original(s, e), &[]);
     }
 
     /// The kind of a rule whose pattern matches in `text` although its gate refuses `text`

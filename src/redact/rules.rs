@@ -100,7 +100,8 @@ impl Rule {
         end: usize,
     ) -> Option<(usize, usize)> {
         let (start, end) = accept(self.check, self.kind, name, text, start, end)?;
-        (!self.word || super::vet::stands_as_token(self.kind, self.glued, text, start, end)).then_some((start, end))
+        (!self.word || super::vet::stands_as_token(self.kind, self.glued, text, start, end))
+            .then_some((start, end))
     }
 }
 
@@ -157,8 +158,7 @@ pub(super) fn word_boundaries(pattern: &str) -> String {
     out
 }
 
-const KW_SEP: &str =
-    r#"[0-9a-z_.\t -]{0,20}[\t '"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,|[ \t]-[ \t])[\x60'"\t =\\]{0,5}"#;
+const KW_SEP: &str = r#"[0-9a-z_.\t -]{0,20}[\t '"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,|[ \t]-[ \t])[\x60'"\t =\\]{0,5}"#;
 /// What may follow a keyword-context value, so a longer string is not taken for a shorter one.
 const END: &str = r#"(?:[\x60'"\s;,.)}\]&|<>\\]|$)"#;
 const UUID: &str = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
@@ -251,7 +251,10 @@ fn named_flag(kind: &'static str, name: &str, words: &str) -> Rule {
 /// The default rules, highest priority first.
 pub(super) fn default_rules() -> Vec<Rule> {
     [
-        formats::token_formats().into_iter().map(Rule::word).collect(),
+        formats::token_formats()
+            .into_iter()
+            .map(Rule::word)
+            .collect(),
         keywords::keyword_families(),
         places::places(),
         flags::password_flags(),

@@ -13,6 +13,11 @@ use std::sync::OnceLock;
 
 use super::MARKER_OPEN;
 
+mod stand_ins;
+
+pub(super) use stand_ins::stands_as_token;
+use stand_ins::{is_mangled_token, is_placeholder, STAND_IN_PASSWORDS};
+
 /// How a rule's match is vetted before it is replaced.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Check {
@@ -108,14 +113,17 @@ pub(super) fn accept(
         Check::None => true,
         Check::Entropy(min) => entropy(value) >= min,
         Check::Value => {
-            !is_placeholder(value, ctx.quote)
-                // `curl -u user:pass`, `-u 'test:test'`: documentation, not a password.
-                && !(kind == "basic_auth"
-                    && STAND_IN_PASSWORDS.contains(&value.to_ascii_lowercase().as_str()))
+            // `curl -u user:pass`, `-u 'test:test'`: documentation, not a password.
+            let stand_in = kind == "basic_auth"
+                && STAND_IN_PASSWORDS.contains(&value.to_ascii_lowercase().as_str());
+            !(is_placeholder(value, ctx.quote) || stand_in)
         }
         Check::Header => header_ok(name, value, ctx),
         Check::Cookie => value.contains('=') && !is_placeholder(value, ctx.quote),
-        Check::Random(min) => value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min,
+        Check::Random(min) => {
+            (value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min)
+                && !is_mangled_token(value)
+        }
         Check::KubeData => kube_data_ok(value),
         Check::Generic => generic_ok(name.unwrap_or(""), value, text, start, ctx),
         Check::Named => {
@@ -134,91 +142,6 @@ pub(super) fn accept(
     ok.then_some((start, end))
 }
 
-/// Whether a token format's match `text[start..end]` stands as a token: the characters around it
-/// are no letters or digits (a JSON `\n`/`\t`/`\r` escape before it counts as a separator; `_`
-/// glues a token into an identifier, `send_ghp_…`, and is allowed; with `glued`, a word naming
-/// a credential is too), and it is no stand-in: a run of one character
-/// (`ghp_xxxx…`, `AIzaaaaa…`), an `EXAMPLE` key, or words (a run of 16 lowercase letters:
-/// `hf_requiredCharacteristicTypes…`).
-pub(super) fn stands_as_token(
-    kind: &str,
-    glued: bool,
-    text: &str,
-    start: usize,
-    end: usize,
-) -> bool {
-    let bytes = text.as_bytes();
-    let before = start.checked_sub(1).map(|i| bytes[i]);
-    let escaped = start >= 2 && bytes[start - 2] == b'\\' && matches!(before, Some(b'n' | b'r' | b't'));
-    let value = &text[start..end];
-    // The word it is glued to, if any: `key`, `Bearer` (a credential's name) or `TODAYINASIA…`,
-    // `desktop-rhf_…` (a longer word).
-    let glued_to = bytes[..start]
-        .iter()
-        .rev()
-        .take_while(|b| b.is_ascii_alphanumeric())
-        .count();
-    let names_credential = || {
-        let word = text[start - glued_to..start].to_ascii_lowercase();
-        GLUE_WORDS.iter().any(|w| word.ends_with(w))
-    };
-    if glued_to > 0 && !escaped && !(glued && names_credential()) {
-        return false;
-    }
-    // A distinctive prefix makes a token whatever follows it; a format anchored by `\b` ends a word.
-    if !glued && bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
-        return false;
-    }
-    if value.ends_with("EXAMPLE") || is_x_filler(value) {
-        return false;
-    }
-    // Key material holds long runs (`AAAA` in DER), and so may a real token of digits; a run
-    // of a filler character is a stand-in.
-    kind == "private_key"
-        || (longest_filler_run(value) < 10 && longest_lowercase_run(value) < 16)
-}
-
-/// `ghp_xxxx…`, `glpat-XXXXXXXXXXX-XXXXXXXX`: a run of six or more `x` or `X` after which
-/// fewer than 8 other letters and digits follow (`sk-ant-api03-xxxx…AbCdEf012345` is a secret).
-fn is_x_filler(value: &str) -> bool {
-    let Some(at) = value.find("xxxxxx").or_else(|| value.find("XXXXXX")) else {
-        return false;
-    };
-    value[at..]
-        .bytes()
-        .filter(|b| b.is_ascii_alphanumeric() && !matches!(b, b'x' | b'X'))
-        .count()
-        < 8
-}
-
-/// Passwords that stand for one in examples (`curl -u username:password`).
-const STAND_IN_PASSWORDS: &[&str] = &[
-    "password", "passwd", "pass", "pwd", "token", "secret", "test", "yyy", "changeme",
-];
-
-/// Words a token may be glued to (`keyghp_…`, `Bearerghp_…`): they name what follows.
-const GLUE_WORDS: &[&str] = &["key", "token", "bearer", "secret", "auth", "pass", "pwd", "basic"];
-
-/// The length of the longest run of one filler byte (`x`, `X`, `*`, `#`, `0`) in `value`.
-fn longest_filler_run(value: &str) -> usize {
-    value
-        .as_bytes()
-        .chunk_by(|a, b| a == b)
-        .filter(|run| matches!(run[0], b'x' | b'X' | b'*' | b'#' | b'0'))
-        .map(<[u8]>::len)
-        .max()
-        .unwrap_or(0)
-}
-
-/// The length of the longest run of lowercase ASCII letters in `value`.
-fn longest_lowercase_run(value: &str) -> usize {
-    value
-        .split(|c: char| !c.is_ascii_lowercase())
-        .map(str::len)
-        .max()
-        .unwrap_or(0)
-}
-
 /// Shannon entropy of the bytes of `s`, in bits per byte.
 pub(super) fn entropy(s: &str) -> f64 {
     let mut counts = [0u32; 256];
@@ -234,83 +157,6 @@ pub(super) fn entropy(s: &str) -> f64 {
             -p * p.log2()
         })
         .sum()
-}
-
-/// A reference or stand-in rather than a literal secret: `$VAR`, `${VAR}`, `$(cmd)`,
-/// `{{ var }}`, `<password>`, `%VAR%`, `***`, `xxx`, `REDACTED`, ….
-/// Inside single quotes a shell does not expand `$`, so `'$ecret'` is literal.
-fn is_placeholder(value: &str, quote: Option<char>) -> bool {
-    let v = value.trim();
-    if quote != Some('\'') && is_shell_reference(v) {
-        return true;
-    }
-    if v.starts_with("{{")
-        || v.starts_with("${{")
-        || v.starts_with('<')
-        || v.starts_with(MARKER_OPEN)
-    {
-        return true;
-    }
-    // `%VAR%` (Windows), `%s`, `%r`, `%(name)s` (printf).
-    if v.starts_with('%')
-        && ((v.len() > 2 && v.ends_with('%')) || v.len() <= 3 || v.starts_with("%("))
-    {
-        return true;
-    }
-    if v.bytes()
-        .all(|b| matches!(b, b'*' | b'.' | b'x' | b'X' | b'#' | b'-' | b'_'))
-    {
-        return true;
-    }
-    // Templates and format strings: `{password}`, `'{}:{}'`, `"Basic %s"`, `"Bearer "`.
-    if (v.starts_with('{') && v.ends_with('}'))
-        || ["%s", "%d", "%r", "{}", "{0}", "${"]
-            .iter()
-            .any(|f| v.contains(f))
-        || value.starts_with(char::is_whitespace)
-        || value.ends_with(char::is_whitespace)
-    {
-        return true;
-    }
-    let lower = v.to_ascii_lowercase();
-    // Documentation stand-ins: `your-api-key-here`, `example-token`, `<placeholder>`,
-    // `[PASSWORD]`, `sha256~XXXX_PUT_YOUR_TOKEN_HERE`, a value cut short with `...`.
-    if (v.starts_with('[') && v.ends_with(']'))
-        || v.ends_with("...")
-        || is_x_filler(v)
-        || lower.contains("your_token")
-        || lower.contains("your-token")
-        || lower.starts_with("your-")
-        || lower.starts_with("your_")
-        || lower.ends_with("-here")
-        || lower.ends_with("_here")
-        || lower.contains("example")
-        || lower.contains("placeholder")
-    {
-        return true;
-    }
-    matches!(
-        lower.as_str(),
-        "redacted"
-            | "[redacted]"
-            | "(redacted)"
-            | "hidden"
-            | "masked"
-            | "[hidden]"
-            | "[filtered]"
-            | "filtered"
-    )
-}
-
-/// `$VAR`, `${VAR…}`, `$(…)`, `$1`: the whole value is a shell or template reference.
-fn is_shell_reference(v: &str) -> bool {
-    let Some(rest) = v.strip_prefix('$') else {
-        return false;
-    };
-    if rest.starts_with('{') || rest.starts_with('(') {
-        return true;
-    }
-    !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// A file path rather than a secret: `~/…`, `./…`, `../…`, a lowercase absolute path, an
@@ -400,6 +246,7 @@ const BENIGN_NAME_SUFFIXES: &[&str] = &[
     "synctoken", "resumetoken", "eostoken", "bostoken", "padtoken", "unktoken", "septoken",
     "clstoken", "masktoken", "maxtoken", "mintoken", "numtoken", "withcredentials",
     "existingsecret", "secretname", "secretref", "secretkeyref", "secretarn", "secretid",
+    "schemakey",
 ];
 
 /// Unquoted values that are type names, keywords or literals in code, not secrets.
@@ -466,6 +313,9 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
         return false;
     }
     let all_digits = value.bytes().all(|b| b.is_ascii_digit());
+    if kind != "password" && is_mangled_token(value) {
+        return false;
+    }
     if kind == "password" {
         // `"pass": 3` counts test passes, `HAVE_PASSWD: 1` is a flag; `PASSWORD=1234` is a PIN.
         return !(all_digits && (value.len() <= 2 || matches!(norm.as_str(), "pass" | "pw")));
@@ -604,7 +454,11 @@ fn generic_name_allowed(name: &str) -> bool {
 }
 
 fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -> bool {
-    if generic_name_allowed(name) || is_placeholder(value, ctx.quote) || looks_like_path(value) {
+    if generic_name_allowed(name)
+        || is_placeholder(value, ctx.quote)
+        || looks_like_path(value)
+        || is_mangled_token(value)
+    {
         return false;
     }
     if ctx.quote.is_none() {
