@@ -64,7 +64,9 @@ fn secret() -> impl Strategy<Value = (String, String)> {
 /// What sets a secret apart from the filler around it: a token glued inside a longer word
 /// (`TODAYINASIAAS…`) is a word, not a token.
 fn sep() -> impl Strategy<Value = &'static str> {
-    prop::sample::select(vec![" ", "\n", "\t", "/", ":", "=", ",", ";", "(", ")", "'", "\""])
+    prop::sample::select(vec![
+        " ", "\n", "\t", "/", ":", "=", ",", ";", "(", ")", "'", "\"",
+    ])
 }
 
 /// Filler text: words, spaces and light punctuation.
