@@ -236,7 +236,7 @@ pub(super) fn token_formats() -> Vec<Rule> {
             r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}\b",
         )
         // The first part is a user id (17 to 19 digits) in base64: `MT…`, `Nz…`, `OD…`.
-        .anchors("mt|mj|mz|nd|nj|nz|od|ot|oq")
+        .anchors("mt|mj|mz|nd|nt|nj|nz|od|ot")
         .check(Check::Entropy(3.5)),
         rule("telegram_bot_token", r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b").anchors(":aa"),
         // Incident, feature-flag and payment services.
