@@ -8,10 +8,11 @@
 //!
 //! Not here: deciding what is a secret (the rules and `vet`), decoders (`decode`).
 //!
-//! Cost: cold. Runs only for a text where some rule found a secret: one substring search per
-//! distinct value over the text and over each of its decoded views.
+//! Cost: cold. Runs only for a text where some rule found a secret: one Aho-Corasick automaton
+//! of the values found (built once per such text), one pass over the text and over each of its
+//! decoded views, linear however many secrets the text holds.
 
-use memchr::memmem;
+use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::decode;
 use super::spans::{self, Span, Spans};
@@ -28,14 +29,12 @@ pub(super) struct Known {
     pub priority: usize,
 }
 
-/// Adds the value of every span in `found` (spans of `text`) to `known`, once each.
+/// Adds the value of every span in `found` (spans of `text`) to `known` (duplicates are dropped
+/// by [`cover`]).
 pub(super) fn remember(text: &str, found: &Spans, known: &mut Vec<Known>) {
     for span in found.values() {
         let value = text[span.start..span.end].trim_matches(['"', '\'', '\\']);
-        if value.len() >= MIN_COPY_BYTES
-            && !value.starts_with(spans::MARKER_OPEN)
-            && !known.iter().any(|k| k.value == value)
-        {
+        if value.len() >= MIN_COPY_BYTES && !value.starts_with(spans::MARKER_OPEN) {
             known.push(Known {
                 value: value.to_string(),
                 kind: span.kind,
@@ -47,25 +46,34 @@ pub(super) fn remember(text: &str, found: &Spans, known: &mut Vec<Known>) {
 
 /// Adds to `spans` every occurrence in `text`, plain or inside a decoded view up to `depth`
 /// levels down, of a known value, unless it overlaps a marker already in the text.
-pub(super) fn cover(text: &str, known: &[Known], depth: u8, spans: &mut Spans) {
+pub(super) fn cover(text: &str, known: &mut Vec<Known>, depth: u8, spans: &mut Spans) {
+    // The strongest kind of each value (a value found by two rules keeps the stronger's kind).
+    known.sort_by(|a, b| a.value.cmp(&b.value).then(a.priority.cmp(&b.priority)));
+    known.dedup_by(|later, first| later.value == first.value);
+    // Longest first: a value that holds another is replaced whole. The values come from one
+    // text (at most its length in bytes), far below the automaton's limits.
+    let values = AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(known.iter().map(|k| &k.value))
+        .expect("the values found in one text fit an automaton");
+    cover_with(text, known, &values, depth, spans);
+}
+
+/// [`cover`] with `values`, the automaton of `known` (pattern `i` is `known[i]`).
+fn cover_with(text: &str, known: &[Known], values: &AhoCorasick, depth: u8, spans: &mut Spans) {
     let protected = spans::marker_spans(text);
-    for k in known {
-        for start in memmem::find_iter(text.as_bytes(), k.value.as_bytes()) {
-            let end = start + k.value.len();
-            if text.is_char_boundary(start)
-                && text.is_char_boundary(end)
-                && !spans::overlaps(&protected, start, end)
-            {
-                spans::insert(
-                    spans,
-                    Span {
-                        start,
-                        end,
-                        kind: k.kind,
-                        priority: k.priority,
-                    },
-                );
-            }
+    for m in values.find_iter(text) {
+        let k = &known[m.pattern().as_usize()];
+        if !spans::overlaps(&protected, m.start(), m.end()) {
+            spans::insert(
+                spans,
+                Span {
+                    start: m.start(),
+                    end: m.end(),
+                    kind: k.kind,
+                    priority: k.priority,
+                },
+            );
         }
     }
     if depth == 0 {
@@ -76,7 +84,7 @@ pub(super) fn cover(text: &str, known: &[Known], depth: u8, spans: &mut Spans) {
         .flatten()
     {
         let mut inner = Spans::new();
-        cover(&view.text, known, depth - 1, &mut inner);
+        cover_with(&view.text, known, values, depth - 1, &mut inner);
         spans::insert_mapped(spans, &inner, |s, e| view.original(s, e), &protected);
     }
     for (start, end) in decode::base64_runs(text) {
@@ -87,7 +95,7 @@ pub(super) fn cover(text: &str, known: &[Known], depth: u8, spans: &mut Spans) {
             continue;
         };
         let mut inner = Spans::new();
-        cover(&decoded, known, depth - 1, &mut inner);
+        cover_with(&decoded, known, values, depth - 1, &mut inner);
         if let Some(strongest) = inner.values().min_by_key(|span| span.priority) {
             spans::insert(
                 spans,

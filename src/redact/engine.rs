@@ -111,7 +111,7 @@ impl Engine {
         let mut known = Vec::new();
         self.scan(text, 0, &mut spans, &mut known);
         if !known.is_empty() {
-            copies::cover(text, &known, MAX_DEPTH, &mut spans);
+            copies::cover(text, &mut known, MAX_DEPTH, &mut spans);
         }
         spans
     }
