@@ -21,8 +21,9 @@
 //! allocating. Only the rules the prefilter picks and their gates admit run, each compiled on
 //! first use (a few milliseconds in a debug build, about 0.1 ms in release), in the smallest
 //! shape the text's length allows (see `engine`). Building a [`Redactor`] builds only the
-//! prefilter. A text where something was found gets one more pass, for copies. Replaying a day of executor logs with `--audit-log` compiles about 25 of the
-//! 200 rules and holds about 1 MiB for them.
+//! prefilter. A text where something was found gets one more pass, for copies. Replaying a day
+//! of executor logs with `--audit-log` compiles about 25 of the 200 rules and holds about 1 MiB
+//! for them.
 //!
 //! Limits: detection is pattern-based. A secret with no recognisable format, keyword or key
 //! name (say, a bare random word passed as a positional argument) is not found. Overlapping
