@@ -108,3 +108,45 @@ fn cover_with(text: &str, known: &[Known], values: &AhoCorasick, depth: u8, span
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use crate::redact::Redactor;
+
+    fn redact(text: &str) -> String {
+        Redactor::new()
+            .redact(text, &mut BTreeMap::new())
+            .into_owned()
+    }
+
+    #[test]
+    fn a_copy_takes_the_kind_of_the_value_found() {
+        let token = "Zq9WmT3nL7pV2kR8jH6sG";
+        let out = redact(&format!("API_TOKEN={token} then echo {token}"));
+        assert_eq!(
+            out,
+            "API_TOKEN=[REDACTED:named_secret] then echo [REDACTED:named_secret]"
+        );
+    }
+
+    #[test]
+    fn a_copy_inside_a_base64_run_or_an_escape_is_found() {
+        let token = "Zq9WmT3nL7pV2kR8jH6sG";
+        // base64 of "user=Zq9WmT3nL7pV2kR8jH6sG!"
+        let run = "dXNlcj1acTlXbVQzbkw3cFYya1I4akg2c0ch";
+        let text = format!("API_TOKEN={token} {run} \\u005a{}", &token[1..]);
+        let out = redact(&text);
+        assert!(!out.contains(run), "{out}");
+        assert!(!out.contains(&token[1..]), "{out}");
+    }
+
+    #[test]
+    fn short_values_are_not_searched_for() {
+        assert_eq!(
+            redact("PASSWORD=x1y2 and x1y2 again"),
+            "PASSWORD=[REDACTED:password] and x1y2 again"
+        );
+    }
+}
