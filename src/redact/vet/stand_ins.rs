@@ -12,7 +12,8 @@ use crate::redact::spans::MARKER_OPEN;
 /// Whether a token format's match `text[start..end]` stands as a token: the characters around it
 /// are no letters or digits (a JSON `\n`/`\t`/`\r` escape before it counts as a separator; `_`
 /// glues a token into an identifier, `send_ghp_…`, and is allowed; with `glued`, a word naming
-/// a credential is too), and it is no stand-in: a run of one character
+/// a credential is too, or any word when the token mixes letters and digits), and it is no
+/// stand-in: a run of one character
 /// (`ghp_xxxx…`), an `EXAMPLE` key, or words (a run of 16 lowercase letters:
 /// `hf_servingcellpriorityparameters…`).
 pub(in crate::redact) fn stands_as_token(
@@ -27,8 +28,8 @@ pub(in crate::redact) fn stands_as_token(
     let escaped =
         start >= 2 && bytes[start - 2] == b'\\' && matches!(before, Some(b'n' | b'r' | b't'));
     let value = &text[start..end];
-    // The word it is glued to, if any: `key`, `Bearer` (a credential's name) or `TODAYINASIA…`,
-    // `desktop-rhf_…` (a longer word).
+    // The word it is glued to, if any: `key`, `Bearer` (a credential's name), `TODAYINASIA…`
+    // (a longer word) or `TTTTghp_a1B2…` (a token pasted into a word: letters and digits).
     let glued_to = bytes[..start]
         .iter()
         .rev()
@@ -38,7 +39,9 @@ pub(in crate::redact) fn stands_as_token(
         let word = text[start - glued_to..start].to_ascii_lowercase();
         GLUE_WORDS.iter().any(|w| word.ends_with(w))
     };
-    if glued_to > 0 && !escaped && !(glued && names_credential()) {
+    let random =
+        value.bytes().any(|b| b.is_ascii_digit()) && value.bytes().any(|b| b.is_ascii_alphabetic());
+    if glued_to > 0 && !escaped && !(glued && (random || names_credential())) {
         return false;
     }
     // A distinctive prefix makes a token whatever follows it; a format anchored by `\b` ends a word.
@@ -83,12 +86,13 @@ const GLUE_WORDS: &[&str] = &[
     "key", "token", "bearer", "secret", "auth", "pass", "pwd", "basic",
 ];
 
-/// The length of the longest run of one filler byte (`x`, `X`, `*`, `#`, `0`) in `value`.
+/// The length of the longest run of one filler byte (`*`, `#`, `0`) in `value` (`x` fillers are
+/// [`is_x_filler`]'s).
 fn longest_filler_run(value: &str) -> usize {
     value
         .as_bytes()
         .chunk_by(|a, b| a == b)
-        .filter(|run| matches!(run[0], b'x' | b'X' | b'*' | b'#' | b'0'))
+        .filter(|run| matches!(run[0], b'*' | b'#' | b'0'))
         .map(<[u8]>::len)
         .max()
         .unwrap_or(0)
