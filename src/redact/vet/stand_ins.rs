@@ -52,8 +52,10 @@ pub(in crate::redact) fn stands_as_token(
         return false;
     }
     // Key material holds long runs (`AAAA` in DER), and so may a real token of digits; a run
-    // of a filler character is a stand-in.
-    kind == "private_key" || (longest_filler_run(value) < 10 && longest_lowercase_run(value) < 16)
+    // of a filler character is a stand-in, and so are words: 16 lowercase letters in a row and
+    // no digit (`hf_servingcellpriority…`; `…abcdefghijklmnopqrstuvwxyz0123…` is a token).
+    let words = longest_lowercase_run(value) >= 16 && !value.bytes().any(|b| b.is_ascii_digit());
+    kind == "private_key" || (longest_filler_run(value) < 10 && !words)
 }
 
 /// `ghp_xxxx…`, `glpat-XXXXXXXXXXX-XXXXXXXX`: a run of six or more `x` or `X` after which
