@@ -7,8 +7,9 @@
 //! `vet` decides whether a match is a secret (placeholders, code and prose are not),
 //! `prefilter` picks the rules whose anchors occur in a text, `gate` drops those whose matches
 //! need bytes the text lacks, `engine` runs the rest over the text and over its decoded views
-//! (`decode`: JSON escapes, percent-encoding, base64), `spans` merges the finds and writes the
-//! markers, and `memo` remembers recent clean texts per thread.
+//! (`decode`: JSON escapes, percent-encoding, base64), `copies` finds every other copy of a
+//! value found (plain or encoded), `spans` merges the finds and writes the markers, `compile`
+//! builds the regexes, and `memo` remembers recent clean texts per thread.
 //!
 //! Owns the closed set of kind names, which are Prometheus label values, and the label policy
 //! ([`Redactor::label_value`]): a label value holding a secret becomes [`REDACTED_LABEL`].
@@ -20,8 +21,9 @@
 //! allocating. Only the rules the prefilter picks and their gates admit run, each compiled on
 //! first use (a few milliseconds in a debug build, about 0.1 ms in release), in the smallest
 //! shape the text's length allows (see `engine`). Building a [`Redactor`] builds only the
-//! prefilter. Replaying a day of executor logs with `--audit-log` compiles about 25 of the
-//! 200 rules and holds about 1 MiB for them.
+//! prefilter. A text where something was found gets one more pass, for copies. Replaying a day
+//! of executor logs with `--audit-log` compiles about 25 of the 200 rules and holds about 1 MiB
+//! for them.
 //!
 //! Limits: detection is pattern-based. A secret with no recognisable format, keyword or key
 //! name (say, a bare random word passed as a positional argument) is not found. Overlapping
@@ -31,6 +33,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+mod compile;
+mod copies;
 mod decode;
 mod engine;
 mod gate;

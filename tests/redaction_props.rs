@@ -1,6 +1,7 @@
 //! Property tests of the redactor: a generated secret of each family, inserted anywhere in
 //! generated text, plain or encoded (base64, URL-safe base64, percent-encoded, JSON-escaped
-//! once or twice, `\u`-escaped), never survives; redaction is idempotent; any text redacts
+//! once or twice, `\u`-escaped), never survives, and a second copy of it anywhere is redacted
+//! too; redaction is idempotent; any text redacts
 //! without panicking to valid UTF-8; valid JSON stays valid JSON.
 
 use std::collections::BTreeMap;
@@ -58,6 +59,14 @@ fn secret() -> impl Strategy<Value = (String, String)> {
             (value.clone(), format!(" {name}_SECRET={value} "))
         }),
     ]
+}
+
+/// What sets a secret apart from the filler around it: a token glued inside a longer word
+/// (`TODAYINASIAAS…`) is a word, not a token.
+fn sep() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        " ", "\n", "\t", "/", ":", "=", ",", ";", "(", ")", "'", "\"",
+    ])
 }
 
 /// Filler text: words, spaces and light punctuation.
@@ -158,15 +167,34 @@ proptest! {
         how in encoding(),
         before in filler(),
         after in filler(),
+        (left, right) in (sep(), sep()),
     ) {
         let (encoded, gone) = encode(&carrier, &secret, how);
-        let text = format!("{before}{encoded}{after}");
+        let text = format!("{before}{left}{encoded}{right}{after}");
         let out = redact(&text);
         prop_assert!(!out.contains(&secret), "secret survived:\n in: {text}\nout: {out}");
         for form in gone {
             prop_assert!(!out.contains(&form), "encoded secret survived:\n in: {text}\nout: {out}");
         }
         prop_assert_eq!(redact(&out), out.clone(), "not idempotent on {}", text);
+    }
+
+    #[test]
+    fn a_secret_inserted_twice_is_redacted_twice(
+        (secret, carrier) in secret(),
+        how in prop::sample::select(vec![Encoding::Plain, Encoding::Percent, Encoding::JsonOnce, Encoding::JsonUnicode]),
+        (before, middle, after) in (filler(), filler(), filler()),
+        (a, b, c, d) in (sep(), sep(), sep(), sep()),
+    ) {
+        // The second copy is the bare value, plain or encoded: found because the first was.
+        let (copy, gone) = encode(&secret, &secret, how);
+        let text = format!("{before}{a}{carrier}{b}{middle}{c}{copy}{d}{after}");
+        let out = redact(&text);
+        prop_assert!(!out.contains(&secret), "a copy survived:\n in: {text}\nout: {out}");
+        for form in gone {
+            prop_assert!(!out.contains(&form), "an encoded copy survived:\n in: {text}\nout: {out}");
+        }
+        prop_assert!(out.matches("[REDACTED:").count() >= 2, "not redacted twice:\n in: {text}\nout: {out}");
     }
 
     #[test]
@@ -182,8 +210,9 @@ proptest! {
         before in filler(),
         after in filler(),
         nest in any::<bool>(),
+        (left, right) in (sep(), sep()),
     ) {
-        let command = format!("{before}{carrier}{after}");
+        let command = format!("{before}{left}{carrier}{right}{after}");
         let inner = serde_json::json!({ "command": command, "description": after });
         let value = if nest {
             serde_json::json!({ "tool_input": inner.to_string(), "id": "toolu_01A2b3C4d5E6f7G8h9J0kLmN" })

@@ -13,28 +13,23 @@
 //! passing its gate. Regexes are byte-oriented and non-Unicode (`regex-automata`'s meta engine
 //! without the one-pass DFA, full DFAs and literal prefilters), in two shapes ([`TwoShapes`]):
 //! the NFA alone for texts up to [`SHORT_TEXT_BYTES`], with a lazy DFA (whose cache grows with
-//! the variety of texts, up to [`DFA_CACHE_BYTES`]) for longer ones. A process that redacts a
+//! the variety of texts, up to `compile::DFA_CACHE_BYTES`) for longer ones. A process that redacts a
 //! few kinds of text compiles a few rules, in one shape.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use regex_automata::meta::{self, Regex};
-use regex_automata::util::captures::Captures;
-use regex_automata::{Input, PatternID};
-use regex_syntax::hir::Hir;
-
+use super::compile::{build_bytes_regex, parse};
+use super::copies::{self, Known};
 use super::decode::{self, Decoded};
 use super::gate::Gate;
 use super::prefilter::{derive_anchors, Prefilter};
 use super::rules::{self, Rule};
 use super::spans::{self, Span, Spans};
+use regex_automata::meta::Regex;
+use regex_automata::util::captures::Captures;
+use regex_automata::{Input, PatternID};
 
-/// Upper bound on the compiled size of one rule's regex.
-const SIZE_LIMIT: usize = 16 << 20;
-/// Upper bound on one rule's lazy DFA cache (per searching thread). Texts are short (a command,
-/// a reason), so few states are ever built; a cache that fills is cleared and refilled.
-pub(super) const DFA_CACHE_BYTES: usize = 1 << 20;
 /// Longest text searched without a lazy DFA (see [`TwoShapes`]). The backtracker's work is
 /// bounded by the NFA's size times this, and its visited set fits its default capacity for
 /// every rule.
@@ -110,25 +105,36 @@ impl Engine {
     }
 
     /// The secrets in `text`, disjoint and keyed by start.
+    /// Every copy of a secret found anywhere (plain or in a decoded view) is one.
     pub fn spans(&self, text: &str) -> Spans {
         let mut spans = BTreeMap::new();
-        self.scan(text, 0, &mut spans);
+        let mut known = Vec::new();
+        self.scan(text, 0, &mut spans, &mut known);
+        if !known.is_empty() {
+            copies::cover(text, &mut known, MAX_DEPTH, &mut spans);
+        }
         spans
     }
 
-    fn scan(&self, text: &str, depth: u8, spans: &mut Spans) {
+    /// Adds the secrets of `text` to `spans`, and the values found to `known`.
+    fn scan(&self, text: &str, depth: u8, spans: &mut Spans, known: &mut Vec<Known>) {
         let protected = spans::marker_spans(text);
+        let mut found = BTreeMap::new();
         for index in self.prefilter.candidates(text) {
-            self.rules[index].find(text, &protected, spans);
+            self.rules[index].find(text, &protected, &mut found);
+        }
+        copies::remember(text, &found, known);
+        for span in found.into_values() {
+            spans::insert(spans, span);
         }
         if depth >= MAX_DEPTH {
             return;
         }
         if let Some(view) = decode::json_unescape(text) {
-            self.scan_view(&view, depth, spans);
+            self.scan_view(&view, depth, spans, known);
         }
         if let Some(view) = decode::percent_decode(text) {
-            self.scan_view(&view, depth, spans);
+            self.scan_view(&view, depth, spans, known);
         }
         for (start, end) in decode::base64_runs(text) {
             if spans::overlaps_span(spans, start, end) || spans::overlaps(&protected, start, end) {
@@ -138,7 +144,7 @@ impl Engine {
                 continue;
             };
             let mut inner = BTreeMap::new();
-            self.scan(&decoded, depth + 1, &mut inner);
+            self.scan(&decoded, depth + 1, &mut inner, known);
             let strongest = inner.values().min_by_key(|span| span.priority).copied();
             let found = strongest.or_else(|| {
                 decode::is_credential_pair(&decoded).then_some(Span {
@@ -170,22 +176,10 @@ impl Engine {
     }
 
     /// Scans a decoded view and maps what it finds back onto the original text.
-    fn scan_view(&self, view: &Decoded, depth: u8, spans: &mut Spans) {
+    fn scan_view(&self, view: &Decoded, depth: u8, spans: &mut Spans, known: &mut Vec<Known>) {
         let mut inner = BTreeMap::new();
-        self.scan(&view.text, depth + 1, &mut inner);
-        for span in inner.values() {
-            let (start, end) = view.original(span.start, span.end);
-            if start < end {
-                spans::insert(
-                    spans,
-                    Span {
-                        start,
-                        end,
-                        ..*span
-                    },
-                );
-            }
-        }
+        self.scan(&view.text, depth + 1, &mut inner, known);
+        spans::insert_mapped(spans, &inner, |s, e| view.original(s, e), &[]);
     }
 
     /// The kind of a rule whose pattern matches in `text` although its gate refuses `text`
@@ -372,54 +366,6 @@ impl TwoShapes {
         let shape = if long { &self.long } else { &self.short };
         shape.get_or_init(|| build_bytes_regex(&parse(pattern), long))
     }
-}
-
-/// A rule's syntax tree: bytes, no Unicode (classes and `\b` are ASCII).
-pub(super) fn parse(pattern: &str) -> Hir {
-    // `every_rule_compiles…` compiles each built-in pattern, so this cannot fail at run time.
-    regex_syntax::ParserBuilder::new()
-        .unicode(false)
-        .utf8(false)
-        .build()
-        .parse(pattern)
-        .expect("the built-in redaction rule parses")
-}
-
-/// A rule's regex: bytes, ASCII-only classes; with `lazy_dfa`, a lazy DFA finds matches and the
-/// bounded backtracker (the PikeVM past its limit) resolves their groups, else the backtracker
-/// does both (see [`TwoShapes`]). Left out:
-/// - the one-pass DFA: on short texts it saves little and costs memory and build time per rule;
-/// - the full DFA the meta engine builds (both ways) for a pattern of a few NFA states: it
-///   doubled the time to compile the default rules, for searches that are short anyway;
-/// - the literal prefilter the meta engine would extract from each pattern: the [`Prefilter`]
-///   already runs a rule only on texts holding its anchors, and what remains is short. Extracting
-///   and building one (often an Aho-Corasick automaton) per rule took a quarter of the time
-///   spent compiling rules and about 0.3 MiB over the 40 rules a day of executor logs needs;
-///   without it a long text (16 KiB) takes a lazy DFA pass instead of a literal scan per rule.
-fn build_bytes_regex(hir: &Hir, lazy_dfa: bool) -> Regex {
-    // `every_rule_compiles…` compiles each built-in pattern, so this cannot fail at run time.
-    Regex::builder()
-        .configure(
-            meta::Config::new()
-                .nfa_size_limit(Some(SIZE_LIMIT))
-                .hybrid(lazy_dfa)
-                .hybrid_cache_capacity(DFA_CACHE_BYTES)
-                .auto_prefilter(false)
-                .dfa(false)
-                .onepass(false)
-                .backtrack(true),
-        )
-        .build_from_hir(hir)
-        .expect("the built-in redaction rule compiles")
-}
-
-/// A vetting helper's regex (compiled once, on first use), built as the rules are: bytes,
-/// ASCII (`(?i)` folds ASCII letters), a lazy DFA for the many short names it is asked about.
-/// What it reads are pieces of rule matches (key names, of ASCII classes); built by the regex
-/// crate, with Unicode case folding, literal prefilters and a one-pass DFA, the generic rule's
-/// allowed-names regex took 2 ms to compile, twice as long.
-pub(super) fn build_ascii_regex(pattern: &str) -> Regex {
-    build_bytes_regex(&parse(pattern), true)
 }
 
 #[cfg(test)]

@@ -199,7 +199,7 @@ mod tests {
             "pub(in crate::redact) const GATES: &[&[&[u8]]] = &[\n",
         ));
         for (index, rule) in crate::redact::rules::default_rules().iter().enumerate() {
-            let hir = crate::redact::engine::parse(&rule.pattern);
+            let hir = crate::redact::compile::parse(&rule.pattern);
             let sets: Vec<String> = requirements(&hir)
                 .iter()
                 .map(|set| format!("b\"{}\"", set.escape_ascii()))

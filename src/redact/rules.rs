@@ -45,6 +45,12 @@ pub(super) struct Rule {
     /// at least one for the rule to run. Empty: derived from the pattern when the redactor is
     /// built (not when kinds are listed, which must stay cheap).
     pub anchors: Vec<String>,
+    /// A token format that stands as a word: not right after or before a letter or digit
+    /// (`TODAYINASIAAS…` holds no AWS key id), and not a stand-in (`ghp_xxxx…`, `…EXAMPLE`).
+    pub word: bool,
+    /// The format has a distinctive prefix ([`prefixed`], or a pattern with no `\b`): glued
+    /// after a short word it is still a token (`keyghp_…`, `Bearerghp_…`).
+    pub glued: bool,
 }
 
 impl Rule {
@@ -55,6 +61,11 @@ impl Rule {
 
     fn scope(mut self, scope: &str) -> Rule {
         self.scope = Some(word_boundaries(scope));
+        self
+    }
+
+    fn word(mut self) -> Rule {
+        self.word = true;
         self
     }
 
@@ -88,11 +99,14 @@ impl Rule {
         start: usize,
         end: usize,
     ) -> Option<(usize, usize)> {
-        accept(self.check, self.kind, name, text, start, end)
+        let (start, end) = accept(self.check, self.kind, name, text, start, end)?;
+        (!self.word || super::vet::stands_as_token(self.kind, self.glued, text, start, end))
+            .then_some((start, end))
     }
 }
 
 fn rule(kind: &'static str, pattern: &str) -> Rule {
+    let glued = !pattern.contains(r"\b");
     let pattern = word_boundaries(pattern);
     Rule {
         kind,
@@ -101,6 +115,8 @@ fn rule(kind: &'static str, pattern: &str) -> Rule {
         check: Check::None,
         requires: None,
         scope: None,
+        word: false,
+        glued,
     }
 }
 
@@ -142,8 +158,7 @@ pub(super) fn word_boundaries(pattern: &str) -> String {
     out
 }
 
-const KW_SEP: &str =
-    r#"[0-9a-z_.\t -]{0,20}[\s'"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=\\]{0,5}"#;
+const KW_SEP: &str = r#"[0-9a-z_.\t -]{0,20}[\t '"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,|[ \t]-[ \t])[\x60'"\t =\\]{0,5}"#;
 /// What may follow a keyword-context value, so a longer string is not taken for a shorter one.
 const END: &str = r#"(?:[\x60'"\s;,.)}\]&|<>\\]|$)"#;
 const UUID: &str = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
@@ -184,7 +199,9 @@ const WORDS_SECRET: &str = "token|secret|credentials|credential|creds|auth|key";
 fn named_assignment(kind: &'static str, name: &str, words: &str) -> Rule {
     rule(
         kind,
-        &format!("{LEFT}{name}{CLOSE}(?:{TYPED}(?:{QUOTED})|{SEP}(?:{QUOTED}|{BARE}))"),
+        &format!(
+            "{LEFT}{name}{CLOSE}(?:{TYPED}(?:{QUOTED})|{SEP}(?:{QUOTED}|{BARE})|[ \t]+-[ \t]+(?:{QUOTED}))"
+        ),
     )
     .check(Check::Named)
     .anchors(words)
@@ -194,7 +211,9 @@ fn named_assignment(kind: &'static str, name: &str, words: &str) -> Rule {
 fn xml_element(kind: &'static str, words: &str) -> Rule {
     rule(
         kind,
-        &format!(r"<(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))>([^<\s][^<]*)</"),
+        &format!(
+            r"<(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))>(?:\s|\\[nrt])*([^<\s\\][^<]*?)(?:\s|\\[nrt])*</"
+        ),
     )
     .check(Check::Named)
     .anchors(words)
@@ -232,7 +251,10 @@ fn named_flag(kind: &'static str, name: &str, words: &str) -> Rule {
 /// The default rules, highest priority first.
 pub(super) fn default_rules() -> Vec<Rule> {
     [
-        formats::token_formats(),
+        formats::token_formats()
+            .into_iter()
+            .map(Rule::word)
+            .collect(),
         keywords::keyword_families(),
         places::places(),
         flags::password_flags(),

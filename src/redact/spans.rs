@@ -135,6 +135,29 @@ pub(super) fn insert(spans: &mut Spans, candidate: Span) {
     spans.insert(merged.start, merged);
 }
 
+/// Adds the spans `inner` that a scan of a decoded view found, mapped back onto the text by
+/// `original` (the view's map), except empty ones and those over a `protected` marker.
+pub(super) fn insert_mapped(
+    spans: &mut Spans,
+    inner: &Spans,
+    original: impl Fn(usize, usize) -> (usize, usize),
+    protected: &[(usize, usize)],
+) {
+    for span in inner.values() {
+        let (start, end) = original(span.start, span.end);
+        if start < end && !overlaps(protected, start, end) {
+            insert(
+                spans,
+                Span {
+                    start,
+                    end,
+                    ..*span
+                },
+            );
+        }
+    }
+}
+
 /// The largest char boundary of `text` at or before `index`.
 pub(super) fn floor_boundary(text: &str, mut index: usize) -> usize {
     index = index.min(text.len());

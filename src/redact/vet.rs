@@ -13,6 +13,11 @@ use std::sync::OnceLock;
 
 use super::MARKER_OPEN;
 
+mod stand_ins;
+
+pub(super) use stand_ins::stands_as_token;
+use stand_ins::{is_mangled_token, is_placeholder, STAND_IN_PASSWORDS};
+
 /// How a rule's match is vetted before it is replaced.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Check {
@@ -70,7 +75,13 @@ impl Context {
             .any(|op| after.trim_start_matches(' ').starts_with(op));
         Context {
             quote,
+            // An element's text (`<password>x</password>`) is no code, though `<` follows it.
             in_code: quote.is_none()
+                && !before
+                    .trim_end_matches([' ', '\t', '\r', '\n', '\\'])
+                    .trim_end_matches(['n', 't'])
+                    .trim_end_matches([' ', '\t', '\r', '\n', '\\'])
+                    .ends_with('>')
                 && (value.ends_with([',', ')', '}', ']'])
                     || matches!(next, Some('<' | '>' | '(' | ';' | '{' | ','))
                     || operator_follows),
@@ -101,10 +112,18 @@ pub(super) fn accept(
     let ok = match check {
         Check::None => true,
         Check::Entropy(min) => entropy(value) >= min,
-        Check::Value => !is_placeholder(value, ctx.quote),
+        Check::Value => {
+            // `curl -u user:pass`, `-u 'test:test'`: documentation, not a password.
+            let stand_in = kind == "basic_auth"
+                && STAND_IN_PASSWORDS.contains(&value.to_ascii_lowercase().as_str());
+            !(is_placeholder(value, ctx.quote) || stand_in)
+        }
         Check::Header => header_ok(name, value, ctx),
         Check::Cookie => value.contains('=') && !is_placeholder(value, ctx.quote),
-        Check::Random(min) => value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min,
+        Check::Random(min) => {
+            (value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min)
+                && !is_mangled_token(value)
+        }
         Check::KubeData => kube_data_ok(value),
         Check::Generic => generic_ok(name.unwrap_or(""), value, text, start, ctx),
         Check::Named => {
@@ -138,77 +157,6 @@ pub(super) fn entropy(s: &str) -> f64 {
             -p * p.log2()
         })
         .sum()
-}
-
-/// A reference or stand-in rather than a literal secret: `$VAR`, `${VAR}`, `$(cmd)`,
-/// `{{ var }}`, `<password>`, `%VAR%`, `***`, `xxx`, `REDACTED`, ….
-/// Inside single quotes a shell does not expand `$`, so `'$ecret'` is literal.
-fn is_placeholder(value: &str, quote: Option<char>) -> bool {
-    let v = value.trim();
-    if quote != Some('\'') && is_shell_reference(v) {
-        return true;
-    }
-    if v.starts_with("{{")
-        || v.starts_with("${{")
-        || v.starts_with('<')
-        || v.starts_with(MARKER_OPEN)
-    {
-        return true;
-    }
-    // `%VAR%` (Windows), `%s`, `%r`, `%(name)s` (printf).
-    if v.starts_with('%')
-        && ((v.len() > 2 && v.ends_with('%')) || v.len() <= 3 || v.starts_with("%("))
-    {
-        return true;
-    }
-    if v.bytes()
-        .all(|b| matches!(b, b'*' | b'.' | b'x' | b'X' | b'#' | b'-' | b'_'))
-    {
-        return true;
-    }
-    // Templates and format strings: `{password}`, `'{}:{}'`, `"Basic %s"`, `"Bearer "`.
-    if (v.starts_with('{') && v.ends_with('}'))
-        || ["%s", "%d", "%r", "{}", "{0}", "${"]
-            .iter()
-            .any(|f| v.contains(f))
-        || value.starts_with(char::is_whitespace)
-        || value.ends_with(char::is_whitespace)
-    {
-        return true;
-    }
-    let lower = v.to_ascii_lowercase();
-    // Documentation stand-ins: `your-api-key-here`, `example-token`, `<placeholder>`.
-    if lower.starts_with("your-")
-        || lower.starts_with("your_")
-        || lower.ends_with("-here")
-        || lower.ends_with("_here")
-        || lower.contains("example")
-        || lower.contains("placeholder")
-    {
-        return true;
-    }
-    matches!(
-        lower.as_str(),
-        "redacted"
-            | "[redacted]"
-            | "(redacted)"
-            | "hidden"
-            | "masked"
-            | "[hidden]"
-            | "[filtered]"
-            | "filtered"
-    )
-}
-
-/// `$VAR`, `${VAR…}`, `$(…)`, `$1`: the whole value is a shell or template reference.
-fn is_shell_reference(v: &str) -> bool {
-    let Some(rest) = v.strip_prefix('$') else {
-        return false;
-    };
-    if rest.starts_with('{') || rest.starts_with('(') {
-        return true;
-    }
-    !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// A file path rather than a secret: `~/…`, `./…`, `../…`, a lowercase absolute path, an
@@ -298,6 +246,7 @@ const BENIGN_NAME_SUFFIXES: &[&str] = &[
     "synctoken", "resumetoken", "eostoken", "bostoken", "padtoken", "unktoken", "septoken",
     "clstoken", "masktoken", "maxtoken", "mintoken", "numtoken", "withcredentials",
     "existingsecret", "secretname", "secretref", "secretkeyref", "secretarn", "secretid",
+    "schemakey",
 ];
 
 /// Unquoted values that are type names, keywords or literals in code, not secrets.
@@ -364,6 +313,9 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
         return false;
     }
     let all_digits = value.bytes().all(|b| b.is_ascii_digit());
+    if kind != "password" && is_mangled_token(value) {
+        return false;
+    }
     if kind == "password" {
         // `"pass": 3` counts test passes, `HAVE_PASSWD: 1` is a flag; `PASSWORD=1234` is a PIN.
         return !(all_digits && (value.len() <= 2 || matches!(norm.as_str(), "pass" | "pw")));
@@ -488,7 +440,7 @@ fn generic_name_allowed(name: &str) -> bool {
     static ALLOW: OnceLock<regex_automata::meta::Regex> = OnceLock::new();
     ALLOW
         .get_or_init(|| {
-            super::engine::build_ascii_regex(concat!(
+            super::compile::build_ascii_regex(concat!(
                 r"(?i)access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version)|rapid|capital",
                 r"|author|credentials?[_.-]?id|withcredentials|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?",
                 r"|schema|sequence|sort|partition|cache)[_.-]?key|turkey|key[_.-]?(?:alias|board|code|frame|id|length",
@@ -502,7 +454,11 @@ fn generic_name_allowed(name: &str) -> bool {
 }
 
 fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -> bool {
-    if generic_name_allowed(name) || is_placeholder(value, ctx.quote) || looks_like_path(value) {
+    if generic_name_allowed(name)
+        || is_placeholder(value, ctx.quote)
+        || looks_like_path(value)
+        || is_mangled_token(value)
+    {
         return false;
     }
     if ctx.quote.is_none() {
@@ -519,6 +475,18 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
             return false;
         }
     }
+    // A quoted value with spaces is prose unless it mixes three kinds of characters.
+    if value.contains(char::is_whitespace) {
+        let classes = [
+            value.bytes().any(|b| b.is_ascii_lowercase()),
+            value.bytes().any(|b| b.is_ascii_uppercase()),
+            value.bytes().any(|b| b.is_ascii_digit()),
+            value.bytes().any(|b| b.is_ascii_punctuation()),
+        ];
+        if classes.iter().filter(|&&c| c).count() < 3 {
+            return false;
+        }
+    }
     // Letters-only values are words or identifiers; gitleaks requires entropy >= 3.5.
     if value
         .bytes()
@@ -531,8 +499,12 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
         s.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     };
-    // Commit SHAs and sha256 digests stay readable.
-    if (value.len() == 40 || value.len() == 64) && is_hex(value) {
+    // Commit SHAs and sha256 digests stay readable, unless the name says key, token or secret.
+    let norm = normalise(name);
+    let says_secret = ["key", "token", "secret", "password"]
+        .iter()
+        .any(|w| norm.ends_with(w));
+    if (value.len() == 40 || value.len() == 64) && is_hex(value) && !says_secret {
         return false;
     }
     if is_uuid(value) {

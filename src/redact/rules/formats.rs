@@ -81,7 +81,7 @@ pub(super) fn token_formats() -> Vec<Rule> {
         prefixed("rubygems_api_key", r"\brubygems_[a-f0-9]{48}"),
         prefixed("clojars_api_token", r"(?i-u)\bCLOJARS_[a-z0-9]{60}"),
         prefixed("prefect_api_key", r"\bpnu_[A-Za-z0-9]{36}"),
-        prefixed("sonar_token", r"\bsq[pau]_[a-f0-9]{40}\b"),
+        prefixed("sonar_token", r"\bsq[pau]_[A-Za-z0-9]{40}\b"),
         rule("octopus_deploy_api_key", r"\bAPI-[A-Z0-9]{26}\b").check(Check::Entropy(3.0)),
         rule(
             "harness_token",
@@ -109,12 +109,12 @@ pub(super) fn token_formats() -> Vec<Rule> {
         // Chat.
         prefixed(
             "slack_token",
-            r"\bxoxe\.xox[bp]-[0-9]-[0-9A-Za-z]{100,}|\bxox[abeoprs]-[0-9A-Za-z-]{10,}|\bxapp-[0-9]-[0-9A-Za-z]+-[0-9]+-[0-9A-Za-z]+",
+            r"\bxoxe\.xox[bp]-[0-9]-[0-9A-Za-z]{100,}|\bxox[abeoprs]-[0-9]+-[0-9A-Za-z-]{8,}|\bxapp-[0-9]-[0-9A-Za-z]+-[0-9]+-[0-9A-Za-z]+",
         ),
         // Cloud and infrastructure.
         prefixed(
             "aws_access_key_id",
-            r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b",
+            r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b",
         ),
         prefixed(
             "aws_session_token",
@@ -179,7 +179,7 @@ pub(super) fn token_formats() -> Vec<Rule> {
         ),
         rule(
             "square_token",
-            r"\b(?:EAAA|sq0atp-)[A-Za-z0-9_-]{22,60}|\bsq0csp-[A-Za-z0-9_-]{43}",
+            r"\b(?:EAAA|sq0atp-)[A-Za-z0-9_-]{22,60}|\bsq0csp-[A-Za-z0-9_^-]{43}",
         ),
         prefixed("shopify_token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
         prefixed(
@@ -230,11 +230,29 @@ pub(super) fn token_formats() -> Vec<Rule> {
             "freemius_secret_key",
             r#"\\?["']secret_key\\?["']\s*=>\s*\\?["'](sk_[^\s"'\\]{29})\\?["']"#,
         ),
+        // Chat bots: Discord (user id in base64, timestamp, HMAC), Telegram (bot id, `AA…`).
+        rule(
+            "discord_token",
+            r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}\b",
+        )
+        // The first part is a user id (17 to 19 digits) in base64: `MT…`, `Nz…`, `OD…`.
+        .anchors("mt|mj|mz|nd|nt|nj|nz|od|ot")
+        .check(Check::Entropy(3.5)),
+        rule("telegram_bot_token", r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b").anchors(":aa"),
+        // Incident, feature-flag and payment services.
+        prefixed("rootly_api_key", r"\brootly_[a-f0-9]{64}\b"),
+        rule("launchdarkly_token", &format!(r"\b(?:api|sdk)-{}\b", UUID.replace("0-9a-f", "0-9a-z"))),
+        prefixed("razorpay_key", r"\brzp_(?:live|test)_[A-Za-z0-9]{14}\b"),
+        prefixed("pinecone_api_key", r"\bpcsk_[A-Za-z0-9]{5,6}_[A-Za-z0-9]{50,70}\b"),
+        prefixed("langsmith_api_key", r"\blsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}\b"),
+        prefixed("spectralops_token", r"\bsp[ukt]-[a-f0-9]{32}\b"),
+        prefixed("atlassian_api_token", r"\b(?:ATBB[A-Za-z0-9_=.-]{28,}|BBDC-[A-Za-z0-9+/@_-]{40,50})"),
         // Generic token shapes last among formats: a JWT may carry any of the above's claims.
         prefixed(
             "jwt",
             concat!(
-                r"\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*",
+                // An unsigned token has two parts: header and payload.
+                r"\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*)?",
                 // A JSON header (`{"alg"…`, `{"typ"…`) and two more segments, whatever the payload.
                 r"|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
                 r"|\bZXlK[A-Za-z0-9+/]{40,}={0,2}",

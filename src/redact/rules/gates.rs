@@ -39,7 +39,7 @@ pub(in crate::redact) const GATES: &[&[&[u8]]] = &[
     // 15 prefect_api_key
     &[b"p", b"n", b"u", b"_"],
     // 16 sonar_token
-    &[b"s", b"q", b"_", b"apu", b"0123456789abcdef"],
+    &[b"s", b"q", b"_", b"apu"],
     // 17 octopus_deploy_api_key
     &[b"A", b"P", b"I", b"-"],
     // 18 harness_token
@@ -160,256 +160,280 @@ pub(in crate::redact) const GATES: &[&[&[u8]]] = &[
     &[b"s", b"l", b"."],
     // 76 freemius_secret_key
     &[b"s", b"e", b"c", b"r", b"t", b"_", b"k", b"y"],
-    // 77 jwt
+    // 77 discord_token
+    &[b".", b"MNO"],
+    // 78 telegram_bot_token
+    &[b":", b"A", b"0123456789"],
+    // 79 rootly_api_key
+    &[b"r", b"o", b"t", b"l", b"y", b"_", b"0123456789abcdef"],
+    // 80 launchdarkly_token
+    &[b"-", b"as"],
+    // 81 razorpay_key
+    &[b"r", b"z", b"p", b"_", b"lt"],
+    // 82 pinecone_api_key
+    &[b"p", b"c", b"s", b"k", b"_"],
+    // 83 langsmith_api_key
+    &[b"l", b"s", b"v", b"2", b"_"],
+    // 84 spectralops_token
+    &[b"s", b"p", b"-", b"ktu", b"0123456789abcdef"],
+    // 85 atlassian_api_token
+    &[b"AB"],
+    // 86 jwt
     &[b"Ze"],
-    // 78 adafruit_api_key
-    &[b"Aa", b"Dd", b"Ff", b"Rr", b"Uu", b"Ii", b"Tt", b",:=>?|"],
-    // 79 adobe_secret
-    &[b"Aa", b"Dd", b"Oo", b"Bb", b"Ee", b",:=>?|"],
-    // 80 airtable_api_key
-    &[b"Aa", b"Ii", b"Rr", b"Tt", b"Bb", b"Ll", b"Ee", b",:=>?|"],
-    // 81 algolia_api_key
-    &[b"Aa", b"Ll", b"Gg", b"Oo", b"Ii", b",:=>?|"],
-    // 82 alibaba_access_key
-    &[b"Aa", b"Ll", b"Ii", b"Bb", b",:=>?|"],
-    // 83 asana_secret
-    &[b"Aa", b"Ss", b"Nn", b",:=>?|"],
-    // 84 atlassian_api_token
-    &[b"ACJacj", b",:=>?|", b"0123456789ABCDEFabcdef"],
-    // 85 beamer_api_token
-    &[b"_", b"Bb", b"Ee", b"Aa", b"Mm", b"Rr", b",:=>?|"],
-    // 86 bitbucket_secret
-    &[b"Bb", b"Ii", b"Tt", b"Uu", b"Cc", b"Kk", b"Ee", b",:=>?|"],
-    // 87 bittrex_key
-    &[b"Bb", b"Ii", b"Tt", b"Rr", b"Ee", b"Xx", b",:=>?|"],
-    // 88 cisco_meraki_api_key
-    &[b"Mm", b"Ee", b"Rr", b"Aa", b"Kk", b"Ii", b",:=>?|"],
-    // 89 cloudflare_api_key
+    // 87 adafruit_api_key
+    &[b"Aa", b"Dd", b"Ff", b"Rr", b"Uu", b"Ii", b"Tt", b",-:=>?|"],
+    // 88 adobe_secret
+    &[b"Aa", b"Dd", b"Oo", b"Bb", b"Ee", b",-:=>?|"],
+    // 89 airtable_api_key
+    &[b"Aa", b"Ii", b"Rr", b"Tt", b"Bb", b"Ll", b"Ee", b",-:=>?|"],
+    // 90 algolia_api_key
+    &[b"Aa", b"Ll", b"Gg", b"Oo", b"Ii", b",-:=>?|"],
+    // 91 alibaba_access_key
+    &[b"Aa", b"Ll", b"Ii", b"Bb", b",-:=>?|"],
+    // 92 asana_secret
+    &[b"Aa", b"Ss", b"Nn", b",-:=>?|"],
+    // 93 atlassian_api_token
+    &[b"ACJacj", b",-:=>?|", b"0123456789ABCDEFabcdef"],
+    // 94 beamer_api_token
+    &[b"_", b"Bb", b"Ee", b"Aa", b"Mm", b"Rr", b",-:=>?|"],
+    // 95 bitbucket_secret
+    &[b"Bb", b"Ii", b"Tt", b"Uu", b"Cc", b"Kk", b"Ee", b",-:=>?|"],
+    // 96 bittrex_key
+    &[b"Bb", b"Ii", b"Tt", b"Rr", b"Ee", b"Xx", b",-:=>?|"],
+    // 97 cisco_meraki_api_key
+    &[b"Mm", b"Ee", b"Rr", b"Aa", b"Kk", b"Ii", b",-:=>?|"],
+    // 98 cloudflare_api_key
     &[b"Cc", b"Ll", b"Oo", b"Uu", b"Dd", b"Ff", b"Aa", b"Rr"],
-    // 90 codecov_token
-    &[b"Cc", b"Oo", b"Dd", b"Ee", b"Vv", b",:=>?|"],
-    // 91 cohere_api_key
-    &[b"Cc", b"Oo", b"H_h", b",:=>?|"],
-    // 92 coinbase_token
+    // 99 codecov_token
+    &[b"Cc", b"Oo", b"Dd", b"Ee", b"Vv", b",-:=>?|"],
+    // 100 cohere_api_key
+    &[b"Cc", b"Oo", b"H_h", b",-:=>?|"],
+    // 101 coinbase_token
     &[b"Cc", b"Oo", b"Ii", b"Nn", b"Bb", b"Aa", b"Ss", b"Ee"],
-    // 93 confluent_secret
+    // 102 confluent_secret
     &[b"Cc", b"Oo", b"Nn", b"Ff", b"Ll", b"Uu", b"Ee", b"Tt"],
-    // 94 contentful_token
+    // 103 contentful_token
     &[b"Cc", b"Oo", b"Nn", b"Tt", b"Ee", b"Ff", b"Uu", b"Ll"],
-    // 95 datadog_api_key
-    &[b"Dd", b"-A_a", b",:=>?|"],
-    // 96 discord_token
-    &[b"Dd", b"Ii", b"Ss", b"Cc", b"Oo", b"Rr", b",:=>?|"],
-    // 97 droneci_token
-    &[b"Dd", b"Rr", b"Oo", b"Nn", b"Ee", b"C_c", b",:=>?|"],
-    // 98 dropbox_token
-    &[b"Dd", b"Rr", b"Oo", b"Pp", b"Bb", b"Xx", b",:=>?|"],
-    // 99 etsy_token
-    &[b"Ee", b"Tt", b"Ss", b"Yy", b",:=>?|"],
-    // 100 facebook_token
-    &[b"Ff", b"Aa", b"Cc", b"Ee", b"Bb", b"Oo", b"Kk", b",:=>?|"],
-    // 101 fastly_token
-    &[b"Ff", b"Aa", b"Ss", b"Tt", b"Ll", b"Yy", b",:=>?|"],
-    // 102 finicity_secret
-    &[b"Ff", b"Ii", b"Nn", b"Cc", b"Tt", b"Yy", b",:=>?|"],
-    // 103 finnhub_token
-    &[b"Ff", b"Ii", b"Nn", b"Hh", b"Uu", b"Bb", b",:=>?|"],
-    // 104 flickr_token
-    &[b"Ff", b"Ll", b"Ii", b"Cc", b"Kk", b"Rr", b",:=>?|"],
-    // 105 freshbooks_token
+    // 104 datadog_api_key
+    &[b"Dd", b"-A_a", b",-:=>?|"],
+    // 105 discord_token
+    &[b"Dd", b"Ii", b"Ss", b"Cc", b"Oo", b"Rr", b",-:=>?|"],
+    // 106 droneci_token
+    &[b"Dd", b"Rr", b"Oo", b"Nn", b"Ee", b"C_c", b",-:=>?|"],
+    // 107 dropbox_token
+    &[b"Dd", b"Rr", b"Oo", b"Pp", b"Bb", b"Xx", b",-:=>?|"],
+    // 108 etsy_token
+    &[b"Ee", b"Tt", b"Ss", b"Yy", b",-:=>?|"],
+    // 109 facebook_token
+    &[b"Ff", b"Aa", b"Cc", b"Ee", b"Bb", b"Oo", b"Kk", b",-:=>?|"],
+    // 110 fastly_token
+    &[b"Ff", b"Aa", b"Ss", b"Tt", b"Ll", b"Yy", b",-:=>?|"],
+    // 111 finicity_secret
+    &[b"Ff", b"Ii", b"Nn", b"Cc", b"Tt", b"Yy", b",-:=>?|"],
+    // 112 finnhub_token
+    &[b"Ff", b"Ii", b"Nn", b"Hh", b"Uu", b"Bb", b",-:=>?|"],
+    // 113 flickr_token
+    &[b"Ff", b"Ll", b"Ii", b"Cc", b"Kk", b"Rr", b",-:=>?|"],
+    // 114 freshbooks_token
     &[b"Ff", b"Rr", b"Ee", b"Ss", b"Hh", b"Bb", b"Oo", b"Kk"],
-    // 106 gitter_token
-    &[b"Gg", b"Ii", b"Tt", b"Ee", b"Rr", b",:=>?|"],
-    // 107 gocardless_token
+    // 115 gitter_token
+    &[b"Gg", b"Ii", b"Tt", b"Ee", b"Rr", b",-:=>?|"],
+    // 116 gocardless_token
     &[b"_", b"Gg", b"Oo", b"Cc", b"Aa", b"Rr", b"Dd", b"Ll"],
-    // 108 heroku_api_key
-    &[b"-", b"Hh", b"Ee", b"Rr", b"Oo", b"Kk", b"Uu", b",:=>?|"],
-    // 109 hubspot_api_key
+    // 117 heroku_api_key
+    &[b"-", b"Hh", b"Ee", b"Rr", b"Oo", b"Kk", b"Uu"],
+    // 118 hubspot_api_key
     &[b"-", b"Hh", b"Uu", b"Bb", b"Ss", b"Pp", b"Oo", b"Tt"],
-    // 110 intercom_token
+    // 119 intercom_token
     &[b"Ii", b"Nn", b"Tt", b"Ee", b"Rr", b"Cc", b"Oo", b"Mm"],
-    // 111 jfrog_token
-    &[b",:=>?|", b"ABJXabjx"],
-    // 112 kraken_token
-    &[b"Kk", b"Rr", b"Aa", b"Ee", b"Nn", b",:=>?|"],
-    // 113 kucoin_secret
-    &[b"Kk", b"Uu", b"Cc", b"Oo", b"Ii", b"Nn", b",:=>?|"],
-    // 114 launchdarkly_token
+    // 120 jfrog_token
+    &[b",-:=>?|", b"ABJXabjx"],
+    // 121 kraken_token
+    &[b"Kk", b"Rr", b"Aa", b"Ee", b"Nn", b",-:=>?|"],
+    // 122 kucoin_secret
+    &[b"Kk", b"Uu", b"Cc", b"Oo", b"Ii", b"Nn", b",-:=>?|"],
+    // 123 launchdarkly_token
     &[b"Ll", b"Aa", b"Uu", b"Nn", b"Cc", b"Hh", b"Dd", b"Rr"],
-    // 115 linear_api_key
-    &[b"Ll", b"Ii", b"Nn", b"Ee", b"Aa", b"Rr", b",:=>?|"],
-    // 116 linkedin_secret
-    &[b"Ll", b"Ii", b"Nn", b"Kk", b"Ee", b"Dd", b",:=>?|"],
-    // 117 lob_api_key
-    &[b"_", b"Ll", b"Oo", b"Bb", b",:=>?|"],
-    // 118 mailgun_key
+    // 124 linear_api_key
+    &[b"Ll", b"Ii", b"Nn", b"Ee", b"Aa", b"Rr", b",-:=>?|"],
+    // 125 linkedin_secret
+    &[b"Ll", b"Ii", b"Nn", b"Kk", b"Ee", b"Dd", b",-:=>?|"],
+    // 126 lob_api_key
+    &[b"_", b"Ll", b"Oo", b"Bb", b",-:=>?|"],
+    // 127 mailgun_key
     &[b"-", b"Mm", b"Aa", b"Ii", b"Ll", b"Gg", b"Uu", b"Nn"],
-    // 119 mapbox_token
+    // 128 mapbox_token
     &[b".", b"Mm", b"Aa", b"Pp", b"Bb", b"Oo", b"Xx", b"Kk"],
-    // 120 mattermost_token
-    &[b"Mm", b"Aa", b"Tt", b"Ee", b"Rr", b"Oo", b"Ss", b",:=>?|"],
-    // 121 messagebird_token
+    // 129 mattermost_token
+    &[b"Mm", b"Aa", b"Tt", b"Ee", b"Rr", b"Oo", b"Ss", b",-:=>?|"],
+    // 130 messagebird_token
     &[b"Mm", b"Ee", b"Ss", b"Aa", b"Gg", b"Bb", b"Ii", b"Rr"],
-    // 122 netlify_token
-    &[b"Nn", b"Ee", b"Tt", b"Ll", b"Ii", b"Ff", b"Yy", b",:=>?|"],
-    // 123 new_relic_key
-    &[b"Nn", b"Ee", b"Ww", b"-R_r", b",:=>?|"],
-    // 124 nytimes_token
-    &[b"Nn", b"-EYey", b",:=>?|"],
-    // 125 okta_token
-    &[b"0", b"Oo", b"Kk", b"Tt", b"Aa", b",:=>?|"],
-    // 126 plaid_token
-    &[b"Pp", b"Ll", b"Aa", b"Ii", b"Dd", b",:=>?|"],
-    // 127 privateai_token
-    &[b"Pp", b"Rr", b"Ii", b"Vv", b"Aa", b"Tt", b"Ee", b",:=>?|"],
-    // 128 rapidapi_key
-    &[b"Rr", b"Aa", b"Pp", b"Ii", b"Dd", b",:=>?|"],
-    // 129 sendbird_token
-    &[b"Ss", b"Ee", b"Nn", b"Dd", b"Bb", b"Ii", b"Rr", b",:=>?|"],
-    // 130 sentry_token
-    &[b"Ss", b"Ee", b"Nn", b"Tt", b"Rr", b"Yy", b",:=>?|"],
-    // 131 sidekiq_secret
+    // 131 netlify_token
+    &[b"Nn", b"Ee", b"Tt", b"Ll", b"Ii", b"Ff", b"Yy", b",-:=>?|"],
+    // 132 new_relic_key
+    &[b"Nn", b"Ee", b"Ww", b"-R_r", b",-:=>?|"],
+    // 133 nytimes_token
+    &[b"Nn", b"-EYey", b",-:=>?|"],
+    // 134 okta_token
+    &[b"0", b"Oo", b"Kk", b"Tt", b"Aa", b",-:=>?|"],
+    // 135 plaid_token
+    &[b"Pp", b"Ll", b"Aa", b"Ii", b"Dd", b",-:=>?|"],
+    // 136 privateai_token
+    &[b"Pp", b"Rr", b"Ii", b"Vv", b"Aa", b"Tt", b"Ee", b",-:=>?|"],
+    // 137 rapidapi_key
+    &[b"Rr", b"Aa", b"Pp", b"Ii", b"Dd", b",-:=>?|"],
+    // 138 sendbird_token
+    &[b"Ss", b"Ee", b"Nn", b"Dd", b"Bb", b"Ii", b"Rr", b",-:=>?|"],
+    // 139 sentry_token
+    &[b"Ss", b"Ee", b"Nn", b"Tt", b"Rr", b"Yy", b",-:=>?|"],
+    // 140 sidekiq_secret
     &[b"_", b":", b"Bb", b"Uu", b"Nn", b"Dd", b"Ll", b"Ee"],
-    // 132 snyk_token
-    &[b"-", b"Ss", b"Nn", b"Yy", b"Kk", b",:=>?|", b"0123456789ABCDEFabcdef"],
-    // 133 sonar_token
-    &[b"Ss", b"Oo", b"Nn", b"Aa", b"Rr", b"LTlt", b",:=>?|"],
-    // 134 sourcegraph_token
+    // 141 snyk_token
+    &[b"-", b"Ss", b"Nn", b"Yy", b"Kk", b"0123456789ABCDEFabcdef"],
+    // 142 sonar_token
+    &[b"Ss", b"Oo", b"Nn", b"Aa", b"Rr", b"LTlt", b",-:=>?|"],
+    // 143 sourcegraph_token
     &[b"Ss", b"Oo", b"Uu", b"Rr", b"Cc", b"Ee", b"Gg", b"Aa"],
-    // 135 squarespace_token
+    // 144 squarespace_token
     &[b"-", b"Ss", b"Qq", b"Uu", b"Aa", b"Rr", b"Ee", b"Pp"],
-    // 136 sumologic_key
-    &[b"Ss", b"Uu", b"Mm", b"Oo", b",:=>?|"],
-    // 137 telegram_bot_token
+    // 145 sumologic_key
+    &[b"Ss", b"Uu", b"Mm", b"Oo", b",-:=>?|"],
+    // 146 telegram_bot_token
     &[b":", b"Tt", b"Ee", b"Ll", b"Gg", b"Rr", b"Aa", b"0123456789"],
-    // 138 travisci_token
-    &[b"Tt", b"Rr", b"Aa", b"Vv", b"Ii", b"Ss", b",:=>?|"],
-    // 139 twitch_token
-    &[b"Tt", b"Ww", b"Ii", b"Cc", b"Hh", b",:=>?|"],
-    // 140 twitter_token
-    &[b"Tt", b"Ww", b"Ii", b"Ee", b"Rr", b",:=>?|"],
-    // 141 vault_token
-    &[b".", b"Vv", b"Aa", b"Uu", b"Ll", b"Tt", b"Ss", b",:=>?|"],
-    // 142 yandex_token
-    &[b"Yy", b"Aa", b"Nn", b"Dd", b"Ee", b"Xx", b",:=>?|"],
-    // 143 zendesk_secret_key
-    &[b"Zz", b"Ee", b"Nn", b"Dd", b"Ss", b"Kk", b",:=>?|"],
-    // 144 slack_webhook_url
+    // 147 travisci_token
+    &[b"Tt", b"Rr", b"Aa", b"Vv", b"Ii", b"Ss", b",-:=>?|"],
+    // 148 twitch_token
+    &[b"Tt", b"Ww", b"Ii", b"Cc", b"Hh", b",-:=>?|"],
+    // 149 twitter_token
+    &[b"Tt", b"Ww", b"Ii", b"Ee", b"Rr", b",-:=>?|"],
+    // 150 vault_token
+    &[b".", b"Vv", b"Aa", b"Uu", b"Ll", b"Tt", b"Ss", b",-:=>?|"],
+    // 151 yandex_token
+    &[b"Yy", b"Aa", b"Nn", b"Dd", b"Ee", b"Xx", b",-:=>?|"],
+    // 152 zendesk_secret_key
+    &[b"Zz", b"Ee", b"Nn", b"Dd", b"Ss", b"Kk", b",-:=>?|"],
+    // 153 slack_webhook_url
     &[b"h", b"o", b"k", b"s", b".", b"l", b"a", b"c"],
-    // 145 microsoft_teams_webhook
+    // 154 microsoft_teams_webhook
     &[b":", b"/", b".", b"2", b"@", b"Hh", b"Tt", b"Pp"],
-    // 146 discord_token
+    // 155 discord_token
     &[b".", b"/", b"Dd", b"Ii", b"Ss", b"Cc", b"Oo", b"Rr"],
-    // 147 telegram_bot_token
+    // 156 telegram_bot_token
     &[b"a", b"p", b"i", b".", b"t", b"e", b"l", b"g"],
-    // 148 sidekiq_secret
+    // 157 sidekiq_secret
     &[b":", b"/", b"@", b".", b"Hh", b"Tt", b"Pp", b"Cc"],
-    // 149 url_credentials
+    // 158 url_credentials
     &[b":", b"/", b"@", b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"],
-    // 150 url_credentials
+    // 159 url_credentials
     &[b":", b"/", b"@", b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"],
-    // 151 url_query_secret
+    // 160 url_query_secret
     &[b"=", b"&?", b"-AJKPST_ajkpst"],
-    // 152 authorization_header
+    // 161 authorization_header
     &[b"Aa", b"Uu", b"Tt", b"Hh", b"Oo", b"Rr", b"Ii", b"Zz"],
-    // 153 auth_header
+    // 162 auth_header
     &[b"-", b":"],
-    // 154 auth_header
+    // 163 auth_header
     &[b":", b"Cc", b"Oo", b"Kk", b"Ii", b"Ee"],
-    // 155 bearer_token
+    // 164 bearer_token
     &[b"Bb", b"Ee", b"Aa", b"Rr", b"\t "],
-    // 156 basic_auth
+    // 165 basic_auth
     &[b"c", b"u", b"r", b"l", b"-", b"\t ", b"\"\':"],
-    // 157 aws_secret_access_key
+    // 166 sidekiq_secret
+    &[b"_", b":", b"Bb", b"Uu", b"Nn", b"Dd", b"Ll", b"Ee"],
+    // 167 kubernetes_secret
+    &[b".", b"d", b"o", b"c", b"k", b"e", b"r", b":"],
+    // 168 named_secret
+    &[b"=", b"%", b"s", b"ep", b"\t "],
+    // 169 aws_secret_access_key
     &[b"ASas", b"\t :="],
-    // 158 password
-    &[b"-", b"p", b"\t "],
-    // 159 password
-    &[b"-", b"p", b"\t "],
-    // 160 password
-    &[b"-", b"\t "],
-    // 161 password
-    &[b"-", b"\t "],
-    // 162 password
-    &[b"-", b"p", b"\t "],
-    // 163 password
-    &[b"-", b"P", b"\t "],
-    // 164 password
-    &[b"-", b"k", b"\t "],
-    // 165 password
-    &[b"-", b"\t "],
-    // 166 password
-    &[b"-", b"p", b"\t "],
-    // 167 password
-    &[b"-", b"\t "],
-    // 168 password
-    &[b"-", b"w", b"\t "],
-    // 169 password
-    &[b"-", b"P", b"\t "],
     // 170 password
-    &[b"-", b"p", b"a", b"s", b"w", b"o", b"r", b"d"],
+    &[b"-", b"p", b"\t "],
     // 171 password
     &[b"-", b"p", b"\t "],
     // 172 password
-    &[b"-", b"P", b"\t "],
+    &[b"-", b"\t "],
     // 173 password
-    &[b"-", b"p", b"w", b"\t "],
+    &[b"-", b"\t "],
     // 174 password
     &[b"-", b"p", b"\t "],
     // 175 password
-    &[b"-", b"\t "],
+    &[b"-", b"P", b"\t "],
     // 176 password
-    &[b"/", b"p", b":", b"\t "],
+    &[b"-", b"k", b"\t "],
     // 177 password
-    &[b"-", b"o", b"a", b"u", b"t", b"h", b"2", b"b"],
-    // 178 password
     &[b"-", b"\t "],
+    // 178 password
+    &[b"-", b"p", b"\t "],
     // 179 password
-    &[b"-", b"p", b"a", b"s", b":", b"\t "],
+    &[b"-", b"\t "],
     // 180 password
-    &[b"h", b"t", b"p", b"a", b"s", b"w", b"d", b"-"],
+    &[b"-", b"w", b"\t "],
     // 181 password
-    &[b"-", b"%", b"rs", b"\t "],
+    &[b"-", b"P", b"\t "],
     // 182 password
-    &[b"l", b"f", b"t", b"p", b"-", b"u", b",", b"\t "],
+    &[b"-", b"p", b"a", b"s", b"w", b"o", b"r", b"d"],
     // 183 password
-    &[b"s", b"q", b"l", b"p", b"u", b"/", b"\t "],
+    &[b"-", b"p", b"\t "],
     // 184 password
-    &[b"r", b"a", b"b", b"i", b"t", b"m", b"q", b"c"],
+    &[b"-", b"P", b"\t "],
     // 185 password
-    &[b"|", b"ep", b"\t ", b"-c"],
+    &[b"-", b"p", b"w", b"\t "],
     // 186 password
-    &[b"n", b"e", b"t", b"u", b"s", b"/", b"r", b":"],
+    &[b"-", b"p", b"\t "],
     // 187 password
-    &[b"-", b"Cc", b"Oo", b"Nn", b"Vv", b"Ee", b"Rr", b"Tt"],
+    &[b"-", b"\t "],
     // 188 password
-    &[b":", b"*0123456789"],
+    &[b"/", b"p", b":", b"\t "],
     // 189 password
-    &[b"l", b"o", b"g", b"i", b"n", b"p", b"a", b"s"],
+    &[b"-", b"o", b"a", b"u", b"t", b"h", b"2", b"b"],
     // 190 password
-    &[b"<", b"=", b"\"", b"Aa", b"Dd", b"Kk", b"Ee", b"Yy"],
-    // 191 named_secret
-    &[b"Ccg"],
+    &[b"-", b"\t "],
+    // 191 password
+    &[b"-", b"p", b"a", b"s", b":", b"\t "],
     // 192 password
-    &[b"\'", b"\t ", b"IPip"],
+    &[b"h", b"t", b"p", b"a", b"s", b"w", b"d", b"-"],
     // 193 password
-    &[b"<", b">", b"/", b"KPSkps"],
-    // 194 named_secret
-    &[b"<", b">", b"/", b"ACKSTackst"],
+    &[b"-", b"%", b"rs", b"\t "],
+    // 194 password
+    &[b"l", b"f", b"t", b"p", b"-", b"u", b",", b"\t "],
     // 195 password
-    &[b"Nn", b"Aa", b"Mm", b"Ee", b":=", b"Vv", b"Ll", b"Uu"],
-    // 196 named_secret
-    &[b"Nn", b"Aa", b"Mm", b"Ee", b":=", b"Vv", b"Ll", b"Uu"],
+    &[b"s", b"q", b"l", b"p", b"u", b"/", b"\t "],
+    // 196 password
+    &[b"r", b"a", b"b", b"i", b"t", b"m", b"q", b"c"],
     // 197 password
-    &[b"-", b"\t ", b"KPSkps"],
+    &[b"|", b"ep", b"\t ", b"-c"],
     // 198 password
-    &[b":=", b"KPSkps"],
-    // 199 named_secret
+    &[b"n", b"e", b"t", b"u", b"s", b"/", b"r", b":"],
+    // 199 password
+    &[b"-", b"Cc", b"Oo", b"Nn", b"Vv", b"Ee", b"Rr", b"Tt"],
+    // 200 password
+    &[b":", b"*0123456789"],
+    // 201 password
+    &[b"l", b"o", b"g", b"i", b"n", b"p", b"a", b"s"],
+    // 202 password
+    &[b"<", b"=", b"\"", b"Aa", b"Dd", b"Kk", b"Ee", b"Yy"],
+    // 203 named_secret
+    &[b"Ccg"],
+    // 204 password
+    &[b"\'", b"\t ", b"IPip"],
+    // 205 password
+    &[b"<", b">", b"/", b"KPSkps"],
+    // 206 named_secret
+    &[b"<", b">", b"/", b"ACKSTackst"],
+    // 207 password
+    &[b"Nn", b"Aa", b"Mm", b"Ee", b":=", b"Vv", b"Ll", b"Uu"],
+    // 208 named_secret
+    &[b"Nn", b"Aa", b"Mm", b"Ee", b":=", b"Vv", b"Ll", b"Uu"],
+    // 209 password
+    &[b"-", b"\t ", b"KPSkps"],
+    // 210 password
+    &[b"-:=", b"KPSkps"],
+    // 211 named_secret
     &[b"-", b"\t ", b"ACKPSTackpst"],
-    // 200 named_secret
-    &[b":=", b"ACKPSTackpst"],
-    // 201 kubernetes_secret
+    // 212 named_secret
+    &[b"-:=", b"ACKPSTackpst"],
+    // 213 kubernetes_secret
     &[b":", b"\t ", b"+/0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", b"-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"],
-    // 202 generic_api_key
-    &[b",:=>?|", b"ACKPSTackpst"],
+    // 214 generic_api_key
+    &[b",-:=>?|", b"ACKPSTackpst"],
 ];

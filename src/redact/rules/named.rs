@@ -67,16 +67,19 @@ pub(super) fn named_values() -> Vec<Rule> {
             "kubernetes_secret",
             r#"(?:(?m:^)|\\n)[ \t]+[A-Za-z0-9_.-]+:[ \t]*["']?([A-Za-z0-9+/]{6,}={0,3})["']?[ \t]*(?:(?m:$)|\\[nr])"#,
         )
-        .anchors("secret")
+        .anchors("secret|data")
         .check(Check::KubeData)
-        .requires(r#"kind:[ \t]*["']?Secret\b"#),
+        .requires(r#"kind:[ \t]*["']?Secret\b|\b(?:data|stringData):[ \t]*(?:\r?\n|\\n)"#),
         // gitleaks generic-api-key: a key-ish name assigned a long, high-entropy value.
         rule(
             "generic_api_key",
             concat!(
                 r#"(?i-u)(?P<k>[A-Za-z0-9_.-]*(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)[A-Za-z0-9_.\t -]{0,20})"#,
-                r#"[\s'"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=\\]{0,5}"#,
-                r#"([A-Za-z0-9_.=-]{10,}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;,)}\]&|<>\\]|$)"#,
+                r#"[\t '"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,|[ \t]-[ \t])[\x60'"\t =\\]{0,5}"#,
+                // A quoted value may hold punctuation and spaces (`'m{{h}o)p${e]…'`).
+                r#"(?:'([^'\\\n]{8,100})'|"([^"\\\n]{8,100})""#,
+                r#"|([A-Za-z0-9_.=-]{10,}|[a-z0-9][a-z0-9+/]{11,}={0,3}|[a-z0-9][a-z0-9+/=_-]{19,})"#,
+                r#"(?:[\x60'"\s;,)}\]&|<>\\]|$))"#,
             ),
         )
         .check(Check::Generic)

@@ -58,8 +58,8 @@ pub(super) fn places() -> Vec<Rule> {
             "authorization_header",
             concat!(
                 r#"(?i-u:\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?[ \t]*"#,
-                r"(?P<k>(?:bearer|basic|token|bot|digest|apikey|api-key|key|sso-key|otp|jwt|dpop|negotiate|ntlm",
-                r"|gitlab-token|splunk|ssws|hmac|aws4-hmac-sha256)[ \t]+)?)",
+                // Any scheme word (`Api-Token`, `Bearer`, `SSWS`): the credential follows it.
+                r"(?P<k>[A-Za-z][A-Za-z0-9_.-]{0,30}[ \t]+)?)",
                 r#"([^\s"'\\,;]+)"#,
             ),
         )
@@ -84,15 +84,41 @@ pub(super) fn places() -> Vec<Rule> {
             "bearer_token",
             r"(?i-u)\bbearer[ \t]+([A-Za-z0-9._~+/=-]{20,})",
         ),
-        // `curl -u user:password`: the password.
+        // `curl -u user:password` in every quoting (`"u:p"`, `'u:p'`, `u:'p'`, `"u":"p"`, bare),
+        // the command continued over lines (`\` newline): the password. `-u "TOKEN:"` (a token
+        // as the user, an empty password): the token.
         rule(
             "basic_auth",
             concat!(
-                r#"\bcurl\b[^\n]*?[ \t](?:-u|--user|--proxy-user|-U)(?:=|[ \t]+)"#,
-                r#"(?:"[^"\s:]*:([^"\\]+)"|'[^'\s:]*:([^']+)'|[^\s:"']*:([^\s"'\\]+))"#,
+                r#"\bcurl\b(?:[^\n\\]|\\[^n\n]|\\\r?\n|\\n)*?[ \t](?:-u|--user|--proxy-user|-U)(?:=|[ \t]+)"#,
+                r#"(?:"[^"\s:]*:([^"\\]+)"|'[^'\s:]*:([^']+)'|"[^"\s]*":"([^"\\]+)"|[^\s:"']*:'([^'\n]+)'"#,
+                r#"|[^\s:"']*:"([^"\\\n]+)"|"([^"\s:]{8,}):"|'([^'\s:]{8,}):'|([^\s:"']{8,}):(?:[ \t]|$)"#,
+                r#"|[^\s:"']*:([^\s"'\\]+))"#,
             ),
         )
         .check(Check::Value),
+        // BUNDLE_ENTERPRISE__CONTRIBSYS__COM=user:password (Sidekiq Enterprise gems).
+        rule(
+            "sidekiq_secret",
+            r#"(?i-u)\bBUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM\\?["']?[ \t]*(?:=|:)[ \t]*\\?["']?([a-f0-9]{8}:[a-f0-9]{8})\b"#,
+        )
+        .anchors("contribsys"),
+        // `.dockercfg` / `.dockerconfigjson` of a registry Secret: base64 of registry auths.
+        rule(
+            "kubernetes_secret",
+            r#"\.docker(?:cfg|configjson)\\?["']?[ \t]*:[ \t]*\\?["']?([A-Za-z0-9+/]{16,}={0,3})"#,
+        )
+        .anchors("dockercfg|dockerconfigjson"),
+        // `printf 'API_KEY=%s\n' 'VALUE' >> .env`: a value formatted into a key-named variable.
+        rule(
+            "named_secret",
+            concat!(
+                r#"\b(?:printf|echo)[ \t]+['"]?(?P<k>[A-Za-z0-9_]*(?i-u:key|token|secret|password|passwd))=%s[^\s'"]*['"]?"#,
+                r#"[ \t]+['"]?([A-Za-z0-9+/=_.~-]{16,})"#,
+            ),
+        )
+        .anchors("printf|echo")
+        .check(Check::Random(3.5)),
         rule(
             "aws_secret_access_key",
             concat!(

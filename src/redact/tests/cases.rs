@@ -149,6 +149,32 @@ pub(super) fn positive_cases() -> Vec<Case> {
     c.add("discord_token", "DISCORD_CLIENT_SECRET={}", fake(URL, 32), "DISCORD_CLIENT_SECRET=");
     c.add("telegram_bot_token", "curl https://api.telegram.org/bot{}/sendMessage", format!("{}:AA{}", fake(DIG, 10), fake(URL, 33)), "/sendMessage");
     c.add("telegram_bot_token", "TELEGRAM_BOT_TOKEN={}", format!("{}:AA{}", fake(DIG, 10), fake(URL, 33)), "TELEGRAM_BOT_TOKEN=");
+    c.add("discord_token", "bot.run({})", format!("MTk4NjIyNDgzNDcxOTI1MjQ4.{}.{}", fake(URL, 6), fake(URL, 38)), "bot.run(");
+    c.add("telegram_bot_token", "bot = Bot(\"{}\")", format!("{}:AA{}", fake(DIG, 9), fake(URL, 33)), "bot = Bot(");
+    c.add("rootly_api_key", "export ROOTLY={}", format!("rootly_{}", fake(HEX, 64)), "export ROOTLY=");
+    c.add("razorpay_key", "razorpay.Client(auth=({}, s))", format!("rzp_live_{}", fake(AN, 14)), "razorpay.Client(auth=(");
+    c.add("pinecone_api_key", "Pinecone(api={})", format!("pcsk_{}_{}", fake(AN, 6), fake(AN, 63)), "Pinecone(api=");
+    c.add("langsmith_api_key", "LS={}", format!("lsv2_pt_{}_{}", fake(HEX, 32), fake(HEX, 10)), "LS=");
+    c.add("spectralops_token", "spectral scan --dsn {}", format!("spu-{}", fake(HEX, 32)), "spectral scan --dsn");
+    c.add("launchdarkly_token", "ld.init({})", format!("api-{}-{}-{}-{}-{}", fake(LOW, 8), fake(LOW, 4), fake(LOW, 4), fake(LOW, 4), fake(LOW, 12)), "ld.init(");
+    c.add("kubernetes_secret", "kubectl apply -f - <<< '.dockerconfigjson: {}'", "eyJhdXRocyI6eyJyZWdpc3RyeS5leGFtcGxlLmNvbSI6e319fQ==".to_string(), "kubectl apply -f -");
+    // Every copy of a found secret; separators, quoted and hex values after key names; curl
+    // in every quoting; any Authorization scheme; Kubernetes data; printf into a variable.
+    c.add("named_secret", "oanda token = '{}' | '{}'", fake(AN, 24), "oanda token = '");
+    c.add("named_secret", "echo {} && export API_TOKEN={} && echo done", fake(AN, 30), "&& echo done");
+    c.add("twitch_token", "twitch token - '{}'", fake(AN, 30), "twitch token - '");
+    c.add("named_secret", "apikey = '{}'", "m{{h}o)p${e]q2!x}}".to_string(), "apikey = '");
+    c.add("generic_api_key", "[DEBUG] Using Key={}", fake(HEX, 64), "[DEBUG] Using Key=");
+    c.add("generic_api_key", "setHeader(\"Beamer-Api-Key\", \"{}\")", format!("{}=", fake(B64, 43)), "Beamer-Api-Key");
+    c.add("basic_auth", "curl --user kevin:'{}' -iX PATCH", fake(AN, 16), "curl --user kevin:'");
+    c.add("basic_auth", "curl -u \"{}:\" https://localhost:9200", format!("{}!t", fake(AN, 10)), "https://localhost:9200");
+    c.add("basic_auth", "curl -k -X POST https://h/x \\\n  -d 'world' \\\n  -u developer:{}", fake(AN, 16), "-u developer:");
+    c.add("authorization_header", "curl -H 'Authorization: Api-Token {}' https://x.live.dynatrace.com/api", fake(HEX, 32), "Authorization: Api-Token");
+    c.add("kubernetes_secret", "data:\n  extra: {}\n", "YWRtaW46c3VwZXJzZWNyZXQxMjM=".to_string(), "extra: ");
+    c.add("named_secret", "printf 'API_KEY=%s\\n' '{}' >> .env", fake(AN, 40), "printf 'API_KEY=%s");
+    c.add("aws_access_key_id", "aws_access_key_id = {}", format!("AKIA{}", fake(UP, 16)), "aws_access_key_id = ");
+    c.add("sonar_token", "sonar-scanner -Dsonar.login={}", format!("sqp_{}", fake(AN, 40)), "sonar-scanner");
+    c.add("jwt", "X-Token: {}", format!("eyJ0eXAiOiJKV1QiLCJhbGciOiJub25lIn0.eyJ{}", fake(URL, 40)), "X-Token: ");
     c.add("mattermost_token", "MATTERMOST_TOKEN={}", fake(LOW, 26), "MATTERMOST_TOKEN=");
     c.add("twitch_token", "TWITCH_CLIENT_SECRET={}", fake(LOW, 30), "TWITCH_CLIENT_SECRET=");
     c.add("twitter_token", "TWITTER_API_SECRET={}", fake(LOW, 50), "TWITTER_API_SECRET=");
@@ -362,6 +388,16 @@ pub(super) fn positive_cases() -> Vec<Case> {
 }
 
 pub(super) const NEGATIVE: &[&str] = &[
+    // Anchored formats inside longer words, readable values, a name on the next line.
+    "TODAYINASIAASACKOFRICEFELLOVER",
+    "open xoxo-indieweb-1.jpg",
+    "key: secret/mysecret",
+    "schemaKey = 'DOC_Vector_5_32'",
+    "GITHUB_API_KEY=\nDYNATRACE_API_KEY=",
+    "cat .env\nGITHUB_API_KEY=\nDYNATRACE_API_KEY=\n",
+    "&hf_servingcellpriorityparametersdescription_h_prio),",
+    "curl -u username:password https://example.com",
+    "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
     "git push --force origin main",
     "rm -rf /tmp/x",
     "curl https://api.github.com/repos/acme/web",

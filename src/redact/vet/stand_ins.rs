@@ -1,0 +1,201 @@
+//! What stands for a secret without being one, and whether a token format's match stands as
+//! a token: placeholders and templates (`$TOKEN`, `{{ token }}`, `<password>`, `${HOME}`),
+//! fillers (`ghp_xxxx…`, `…EXAMPLE`), mangled tokens (`abc?def`), stand-in passwords of examples
+//! (`curl -u user:pass`), and tokens glued inside a longer word (`TODAYINASIAAS…`).
+//!
+//! Not here: the checks that use these (`vet`), patterns (`rules`).
+//!
+//! Cost: cold, once per regex match.
+
+use crate::redact::spans::MARKER_OPEN;
+
+/// Whether a token format's match `text[start..end]` stands as a token: the characters around it
+/// are no letters or digits (a JSON `\n`/`\t`/`\r` escape before it counts as a separator; `_`
+/// glues a token into an identifier, `send_ghp_…`, and is allowed; with `glued`, a word naming
+/// a credential is too, or any word when the token mixes letters and digits), and it is no
+/// stand-in: a run of one character
+/// (`ghp_xxxx…`), an `EXAMPLE` key, or words (a run of 16 lowercase letters:
+/// `hf_servingcellpriorityparameters…`).
+pub(in crate::redact) fn stands_as_token(
+    kind: &str,
+    glued: bool,
+    text: &str,
+    start: usize,
+    end: usize,
+) -> bool {
+    let bytes = text.as_bytes();
+    let before = start.checked_sub(1).map(|i| bytes[i]);
+    let escaped =
+        start >= 2 && bytes[start - 2] == b'\\' && matches!(before, Some(b'n' | b'r' | b't'));
+    let value = &text[start..end];
+    // The word it is glued to, if any: `key`, `Bearer` (a credential's name), `TODAYINASIA…`
+    // (a longer word) or `TTTTghp_a1B2…` (a token pasted into a word: letters and digits).
+    let glued_to = bytes[..start]
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric())
+        .count();
+    let names_credential = || {
+        let word = text[start - glued_to..start].to_ascii_lowercase();
+        GLUE_WORDS.iter().any(|w| word.ends_with(w))
+    };
+    let random =
+        value.bytes().any(|b| b.is_ascii_digit()) && value.bytes().any(|b| b.is_ascii_alphabetic());
+    if glued_to > 0 && !escaped && !(glued && (random || names_credential())) {
+        return false;
+    }
+    // A distinctive prefix makes a token whatever follows it; a format anchored by `\b` ends a word.
+    if !glued && bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
+        return false;
+    }
+    if value.ends_with("EXAMPLE") || is_x_filler(value) {
+        return false;
+    }
+    // Key material holds long runs (`AAAA` in DER), and so may a real token of digits; a run
+    // of a filler character is a stand-in, and so are words: 16 lowercase letters in a row and
+    // no digit (`hf_servingcellpriority…`; `…abcdefghijklmnopqrstuvwxyz0123…` is a token).
+    let words = longest_lowercase_run(value) >= 16 && !value.bytes().any(|b| b.is_ascii_digit());
+    kind == "private_key" || (longest_filler_run(value) < 10 && !words)
+}
+
+/// `ghp_xxxx…`, `glpat-XXXXXXXXXXX-XXXXXXXX`: a run of six or more `x` or `X` after which
+/// fewer than 8 other letters and digits follow (`sk-ant-api03-xxxx…AbCdEf012345` is a secret).
+pub(super) fn is_x_filler(value: &str) -> bool {
+    let Some(at) = value.find("xxxxxx").or_else(|| value.find("XXXXXX")) else {
+        return false;
+    };
+    value[at..]
+        .bytes()
+        .filter(|b| b.is_ascii_alphanumeric() && !matches!(b, b'x' | b'X'))
+        .count()
+        < 8
+}
+
+/// A token's characters with a `?` among them (`uifss?i7y40rf…`): no token alphabet (base64,
+/// URL-safe, hex) has `?`; it stands for an unknown character or starts a query. Values named as
+/// passwords are still redacted: a password may hold `?`.
+pub(super) fn is_mangled_token(value: &str) -> bool {
+    value.contains('?')
+}
+
+/// Passwords that stand for one in examples (`curl -u username:password`).
+pub(super) const STAND_IN_PASSWORDS: &[&str] = &[
+    "password", "passwd", "pass", "pwd", "token", "secret", "test", "yyy", "changeme",
+];
+
+/// Words a token may be glued to (`keyghp_…`, `Bearerghp_…`): they name what follows.
+const GLUE_WORDS: &[&str] = &[
+    "key", "token", "bearer", "secret", "auth", "pass", "pwd", "basic",
+];
+
+/// The length of the longest run of one filler byte (`*`, `#`, `0`) in `value` (`x` fillers are
+/// [`is_x_filler`]'s).
+fn longest_filler_run(value: &str) -> usize {
+    value
+        .as_bytes()
+        .chunk_by(|a, b| a == b)
+        .filter(|run| matches!(run[0], b'*' | b'#' | b'0'))
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The length of the longest run of lowercase ASCII letters in `value`.
+fn longest_lowercase_run(value: &str) -> usize {
+    value
+        .split(|c: char| !c.is_ascii_lowercase())
+        .map(str::len)
+        .max()
+        .unwrap_or(0)
+}
+
+/// A reference or stand-in rather than a literal secret: `$VAR`, `${VAR}`, `$(cmd)`,
+/// `{{ var }}`, `<password>`, `%VAR%`, `***`, `xxx`, `REDACTED`, ….
+/// Inside single quotes a shell does not expand `$`, so `'$ecret'` is literal.
+pub(super) fn is_placeholder(value: &str, quote: Option<char>) -> bool {
+    let v = value.trim();
+    if quote != Some('\'') && is_shell_reference(v) {
+        return true;
+    }
+    if v.starts_with("{{")
+        || v.starts_with("${{")
+        || v.starts_with('<')
+        || v.starts_with(MARKER_OPEN)
+    {
+        return true;
+    }
+    // `%VAR%` (Windows), `%s`, `%r`, `%(name)s` (printf).
+    if v.starts_with('%')
+        && ((v.len() > 2 && v.ends_with('%')) || v.len() <= 3 || v.starts_with("%("))
+    {
+        return true;
+    }
+    if v.bytes()
+        .all(|b| matches!(b, b'*' | b'.' | b'x' | b'X' | b'#' | b'-' | b'_'))
+    {
+        return true;
+    }
+    // Templates and format strings: `{password}`, `'{}:{}'`, `"Basic %s"`, `"Bearer "`.
+    if (v.starts_with('{') && v.ends_with('}'))
+        || ["%s", "%d", "%r", "{}", "{0}"]
+            .iter()
+            .any(|f| v.contains(f))
+        || has_template_reference(v)
+        || value.starts_with(char::is_whitespace)
+        || value.ends_with(char::is_whitespace)
+    {
+        return true;
+    }
+    let lower = v.to_ascii_lowercase();
+    // Documentation stand-ins: `your-api-key-here`, `example-token`, `<placeholder>`,
+    // `[PASSWORD]`, `sha256~XXXX_PUT_YOUR_TOKEN_HERE`, a value cut short with `...`.
+    if (v.starts_with('[') && v.ends_with(']'))
+        || v.ends_with("...")
+        || is_x_filler(v)
+        || lower.contains("your_token")
+        || lower.contains("your-token")
+        || lower.starts_with("your-")
+        || lower.starts_with("your_")
+        || lower.ends_with("-here")
+        || lower.ends_with("_here")
+        || lower.contains("example")
+        || lower.contains("placeholder")
+    {
+        return true;
+    }
+    matches!(
+        lower.as_str(),
+        "redacted"
+            | "[redacted]"
+            | "(redacted)"
+            | "hidden"
+            | "masked"
+            | "[hidden]"
+            | "[filtered]"
+            | "filtered"
+    )
+}
+
+/// Whether `v` holds a `${name}` reference (`${HOME}/x`, `${env:TOKEN}`); `${e]` in a password
+/// is no reference.
+pub(super) fn has_template_reference(v: &str) -> bool {
+    v.match_indices("${").any(|(at, _)| {
+        let rest = &v[at + 2..];
+        let name = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
+            .count();
+        name > 0 && rest.as_bytes().get(name) == Some(&b'}')
+    })
+}
+
+/// `$VAR`, `${VAR…}`, `$(…)`, `$1`: the whole value is a shell or template reference.
+pub(super) fn is_shell_reference(v: &str) -> bool {
+    let Some(rest) = v.strip_prefix('$') else {
+        return false;
+    };
+    if rest.starts_with('{') || rest.starts_with('(') {
+        return true;
+    }
+    !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}

@@ -1,0 +1,209 @@
+//! The scanner corpus (`tests/data/scanners/scanners.jsonl`, written by its `extract.py` from the
+//! test strings gitleaks and trufflehog ship with their rules): at least 98% of the positives
+//! are redacted and at least [`MIN_READABLE_PCT`] of the false-positive cases come out unchanged.
+//! Each case goes in as a denial's decision reason (the text itself) and as a tool input (the
+//! `command` of a JSON object, escaped), and is judged on what the audit log shows of it: the
+//! redacted text cut to [`AUDIT_TEXT_CHARS`]; both must pass. The table also shows the whole texts' rates.
+//! Prints a table per source and the cases that fail.
+//!
+//! A positive is redacted when no secret the scanner reports for it (the part of it the text
+//! holds, when the scanner joins several values) is shown, whole or its first 8 characters at
+//! the excerpt's end; for a positive the test names no secret of, when the whole text gets a
+//! marker.
+
+use std::collections::BTreeMap;
+
+use denials_exporter::redact::Redactor;
+use serde_json::Value;
+
+struct Case {
+    src: String,
+    family: String,
+    positive: bool,
+    secrets: Vec<String>,
+    text: String,
+}
+
+fn corpus() -> Vec<Case> {
+    let path = format!(
+        "{}/tests/data/scanners/scanners.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let data = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    data.lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("one JSON object a line"))
+        .filter(|row| row.get("meta").is_none())
+        .map(|row| {
+            let s = |key: &str| row[key].as_str().expect("string field").to_string();
+            Case {
+                src: s("src"),
+                family: s("family"),
+                positive: row["kind"] == "tp",
+                secrets: row["secrets"]
+                    .as_array()
+                    .expect("secrets")
+                    .iter()
+                    .map(|v| v.as_str().expect("a secret").to_string())
+                    .collect(),
+                text: s("text"),
+            }
+        })
+        .collect()
+}
+
+/// The pieces of `secret` that must be gone: itself when the text holds it whole, else the
+/// longest of its `:`/`;`/`|`/`,`/space-separated parts that the text holds (a scanner may
+/// report `id:secret` for an id and a secret found apart; the id may stay).
+fn pieces(secret: &str, text: &str) -> Vec<String> {
+    if text.contains(secret) {
+        return vec![secret.to_string()];
+    }
+    secret
+        .split([':', ';', '|', ',', ' ', '\n'])
+        // A URL, a host or an e-mail address joined to the secret is not the secret.
+        .filter(|p| !p.starts_with("//") && !p.contains('@') && !p.contains(".com"))
+        .filter(|p| p.len() >= 8 && text.contains(p))
+        .max_by_key(|p| p.len())
+        .map(|p| vec![p.to_string()])
+        .unwrap_or_default()
+}
+
+/// Positives redacted, in percent: fails below.
+const MIN_POSITIVES_PCT: f64 = 98.0;
+/// False-positive cases left readable, in percent: fails below. The goal is 85; this is a floor
+/// just under what the rules reach (76.2%). Most of what is still replaced is a random-looking value that
+/// a credential-named key assigns (`Using Key=<32 random characters>`, `secret: <base64>`,
+/// `kraken key = '<base64>'`): the scanners' detectors refuse it for want of their vendor's
+/// keyword nearby or of the exact length, but a value named as a secret is redacted here, since
+/// its vendor is unknown. Raising this floor means redacting fewer such values.
+const MIN_READABLE_PCT: f64 = 75.0;
+
+/// How many characters of a field an audit record shows (the exporter's audit excerpt length).
+const AUDIT_TEXT_CHARS: usize = 240;
+
+/// `text` cut as an audit excerpt is: at most `max` characters, the last one `…` when cut.
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
+fn json_command(text: &str) -> String {
+    serde_json::json!({ "command": text }).to_string()
+}
+
+fn json_escaped(text: &str) -> String {
+    let quoted = serde_json::to_string(text).expect("a string serialises");
+    quoted[1..quoted.len() - 1].to_string()
+}
+
+/// Whether `case` passes: a positive is redacted, a false positive unchanged; in what an audit
+/// record shows (`max` = [`AUDIT_TEXT_CHARS`]) or in the whole text (`max` = `usize::MAX`).
+fn passes(redactor: &Redactor, case: &Case, max: usize) -> bool {
+    let shown = |text: &str| redactor.excerpt(text, max, &mut BTreeMap::new());
+    let plain = shown(&case.text);
+    let wrapped = json_command(&case.text);
+    let json = shown(&wrapped);
+    if !case.positive {
+        return plain == cut(&case.text, max) && json == cut(&wrapped, max);
+    }
+    let pieces: Vec<String> = case
+        .secrets
+        .iter()
+        .flat_map(|secret| pieces(secret, &case.text))
+        .collect();
+    if pieces.is_empty() {
+        // The test names no secret: something must be redacted in the whole text.
+        let marker = |text: &str| {
+            redactor
+                .redact(text, &mut BTreeMap::new())
+                .contains("[REDACTED:")
+        };
+        return marker(&case.text) && marker(&wrapped);
+    }
+    pieces.iter().all(|piece| {
+        !leaks(&plain, piece) && !leaks(&json, piece) && !leaks(&json, &json_escaped(piece))
+    })
+}
+
+/// Whether `shown` (an excerpt) shows `secret`, whole or (cut at the excerpt's end) its first
+/// 8 characters or more.
+fn leaks(shown: &str, secret: &str) -> bool {
+    if shown.contains(secret) {
+        return true;
+    }
+    let Some(body) = shown.strip_suffix('…') else {
+        return false;
+    };
+    (8..secret.len())
+        .filter(|&n| secret.is_char_boundary(n))
+        .any(|n| body.ends_with(&secret[..n]))
+}
+
+#[test]
+fn scanner_corpus_meets_its_targets() {
+    let redactor = Redactor::new();
+    let cases = corpus();
+    // (src, positive) -> (passed in the audit excerpt, passed in the whole text, total)
+    let mut table: BTreeMap<(String, bool), (usize, usize, usize)> = BTreeMap::new();
+    let mut failed: BTreeMap<bool, Vec<String>> = BTreeMap::new();
+    for case in &cases {
+        let ok = passes(&redactor, case, AUDIT_TEXT_CHARS);
+        let whole = passes(&redactor, case, usize::MAX);
+        for src in [case.src.as_str(), "all"] {
+            let row = table.entry((src.to_string(), case.positive)).or_default();
+            row.0 += usize::from(ok);
+            row.1 += usize::from(whole);
+            row.2 += 1;
+        }
+        if !ok {
+            let out = redactor.redact(&case.text, &mut BTreeMap::new());
+            failed.entry(case.positive).or_default().push(format!(
+                "  [{} {}] {:?}\n    -> {:?}",
+                case.src, case.family, case.text, out
+            ));
+        }
+    }
+    println!("| source | positives redacted | false positives left readable | whole texts: positives, false positives |");
+    println!("| --- | ---: | ---: | ---: |");
+    let rate = |passed: usize, total: usize| 100.0 * passed as f64 / total.max(1) as f64;
+    for src in ["gitleaks", "trufflehog", "all"] {
+        let tp = table[&(src.to_string(), true)];
+        let fp = table[&(src.to_string(), false)];
+        println!(
+            "| {src} | {}/{} = {:.1}% | {}/{} = {:.1}% | {:.1}%, {:.1}% |",
+            tp.0,
+            tp.2,
+            rate(tp.0, tp.2),
+            fp.0,
+            fp.2,
+            rate(fp.0, fp.2),
+            rate(tp.1, tp.2),
+            rate(fp.1, fp.2)
+        );
+    }
+    for (positive, list) in &failed {
+        let what = if *positive {
+            "positives missed"
+        } else {
+            "false positives redacted"
+        };
+        println!("{} {what}:\n{}", list.len(), list.join("\n"));
+    }
+    let (tp, fp) = (
+        table[&("all".to_string(), true)],
+        table[&("all".to_string(), false)],
+    );
+    let (tp, fp) = (rate(tp.0, tp.2), rate(fp.0, fp.2));
+    assert!(
+        tp >= MIN_POSITIVES_PCT,
+        "only {tp:.2}% of the scanners' positives redacted"
+    );
+    assert!(
+        fp >= MIN_READABLE_PCT,
+        "only {fp:.2}% of the scanners' false positives left readable"
+    );
+}
