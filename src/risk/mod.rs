@@ -39,6 +39,7 @@
 
 mod engine;
 mod hosts;
+mod memo;
 mod rules;
 mod scan;
 mod text;
@@ -193,6 +194,14 @@ pub enum Input<'a> {
 #[derive(Debug, Clone)]
 pub struct RiskRules {
     user: user::UserRules,
+    /// Which rules these are, for the per-thread memo of recent attempts; clones share it.
+    id: u64,
+}
+
+/// A new [`RiskRules`] identity.
+fn next_rules_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Default for RiskRules {
@@ -206,6 +215,7 @@ impl RiskRules {
     pub fn builtin() -> RiskRules {
         RiskRules {
             user: user::UserRules::default(),
+            id: next_rules_id(),
         }
     }
 
@@ -220,13 +230,14 @@ impl RiskRules {
     {
         Ok(RiskRules {
             user: user::UserRules::parse(rules, allow_hosts)?,
+            id: next_rules_id(),
         })
     }
 
     /// The class of `attempt`. Total and deterministic: any input gives a class, the same one
     /// every time, after examining at most [`MAX_EXAMINED_BYTES`] bytes.
     pub fn classify(&self, attempt: &Attempt<'_>) -> Risk {
-        scan::classify(&self.user, attempt)
+        scan::classify(&self.user, self.id, attempt)
     }
 
     /// The label value of `risk`: the built-in name, or the user class's name.
