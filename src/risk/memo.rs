@@ -8,7 +8,7 @@
 //! full; keys longer than [`MEMO_MAX_KEY_BYTES`] are not remembered.
 //! **Not here:** classifying (`scan`).
 //!
-//! Cost: one hash of the key a classification; about 64 KiB a thread at most.
+//! Cost: one hash of the key a classification; about 128 KiB a thread at most.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use super::Risk;
 
 /// Attempts remembered per thread, at most.
-pub(super) const MEMO_ENTRIES: usize = 512;
+pub(super) const MEMO_ENTRIES: usize = 1024;
 /// Longest key remembered, in bytes.
 pub(super) const MEMO_MAX_KEY_BYTES: usize = 1024;
 

@@ -112,6 +112,20 @@ pub(super) fn classify(user: &UserRules, rules_id: u64, attempt: &Attempt<'_>) -
     })
 }
 
+/// `n` in decimal, written into `buf`.
+fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[at..]).expect("ASCII digits")
+}
+
 /// True if a tool by this name writes files (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`,
 /// `mcp__fs__write_file`, …).
 fn is_write_tool(tool: &str) -> bool {
@@ -213,8 +227,9 @@ impl<'r> Scan<'r> {
         }
         if let Some(key) = &mut self.key {
             // Role, length, bytes: no two different walks write the same key.
-            use std::fmt::Write as _;
-            let _ = write!(key, "{}{}:", role as u8, text.len());
+            key.push(char::from(b'0' + role as u8));
+            key.push_str(itoa(text.len(), &mut [0; 20]));
+            key.push(':');
             key.push_str(text);
             return;
         }
@@ -255,6 +270,13 @@ impl<'r> Scan<'r> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn itoa_writes_decimal() {
+        for n in [0, 7, 10, 16384, usize::MAX] {
+            assert_eq!(itoa(n, &mut [0; 20]), n.to_string());
+        }
+    }
 
     #[test]
     fn write_tools_are_known_by_name() {
