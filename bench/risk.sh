@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Risk classifier micro-benchmark: nanoseconds per classification over the labelled corpus
-# (tests/data/risk/corpus.tsv), its ordinary commands, user rules, and 16 KiB inputs (the byte
-# budget, the worst case). Release build; prints a Markdown table.
+# (tests/data/risk/corpus.tsv) seen for the first time, its ordinary commands, with user rules,
+# the corpus seen before (the per-thread memo), and 16 KiB inputs (the byte budget, the worst
+# case). Release build; prints a Markdown table.
 #
 # Usage: bench/risk.sh
 #
@@ -11,7 +12,8 @@
 #
 # Reading the figure against replay: at the usual 1% of denial lines, replay meets about 27,000
 # denials per GiB of log, so every microsecond per classification adds about 27 ms per GiB
-# (4% of a 0.64 s replay of 1 GiB). Classification runs once per denial, never per line.
+# (4% of a 0.64 s replay of 1 GiB). Classification runs once per denial, never per line, and an
+# attempt seen before costs a memo lookup.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -6,8 +6,9 @@
 //! `--risk-rule CLASS=REGEX` and `--risk-allow-host HOST` values, parsed in `user`) and shared by
 //! reference; [`Attempt`] is what it classifies. Inside, `text` folds shell quoting into plain
 //! text within the byte budget, `rules` holds the built-in patterns and `engine` runs them,
-//! `hosts` decides whether a URL or a destination host is outside the allowlist, and `scan`
-//! walks the input's fields and keeps the most severe class found.
+//! `hosts` decides whether a URL or a destination host is outside the allowlist, `scan`
+//! walks the input's fields and keeps the most severe class found, and `memo` remembers, per
+//! thread, the class of recent attempts (keyed by exactly the text that would be examined).
 //!
 //! Owns the class set and its order of severity ([`Risk::BUILTIN`]); a user class ranks below
 //! every built-in dangerous class, in the order the user gave. [`RiskRules::labels`] lists every
@@ -25,7 +26,8 @@
 //! folding quotes. Over each field it runs one Aho-Corasick pass for the rules' anchor words,
 //! then only the few rules whose anchors occur (plus one small `RegexSet` for the path of a file
 //! write, and one for user rules when there are any); a URL or destination host is parsed only
-//! when a rule says one matters. Each rule compiles the first time a text needs it. Every regex
+//! when a rule says one matters. Each rule compiles the first time a text needs it. An attempt
+//! seen before on the thread (same fields, same rules) is a memo lookup instead. Every regex
 //! runs in time linear in its input, so a classification is bounded by the byte budget whatever
 //! the input is.
 //!
@@ -39,6 +41,7 @@
 
 mod engine;
 mod hosts;
+mod memo;
 mod rules;
 mod scan;
 mod text;
@@ -193,6 +196,14 @@ pub enum Input<'a> {
 #[derive(Debug, Clone)]
 pub struct RiskRules {
     user: user::UserRules,
+    /// Which rules these are, for the per-thread memo of recent attempts; clones share it.
+    id: u64,
+}
+
+/// A new [`RiskRules`] identity.
+fn next_rules_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Default for RiskRules {
@@ -206,6 +217,7 @@ impl RiskRules {
     pub fn builtin() -> RiskRules {
         RiskRules {
             user: user::UserRules::default(),
+            id: next_rules_id(),
         }
     }
 
@@ -220,13 +232,14 @@ impl RiskRules {
     {
         Ok(RiskRules {
             user: user::UserRules::parse(rules, allow_hosts)?,
+            id: next_rules_id(),
         })
     }
 
     /// The class of `attempt`. Total and deterministic: any input gives a class, the same one
     /// every time, after examining at most [`MAX_EXAMINED_BYTES`] bytes.
     pub fn classify(&self, attempt: &Attempt<'_>) -> Risk {
-        scan::classify(&self.user, attempt)
+        scan::classify(&self.user, self.id, attempt)
     }
 
     /// The label value of `risk`: the built-in name, or the user class's name.

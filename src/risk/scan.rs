@@ -18,7 +18,7 @@ use super::hosts;
 use super::rules::Effect;
 use super::text::{fold, Budget};
 use super::user::UserRules;
-use super::{Attempt, Input, Risk, MAX_EXAMINED_BYTES};
+use super::{memo, Attempt, Input, Risk, MAX_EXAMINED_BYTES};
 
 const COMMAND_KEYS: &[&str] = &["command", "cmd", "script", "commandLine", "shell_command"];
 const URL_KEYS: &[&str] = &["url", "uri", "href", "endpoint", "webhook_url"];
@@ -90,26 +90,40 @@ impl Found {
 struct Scan<'r> {
     user: &'r UserRules,
     budget: Budget,
+    /// When set, fields are written down here (role, bytes) instead of examined.
+    key: Option<String>,
     folded: String,
     found: Found,
 }
 
-pub(super) fn classify(user: &UserRules, attempt: &Attempt<'_>) -> Risk {
-    let mut scan = Scan {
-        user,
-        budget: Budget::new(MAX_EXAMINED_BYTES),
-        folded: String::new(),
-        found: Found::default(),
-    };
-    match attempt.input {
-        Some(Input::Json(value)) => scan.input(attempt.tool, value),
-        Some(Input::Text(text)) => scan.field(text, Role::Command),
-        None => match attempt.reason {
-            Some(reason) => scan.field(reason, Role::Command),
-            None => return Risk::Unknown,
-        },
+pub(super) fn classify(user: &UserRules, rules_id: u64, attempt: &Attempt<'_>) -> Risk {
+    if attempt.input.is_none() && attempt.reason.is_none() {
+        return Risk::Unknown;
     }
-    scan.found.most_severe()
+    // The same walk twice: first writing down what would be examined (the memo's key), then,
+    // unless the memo knows the answer, examining it.
+    let mut keying = Scan::new(user, Some(String::with_capacity(128)));
+    keying.attempt(attempt);
+    let key = keying.key.take().expect("a keying scan keeps its key");
+    memo::recall_or(rules_id, &key, || {
+        let mut scan = Scan::new(user, None);
+        scan.attempt(attempt);
+        scan.found.most_severe()
+    })
+}
+
+/// `n` in decimal, written into `buf`.
+fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[at..]).expect("ASCII digits")
 }
 
 /// True if a tool by this name writes files (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`,
@@ -140,7 +154,25 @@ fn write_path_classes(folded: &[u8]) -> Found {
     found
 }
 
-impl Scan<'_> {
+impl<'r> Scan<'r> {
+    fn new(user: &'r UserRules, key: Option<String>) -> Scan<'r> {
+        Scan {
+            user,
+            budget: Budget::new(MAX_EXAMINED_BYTES),
+            key,
+            folded: String::new(),
+            found: Found::default(),
+        }
+    }
+
+    fn attempt(&mut self, attempt: &Attempt<'_>) {
+        match (attempt.input, attempt.reason) {
+            (Some(Input::Json(value)), _) => self.input(attempt.tool, value),
+            (Some(Input::Text(text)), _) | (None, Some(text)) => self.field(text, Role::Command),
+            (None, None) => {}
+        }
+    }
+
     fn input(&mut self, tool: &str, value: &Value) {
         let object = match value {
             Value::Object(object) => object,
@@ -193,6 +225,14 @@ impl Scan<'_> {
         if text.is_empty() {
             return;
         }
+        if let Some(key) = &mut self.key {
+            // Role, length, bytes: no two different walks write the same key.
+            key.push(char::from(b'0' + role as u8));
+            key.push_str(itoa(text.len(), &mut [0; 20]));
+            key.push(':');
+            key.push_str(text);
+            return;
+        }
         fold(text, &mut self.folded);
         let folded = self.folded.as_bytes();
         let (mut send, mut url) = (false, role == Role::Url);
@@ -232,6 +272,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn itoa_writes_decimal() {
+        for n in [0, 7, 10, 16384, usize::MAX] {
+            assert_eq!(itoa(n, &mut [0; 20]), n.to_string());
+        }
+    }
+
+    #[test]
     fn write_tools_are_known_by_name() {
         for tool in [
             "Write",
@@ -258,12 +305,7 @@ mod tests {
     #[test]
     fn the_budget_bounds_what_is_examined() {
         let user = UserRules::default();
-        let mut scan = Scan {
-            user: &user,
-            budget: Budget::new(MAX_EXAMINED_BYTES),
-            folded: String::new(),
-            found: Found::default(),
-        };
+        let mut scan = Scan::new(&user, None);
         let filler = "x".repeat(MAX_EXAMINED_BYTES);
         scan.field(&filler, Role::Command);
         assert!(scan.is_spent());
