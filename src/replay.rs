@@ -88,7 +88,12 @@ impl Progress {
     fn new(files: &[impl AsRef<Path>], enabled: bool) -> Progress {
         let total = files
             .iter()
-            .map(|p| std::fs::metadata(p.as_ref()).ok().filter(|m| m.is_file()).map(|m| m.len()))
+            .map(|p| {
+                std::fs::metadata(p.as_ref())
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len())
+            })
             .sum();
         Progress {
             total,
@@ -104,7 +109,9 @@ impl Progress {
         let now = Instant::now();
         if !self.enabled
             || now.duration_since(self.started) < Self::AFTER
-            || self.drawn.is_some_and(|at| now.duration_since(at) < Self::EVERY)
+            || self
+                .drawn
+                .is_some_and(|at| now.duration_since(at) < Self::EVERY)
         {
             return;
         }
@@ -176,7 +183,11 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
     }
     progress.clear();
     let accountant = pipeline.accountant();
-    let summary = Summary::of(files.len(), accountant.metrics(), progress.started.elapsed());
+    let summary = Summary::of(
+        files.len(),
+        accountant.metrics(),
+        progress.started.elapsed(),
+    );
     let _ = writeln!(io::stderr(), "{summary}"); // a closed stderr is no reason to fail
     Ok(exposition::render_text(&Counted {
         metrics: accountant.metrics(),
@@ -223,7 +234,11 @@ mod tests {
     fn the_bar_shows_the_share_read_or_the_bytes_alone() {
         assert_eq!(
             bar(2, 5, 3 << 20, Some(4 << 20)),
-            format!("[{}{}]  75% file 2/5, 3.0 of 4.0 MiB", "#".repeat(22), ".".repeat(8))
+            format!(
+                "[{}{}]  75% file 2/5, 3.0 of 4.0 MiB",
+                "#".repeat(22),
+                ".".repeat(8)
+            )
         );
         assert!(bar(1, 1, 0, Some(10)).starts_with(&format!("[{}]   0%", ".".repeat(30))));
         assert!(bar(1, 1, 99, Some(10)).starts_with(&format!("[{}] 100%", "#".repeat(30))));
@@ -253,9 +268,14 @@ mod tests {
             lines_read: 7,
             ..Metrics::default()
         };
-        metrics.lines.insert(crate::vocab::counters::LineOutcome::Malformed, 2);
+        metrics
+            .lines
+            .insert(crate::vocab::counters::LineOutcome::Malformed, 2);
         let text = Summary::of(3, &metrics, Duration::from_millis(1500)).to_string();
-        assert!(text.starts_with("replay: 3 files, 1234 bytes, lines "), "{text}");
+        assert!(
+            text.starts_with("replay: 3 files, 1234 bytes, lines "),
+            "{text}"
+        );
         assert!(text.contains("malformed=2"), "{text}");
         assert!(text.ends_with(", 0 denials, 1.500 s"), "{text}");
         assert!(!text.contains('\n'));

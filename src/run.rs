@@ -75,7 +75,10 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
     info!(
         version = env!("CARGO_PKG_VERSION"),
         globs = settings.paths.join(","),
-        state_file = settings.state_file.as_deref().map_or("none".into(), |p| p.display().to_string()),
+        state_file = settings
+            .state_file
+            .as_deref()
+            .map_or("none".into(), |p| p.display().to_string()),
         read_from = match settings.read_from {
             ReadFrom::Beginning => "beginning",
             ReadFrom::End => "end",
@@ -230,8 +233,12 @@ fn restore(settings: &RunConfig, faults: &mut Faults) -> Restored {
     if let Some(aside) = aside {
         faults.count(aside.error.fault());
         match aside.moved_to {
-            Ok(to) => error!(error = %aside.error, moved_to = %to.display(), "state file set aside; starting fresh"),
-            Err(e) => error!(error = %aside.error, "state file unusable and cannot be moved aside ({e}); starting fresh"),
+            Ok(to) => {
+                error!(error = %aside.error, moved_to = %to.display(), "state file set aside; starting fresh")
+            }
+            Err(e) => {
+                error!(error = %aside.error, "state file unusable and cannot be moved aside ({e}); starting fresh")
+            }
         }
     }
     let Some(state) = state else {

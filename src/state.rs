@@ -302,11 +302,10 @@ pub fn probe(path: &Path) -> Result<(), SnapshotError> {
         file.sync_all()
     });
     let _ = fs::remove_file(&tmp);
-    written
-        .map_err(|error| SnapshotError::Unwritable {
-            path: path.to_path_buf(),
-            error,
-        })
+    written.map_err(|error| SnapshotError::Unwritable {
+        path: path.to_path_buf(),
+        error,
+    })
 }
 
 /// Writes the state atomically: temp file, fsync, rename, fsync the directory.

@@ -13,14 +13,23 @@ fn replay_prints_one_summary_line_and_no_bar_off_a_terminal() {
     let out = run(&[log.to_str().unwrap(), log.to_str().unwrap()]);
     assert!(out.status.success());
     let stderr = String::from_utf8(out.stderr).unwrap();
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("replay: ")).collect();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("replay: "))
+        .collect();
     assert_eq!(lines.len(), 1, "{stderr}");
     let line = lines[0];
     assert!(
         line.starts_with(&format!("replay: 2 files, {} bytes, lines ", 2 * bytes)),
         "{line}"
     );
-    for outcome in ["counted=", "duplicate=", "malformed=", "ignored=", "non_utf8="] {
+    for outcome in [
+        "counted=",
+        "duplicate=",
+        "malformed=",
+        "ignored=",
+        "non_utf8=",
+    ] {
         assert!(line.contains(outcome), "{outcome} in {line}");
     }
     let stdout = String::from_utf8(out.stdout).unwrap();

@@ -34,7 +34,9 @@ impl Started {
     }
 
     fn denials(&self, workflow: &str) -> f64 {
-        let body = get(self.addr, "/metrics").map(|r| r.body).unwrap_or_default();
+        let body = get(self.addr, "/metrics")
+            .map(|r| r.body)
+            .unwrap_or_default();
         sum(&body, "permission_denials_total", &[("workflow", workflow)])
     }
 
@@ -215,17 +217,30 @@ fn a_state_that_cannot_be_written_still_comes_up_and_counts() {
     exporter.wait_denials("unwritable", 2.0);
     // Many writes fail; the first is logged once, later ones are only counted.
     let failed = || {
-        let body = get(exporter.addr, "/metrics").map(|r| r.body).unwrap_or_default();
-        sum(&body, "denials_exporter_state_writes_total", &[("result", "error")])
+        let body = get(exporter.addr, "/metrics")
+            .map(|r| r.body)
+            .unwrap_or_default();
+        sum(
+            &body,
+            "denials_exporter_state_writes_total",
+            &[("result", "error")],
+        )
     };
-    assert!(wait_until(TIMEOUT, || failed() >= 5.0), "{}", exporter.stderr());
+    assert!(
+        wait_until(TIMEOUT, || failed() >= 5.0),
+        "{}",
+        exporter.stderr()
+    );
     let logged = exporter.faults_logged();
     assert_eq!(logged.len(), 2, "{logged:#?}");
     assert!(
         logged[0].contains("the state cannot be written"),
         "{logged:#?}"
     );
-    assert!(logged[1].contains("cannot write the state file"), "{logged:#?}");
+    assert!(
+        logged[1].contains("cannot write the state file"),
+        "{logged:#?}"
+    );
     drop(exporter);
 
     let state = dir.path().join("state.json");
@@ -260,7 +275,10 @@ fn a_missing_log_directory_or_an_unreadable_file_still_comes_up() {
         .into_iter()
         .find(|l| l.contains(&glob))
         .unwrap_or_else(|| panic!("no warning naming {glob}: {}", exporter.stderr()));
-    assert!(warning.contains("its directory does not exist"), "{warning}");
+    assert!(
+        warning.contains("its directory does not exist"),
+        "{warning}"
+    );
     assert!(
         warning.contains(&format!("dir={}", logs.display())),
         "{warning}"
@@ -298,12 +316,18 @@ fn the_start_line_the_empty_glob_warning_and_the_backlog_line() {
     }
     let warnings = exporter.faults_logged();
     assert_eq!(warnings.len(), 1, "{warnings:#?}");
-    assert!(warnings[0].contains("glob matches nothing yet"), "{warnings:?}");
+    assert!(
+        warnings[0].contains("glob matches nothing yet"),
+        "{warnings:?}"
+    );
     assert!(
         warnings[0].contains(&format!("dir={}", empty.display())),
         "{warnings:?}"
     );
-    let backlog: Vec<&str> = stderr.lines().filter(|l| l.contains("backlog read")).collect();
+    let backlog: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("backlog read"))
+        .collect();
     assert_eq!(backlog.len(), 1, "{stderr}");
     assert!(backlog[0].contains("files=1"), "{}", backlog[0]);
     assert!(
@@ -324,7 +348,8 @@ fn port_alone_listens_on_ipv4_and_ipv6_and_a_v6_address_in_brackets_is_taken() {
     for addr in [format!("127.0.0.1:{port}"), format!("[::1]:{port}")] {
         let addr = addr.parse().unwrap();
         assert!(
-            wait_until(TIMEOUT, || get(addr, "/-/healthy").is_ok_and(|r| r.status == 200)),
+            wait_until(TIMEOUT, || get(addr, "/-/healthy")
+                .is_ok_and(|r| r.status == 200)),
             "{addr}: {:?}\n{}",
             exporter.try_wait(),
             exporter.stderr()
@@ -336,8 +361,11 @@ fn port_alone_listens_on_ipv4_and_ipv6_and_a_v6_address_in_brackets_is_taken() {
     let exporter = launch.spawn_on(&[format!("[::1]:{port}")]);
     let addr = format!("[::1]:{port}").parse().unwrap();
     assert!(
-        wait_until(TIMEOUT, || get(addr, "/metrics")
-            .is_ok_and(|r| sum(&r.body, "permission_denials_total", &[]) == 1.0)),
+        wait_until(TIMEOUT, || get(addr, "/metrics").is_ok_and(|r| sum(
+            &r.body,
+            "permission_denials_total",
+            &[]
+        ) == 1.0)),
         "{}",
         exporter.stderr()
     );

@@ -121,7 +121,9 @@ impl Listen {
             return Ok(Listen::Socket(socket));
         }
         if host.starts_with('[') || host.contains(':') {
-            return Err(invalid(format!("{host:?} is not an IPv6 address in brackets")));
+            return Err(invalid(format!(
+                "{host:?} is not an IPv6 address in brackets"
+            )));
         }
         match (host, port).to_socket_addrs().map(|mut a| a.next()) {
             Ok(Some(socket)) => Ok(Listen::Socket(socket)),

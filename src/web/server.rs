@@ -36,9 +36,9 @@ use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tracing::{debug, warn};
 
 use super::connection::{AcceptBackoff, Deadline};
-use crate::config::Listen;
 use super::front::Web;
 use super::published::Shared;
+use crate::config::Listen;
 
 /// How long a TLS handshake may take before the connection is dropped.
 pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
