@@ -10,6 +10,12 @@
 //! NFS and overlayfs), and on shutdown (then writes the state and returns; a read in progress
 //! stops at the next chunk boundary, so a large backlog never delays the final state write).
 //!
+//! Start-up fails only on the configuration (flags, the web config, a port that cannot be had):
+//! whatever the data, it serves `/-/healthy` at once. A state file that cannot be used is set
+//! aside ([`crate::state::open`]), one that cannot be written and a glob whose directory is missing
+//! are [`Fault`]s, each counted and logged once. Logged at the ends: one start line, a warning per
+//! glob that matches nothing, one line when the backlog has been read.
+//!
 //! With `--poll`, or when inotify cannot be set up (e.g. the watch limit), only the periodic
 //! stat drives reading.
 //!
