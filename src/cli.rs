@@ -16,7 +16,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub mod defaults {
     pub const STATE_INTERVAL_SECS: f64 = 5.0;
     pub const STAT_INTERVAL_SECS: f64 = 1.0;
-    pub const LISTEN_ADDRESS: &str = "0.0.0.0:10403";
+    pub const LISTEN_ADDRESS: &str = ":10403";
     pub const TELEMETRY_PATH: &str = "/metrics";
     pub const MAX_CONNECTIONS: usize = 256;
     pub const WRITE_TIMEOUT_SECS: f64 = 10.0;
@@ -96,7 +96,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH", env = "DENIALS_EXPORTER_STATE_FILE")]
     pub state_file: Option<PathBuf>,
 
-    /// How often the state file is written, in seconds (also written at shutdown).
+    /// How often the state file is written, in seconds (also written at start-up, when a file is
+    /// first followed, and at shutdown).
     #[arg(
         long,
         value_name = "SECONDS",
@@ -105,7 +106,9 @@ pub struct RunArgs {
     )]
     pub state_interval: f64,
 
-    /// Start with empty state when the state file is corrupt or unreadable, instead of exiting.
+    /// Accepted for compatibility, and now always the behaviour: a state file that is corrupt,
+    /// unreadable or written by a newer version is moved aside as `<path>.bad-<time>` and the
+    /// exporter starts fresh, counted in `denials_exporter_faults_total`.
     #[arg(long, env = "DENIALS_EXPORTER_STATE_RESET_ON_ERROR")]
     pub state_reset_on_error: bool,
 
@@ -128,7 +131,8 @@ pub struct RunArgs {
     )]
     pub stat_interval: f64,
 
-    /// Address to serve HTTP on (repeatable).
+    /// Address to serve HTTP on (repeatable): `:PORT` listens on every address family (IPv6 and
+    /// IPv4), `host:port`, `IPv4:port` or `[IPv6]:port` on that one address.
     #[arg(
         long = "web.listen-address",
         value_name = "ADDR",

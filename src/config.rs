@@ -18,7 +18,7 @@ use crate::vocab::Reason;
 mod reason_rules;
 mod run;
 pub use reason_rules::ReasonRules;
-pub use run::RunConfig;
+pub use run::{Listen, RunConfig};
 
 /// A flag value that cannot work.
 #[derive(Debug, Error)]
@@ -55,11 +55,8 @@ pub enum ConfigError {
     },
     #[error("--{flag} must be positive, got {seconds}")]
     NotPositive { flag: &'static str, seconds: f64 },
-    #[error("invalid --web.listen-address {address:?}: {error}")]
-    ListenAddress {
-        address: String,
-        error: std::net::AddrParseError,
-    },
+    #[error("invalid --web.listen-address {address:?}: {reason}")]
+    ListenAddress { address: String, reason: String },
     #[error("--web.telemetry-path must start with '/', got {path:?}")]
     TelemetryPath { path: String },
 }

@@ -4,11 +4,17 @@
 //! A streaming loop fed by a read-ahead thread that reads and picks candidate lines
 //! ([`ReadAhead`]) while this one decodes and counts: memory does not grow with file size. An
 //! unreadable file stops the command with an error naming it; bad lines never do.
+//!
+//! When done, one summary line on stderr ([`Summary`]: files, bytes, lines by outcome, denials,
+//! seconds); on a terminal, a progress bar on stderr once the input has taken more than a second
+//! ([`Progress`], redrawn at most ten times a second, erased before the summary).
 //! **Not here:** following, offsets, HTTP (`run`).
 
+use std::fmt;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
@@ -18,9 +24,135 @@ use crate::config::Config;
 use crate::exposition::{self, Counted};
 use crate::input::readahead::ReadAhead;
 use crate::pipeline::{Pipeline, Source};
+use crate::vocab::counters::Metrics;
 
-/// Replays `files` and returns the exposition text.
+/// What one replay read, printed as one line on stderr when it is done.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub files: usize,
+    pub bytes: u64,
+    /// Lines by outcome, every outcome, in the exposition's order.
+    pub lines: Vec<(&'static str, u64)>,
+    pub denials: u64,
+    pub seconds: f64,
+}
+
+impl Summary {
+    fn of(files: usize, metrics: &Metrics, took: Duration) -> Summary {
+        Summary {
+            files,
+            bytes: metrics.read_bytes,
+            lines: metrics
+                .lines_by_outcome()
+                .into_iter()
+                .map(|(o, n)| (o.as_str(), n))
+                .collect(),
+            denials: metrics.denials_total(),
+            seconds: took.as_secs_f64(),
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines: Vec<String> = self.lines.iter().map(|(o, n)| format!("{o}={n}")).collect();
+        write!(
+            f,
+            "replay: {} files, {} bytes, lines {}, {} denials, {:.3} s",
+            self.files,
+            self.bytes,
+            lines.join(" "),
+            self.denials,
+            self.seconds
+        )
+    }
+}
+
+/// The progress bar of a replay on a terminal: drawn once the input has taken more than
+/// [`Progress::AFTER`], then at most every [`Progress::EVERY`].
+#[derive(Debug)]
+pub struct Progress {
+    /// Bytes of every input, when known (not for stdin).
+    total: Option<u64>,
+    files: usize,
+    started: Instant,
+    drawn: Option<Instant>,
+    enabled: bool,
+}
+
+impl Progress {
+    pub const AFTER: Duration = Duration::from_secs(1);
+    pub const EVERY: Duration = Duration::from_millis(100);
+    const WIDTH: usize = 30;
+
+    fn new(files: &[impl AsRef<Path>], enabled: bool) -> Progress {
+        let total = files
+            .iter()
+            .map(|p| {
+                std::fs::metadata(p.as_ref())
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len())
+            })
+            .sum();
+        Progress {
+            total,
+            files: files.len(),
+            started: Instant::now(),
+            drawn: None,
+            enabled,
+        }
+    }
+
+    /// Redraws the bar if it is due: `file` is the 1-based number of the file being read.
+    fn tick(&mut self, file: usize, bytes: u64) {
+        let now = Instant::now();
+        if !self.enabled
+            || now.duration_since(self.started) < Self::AFTER
+            || self
+                .drawn
+                .is_some_and(|at| now.duration_since(at) < Self::EVERY)
+        {
+            return;
+        }
+        self.drawn = Some(now);
+        let line = bar(file, self.files, bytes, self.total);
+        let _ = write!(io::stderr(), "\r{line}\x1b[K");
+    }
+
+    /// Erases the bar, if one was drawn.
+    fn clear(&self) {
+        if self.drawn.is_some() {
+            let _ = write!(io::stderr(), "\r\x1b[K");
+        }
+    }
+}
+
+/// One frame of the bar: `[#####.....]  42% file 2/5, 1.2 of 2.9 MiB`, or without the bar and
+/// percentage when the total is unknown (stdin).
+pub fn bar(file: usize, files: usize, bytes: u64, total: Option<u64>) -> String {
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    match total.filter(|&t| t > 0) {
+        Some(total) => {
+            let done = bytes.min(total) as f64 / total as f64;
+            let full = (done * Progress::WIDTH as f64) as usize;
+            format!(
+                "[{}{}] {:3.0}% file {file}/{files}, {:.1} of {:.1} MiB",
+                "#".repeat(full),
+                ".".repeat(Progress::WIDTH - full),
+                done * 100.0,
+                mib(bytes),
+                mib(total)
+            )
+        }
+        None => format!("file {file}/{files}, {:.1} MiB", mib(bytes)),
+    }
+}
+
+/// Replays `files` and returns the exposition text; prints the summary (and the progress bar,
+/// on a terminal) on stderr.
 pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
+    let mut progress = Progress::new(files, io::stderr().is_terminal());
     let audit = match &config.audit_log {
         Some(path) => Some(
             AuditWriter::open(path)
@@ -30,7 +162,7 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
     };
     let max_line_bytes = config.limits.max_line_bytes;
     let mut pipeline = Pipeline::new(Accountant::new(config), audit, 0);
-    for path in files {
+    for (n, path) in files.iter().enumerate() {
         let path = path.as_ref();
         let name = path.to_string_lossy();
         let mut source = Source::new(&name, pipeline.accountant().config());
@@ -41,10 +173,22 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
             let file = File::open(path).with_context(|| format!("cannot open log file {name}"))?;
             ReadAhead::new(file, prefilter, max_line_bytes)
         };
-        replay_one(&mut pipeline, &mut source, &mut ahead)
-            .with_context(|| format!("cannot read log file {name}"))?;
+        let read = replay_one(&mut pipeline, &mut source, &mut ahead, &mut |bytes| {
+            progress.tick(n + 1, bytes)
+        });
+        if read.is_err() {
+            progress.clear();
+        }
+        read.with_context(|| format!("cannot read log file {name}"))?;
     }
+    progress.clear();
     let accountant = pipeline.accountant();
+    let summary = Summary::of(
+        files.len(),
+        accountant.metrics(),
+        progress.started.elapsed(),
+    );
+    let _ = writeln!(io::stderr(), "{summary}"); // a closed stderr is no reason to fail
     Ok(exposition::render_text(&Counted {
         metrics: accountant.metrics(),
         gauges: accountant.gauges(),
@@ -57,8 +201,10 @@ fn replay_one(
     pipeline: &mut Pipeline,
     source: &mut Source,
     ahead: &mut ReadAhead,
+    tick: &mut dyn FnMut(u64),
 ) -> io::Result<()> {
     while let Some(batch) = ahead.next_batch() {
+        tick(pipeline.accountant().metrics().read_bytes);
         let batch = batch?;
         pipeline.oversized(source, batch.oversized);
         if batch.is_tail {
@@ -77,5 +223,61 @@ pub fn print(text: &str) -> Result<()> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("cannot write to standard output"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_shows_the_share_read_or_the_bytes_alone() {
+        assert_eq!(
+            bar(2, 5, 3 << 20, Some(4 << 20)),
+            format!(
+                "[{}{}]  75% file 2/5, 3.0 of 4.0 MiB",
+                "#".repeat(22),
+                ".".repeat(8)
+            )
+        );
+        assert!(bar(1, 1, 0, Some(10)).starts_with(&format!("[{}]   0%", ".".repeat(30))));
+        assert!(bar(1, 1, 99, Some(10)).starts_with(&format!("[{}] 100%", "#".repeat(30))));
+        assert_eq!(bar(1, 1, 1 << 20, None), "file 1/1, 1.0 MiB");
+    }
+
+    #[test]
+    fn the_bar_waits_a_second_and_then_redraws_at_most_ten_times_a_second() {
+        let mut progress = Progress::new(&["-"], true);
+        progress.tick(1, 10);
+        assert!(progress.drawn.is_none(), "not before a second");
+        progress.started -= Progress::AFTER;
+        progress.tick(1, 10);
+        let first = progress.drawn.expect("drawn after a second");
+        progress.tick(1, 20);
+        assert_eq!(progress.drawn, Some(first), "not again within 100 ms");
+        let mut off = Progress::new(&["-"], false);
+        off.started -= Progress::AFTER;
+        off.tick(1, 10);
+        assert!(off.drawn.is_none(), "never off a terminal");
+    }
+
+    #[test]
+    fn the_summary_is_one_line_with_every_outcome() {
+        let mut metrics = Metrics {
+            read_bytes: 1234,
+            lines_read: 7,
+            ..Metrics::default()
+        };
+        metrics
+            .lines
+            .insert(crate::vocab::counters::LineOutcome::Malformed, 2);
+        let text = Summary::of(3, &metrics, Duration::from_millis(1500)).to_string();
+        assert!(
+            text.starts_with("replay: 3 files, 1234 bytes, lines "),
+            "{text}"
+        );
+        assert!(text.contains("malformed=2"), "{text}");
+        assert!(text.ends_with(", 0 denials, 1.500 s"), "{text}");
+        assert!(!text.contains('\n'));
     }
 }

@@ -10,6 +10,12 @@
 //! NFS and overlayfs), and on shutdown (then writes the state and returns; a read in progress
 //! stops at the next chunk boundary, so a large backlog never delays the final state write).
 //!
+//! Start-up fails only on the configuration (flags, the web config, a port that cannot be had):
+//! whatever the data, it serves `/-/healthy` at once. A state file that cannot be used is set
+//! aside ([`crate::state::open`]), one that cannot be written and a glob whose directory is missing
+//! are [`Fault`]s, each counted and logged once. Logged at the ends: one start line, a warning per
+//! glob that matches nothing, one line when the backlog has been read.
+//!
 //! With `--poll`, or when inotify cannot be set up (e.g. the watch limit), only the periodic
 //! stat drives reading.
 //!
@@ -17,7 +23,6 @@
 //! ([`crate::web`]), the state format ([`crate::state`]).
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -33,13 +38,13 @@ use tracing::{debug, error, info, warn};
 use crate::account::{wall_now, AccountState, Accountant};
 use crate::audit::AuditWriter;
 use crate::cli::ReadFrom;
-use crate::config::RunConfig;
+use crate::config::{Listen, RunConfig};
 use crate::exposition::RunStats;
 use crate::input::follow::{FollowConfig, Follower, StartAt};
 use crate::input::rejoin::Orphan;
 use crate::input::watch::Watch;
 use crate::pipeline::Pipeline;
-use crate::state::{self, FileEntry, StateFile, StateV1};
+use crate::state::{self, Fault, Faults, FileEntry, StateFile, StateV1};
 use crate::web::{self, Published, RecentDenials, Shared, View, Web, WebOptions};
 
 /// What wakes the reading thread.
@@ -66,13 +71,36 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
         write_timeout: settings.write_timeout,
     })?;
 
+    let runtime = start_runtime()?;
+    let listeners = bind(&runtime, &settings.listen_addresses)?;
+    let addresses: Vec<String> = listeners
+        .iter()
+        .filter_map(|l| l.local_addr().ok())
+        .map(|a| a.to_string())
+        .collect();
+    info!(
+        version = env!("CARGO_PKG_VERSION"),
+        globs = settings.paths.join(","),
+        state_file = settings
+            .state_file
+            .as_deref()
+            .map_or("none".into(), |p| p.display().to_string()),
+        read_from = match settings.read_from {
+            ReadFrom::Beginning => "beginning",
+            ReadFrom::End => "end",
+        },
+        listen = addresses.join(","),
+        "denials-exporter starting"
+    );
+    let mut faults = Faults::default();
+    check_globs(&settings.paths, &mut faults);
     let Restored {
         account: account_state,
         entries,
         orphans,
         audit_len,
         fresh,
-    } = restore(&settings)?;
+    } = restore(&settings, &mut faults);
     let audit = match &config.audit_log {
         Some(path) => Some(
             AuditWriter::open_at(path, audit_len)
@@ -109,8 +137,6 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
         },
     ));
 
-    let runtime = start_runtime()?;
-    let listeners = bind(&runtime, &settings.listen_addresses)?;
     web::raise_fd_limit(); // after the last start-up error
 
     // Install the SIGTERM/SIGINT handlers now, before the reading thread can report ready: a
@@ -147,6 +173,8 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
                     stats: RunStats::default(),
                     published_at: None,
                     watch,
+                    faults,
+                    state_failing: false,
                 };
                 let result = loop_config.run(reader, &shared, wake_rx);
                 shared.healthy.store(false, Ordering::Release);
@@ -189,44 +217,87 @@ struct Restored {
     fresh: bool,
 }
 
-/// Reads the state file, if one is configured; a corrupt one is an error unless
-/// `--state-reset-on-error`. Checks first that the state file can be written at all.
-fn restore(settings: &RunConfig) -> Result<Restored> {
-    if let Some(path) = &settings.state_file {
-        state::probe(path)?;
-    }
-    let restored = match &settings.state_file {
-        None => None,
-        Some(path) => match state::read(path) {
-            Ok(state) => state,
-            Err(error) if settings.state_reset_on_error => {
-                warn!(%error, "starting with empty state");
-                None
-            }
-            Err(error) => return Err(error.into()),
-        },
+/// Reads the state file, if one is configured. Nothing in it stops the start: a state that
+/// cannot be used is moved aside and the start is fresh, a state that cannot be written is a
+/// fault counted and logged (each once, in `faults`), and the exporter comes up regardless.
+fn restore(settings: &RunConfig, faults: &mut Faults) -> Restored {
+    let fresh = Restored {
+        account: AccountState::default(),
+        entries: Vec::new(),
+        orphans: Vec::new(),
+        audit_len: None,
+        fresh: true,
     };
-    let Some(state) = restored else {
-        return Ok(Restored {
-            account: AccountState::default(),
-            entries: Vec::new(),
-            orphans: Vec::new(),
-            audit_len: None,
-            fresh: true,
-        });
+    let Some(path) = &settings.state_file else {
+        return fresh;
+    };
+    if let Err(error) = state::probe(path) {
+        faults.count(error.fault());
+        error!(%error, "the state cannot be written: counts start over after a restart until it can");
+    }
+    let (state, aside) = state::open(path, wall_now());
+    if let Some(aside) = aside {
+        faults.count(aside.error.fault());
+        match aside.moved_to {
+            Ok(to) => {
+                error!(error = %aside.error, moved_to = %to.display(), "state file set aside; starting fresh")
+            }
+            Err(e) => {
+                error!(error = %aside.error, "state file unusable and cannot be moved aside ({e}); starting fresh")
+            }
+        }
+    }
+    let Some(state) = state else {
+        return fresh;
     };
     info!(
         files = state.files.len(),
         denials = state.account.metrics.denials_total(),
         "state restored"
     );
-    Ok(Restored {
+    Restored {
         account: state.account.into_owned(),
         entries: state.files,
         orphans: state.orphans,
         audit_len: state.audit_len,
         fresh: false,
-    })
+    }
+}
+
+/// Warns once for each glob that matches nothing now, naming the directory it looked in; a
+/// missing directory is a [`Fault::LogDirMissing`].
+fn check_globs(patterns: &[String], faults: &mut Faults) {
+    for pattern in patterns {
+        let matched = glob::glob(pattern).is_ok_and(|mut paths| paths.next().is_some());
+        if matched {
+            continue;
+        }
+        let dir = literal_dir(pattern);
+        if dir.is_dir() {
+            warn!(glob = %pattern, dir = %dir.display(), "glob matches nothing yet; files that appear later are followed");
+        } else {
+            faults.count(Fault::LogDirMissing);
+            warn!(glob = %pattern, dir = %dir.display(), "glob matches nothing: its directory does not exist (yet)");
+        }
+    }
+}
+
+/// The directory a glob looks in: its components before the first one with a wildcard.
+fn literal_dir(pattern: &str) -> PathBuf {
+    let path = std::path::Path::new(pattern);
+    let mut dir = PathBuf::new();
+    let components: Vec<_> = path.components().collect();
+    for (i, component) in components.iter().enumerate() {
+        let text = component.as_os_str().to_string_lossy();
+        if i + 1 == components.len() || text.contains(['*', '?', '[']) {
+            break;
+        }
+        dir.push(component);
+    }
+    if dir.as_os_str().is_empty() {
+        dir.push(".");
+    }
+    dir
 }
 
 /// The tokio runtime that serves HTTP: one worker, its threads asking for a short CPU slice.
@@ -245,14 +316,13 @@ fn start_runtime() -> Result<tokio::runtime::Runtime> {
 }
 
 /// Listens on every address, or fails naming the one that cannot be had.
-fn bind(runtime: &tokio::runtime::Runtime, addrs: &[SocketAddr]) -> Result<Vec<TcpListener>> {
+fn bind(runtime: &tokio::runtime::Runtime, addrs: &[Listen]) -> Result<Vec<TcpListener>> {
     runtime.block_on(async {
         let mut listeners = Vec::new();
-        for addr in addrs {
-            let listener = TcpListener::bind(addr)
+        for &addr in addrs {
+            let listener = web::server::bind(addr)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
-            info!(address = %listener.local_addr().unwrap_or(*addr), "serving HTTP");
             listeners.push(listener);
         }
         anyhow::Ok(listeners)
@@ -277,6 +347,11 @@ struct Reader {
     published_at: Option<Instant>,
     /// inotify on the roots of the globs (never armed with `--poll`).
     watch: Watch,
+    /// Data faults met at start-up.
+    faults: Faults,
+    /// The last state write failed (the failure was logged; the next ones are not until one
+    /// succeeds).
+    state_failing: bool,
 }
 
 /// The shortest time between two state writes made because a new identity was learned.
@@ -297,7 +372,16 @@ impl ReadLoop {
         // now on restarts from a state, never fresh (a fresh start cannot find the files rotated
         // out of the globs since). A failure is counted and logged; the interval tries again.
         let _ = self.save(&mut r);
+        let started = Instant::now();
         r.follower.read_all(&mut r.pipeline);
+        let follow = r.follower.stats();
+        info!(
+            files = follow.files.len(),
+            bytes = r.pipeline.accountant().metrics().read_bytes,
+            seconds = format!("{:.3}", started.elapsed().as_secs_f64()),
+            faults = r.faults.names(),
+            "backlog read"
+        );
         r.publish(shared, true);
         shared.ready.store(true, Ordering::Release);
         let (mut last_scan, mut last_state) = (Instant::now(), Instant::now());
@@ -371,11 +455,18 @@ impl ReadLoop {
             Ok(()) => {
                 r.stats.state_writes_ok += 1;
                 r.stats.state_last_write = wall_now();
+                if std::mem::take(&mut r.state_failing) {
+                    info!(path = %path.display(), "the state file is written again");
+                }
                 true
             }
             Err(e) => {
                 r.stats.state_writes_error += 1;
-                error!(path = %path.display(), error = %e, "cannot write the state file");
+                if std::mem::replace(&mut r.state_failing, true) {
+                    debug!(path = %path.display(), error = %e, "cannot write the state file");
+                } else {
+                    error!(path = %path.display(), error = %e, "cannot write the state file; further failures are only counted until a write succeeds");
+                }
                 false
             }
         }

@@ -15,6 +15,10 @@
 //! The file holds counters and log excerpts: it is created with mode 0600, and its temp file is
 //! created anew (`O_CREAT|O_EXCL`, which never follows a symlink planted at that name).
 //!
+//! A state file that cannot be used (corrupt, unreadable, written by a newer version) never stops
+//! the exporter: [`open`] moves it aside as `<path>.bad-<UTC time>` for a human to look at, and
+//! the exporter starts fresh. Each such [`Fault`] is counted and logged once by the caller.
+//!
 //! **Not here:** when to write (`crate::run`), matching entries to files
 //! ([`crate::input::follow`]).
 //!
@@ -41,11 +45,13 @@ use crate::redact::{holds_secret, shared_redactor};
 pub enum SnapshotError {
     #[error("cannot read state file {path}: {error}")]
     Read { path: PathBuf, error: io::Error },
-    #[error("state file {path} is corrupt: {error} (use --state-reset-on-error to start fresh)")]
+    #[error("state file {path} is corrupt: {error}")]
     Corrupt {
         path: PathBuf,
         error: serde_json::Error,
     },
+    #[error("state file {path} was written by a newer version (state version {version})")]
+    Newer { path: PathBuf, version: String },
     #[error("cannot write state file {path}: {error}")]
     Unwritable { path: PathBuf, error: io::Error },
 }
@@ -133,6 +139,132 @@ pub enum StateFile<'a> {
     V1(StateV1<'a>),
 }
 
+/// A fault in the exporter's data met at start-up: counted (`fault` label), logged once, never
+/// fatal. A closed set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The state file is not a state (truncated, not JSON, not this layout): set aside.
+    StateCorrupt,
+    /// The state file cannot be read (permissions, a directory, an I/O error): set aside.
+    StateUnreadable,
+    /// The state file was written by a newer version of the exporter: set aside.
+    StateNewer,
+    /// The state cannot be written (read-only or full volume, missing directory): counts start
+    /// over after a restart until it can.
+    StateUnwritable,
+    /// A `--path` glob's directory does not exist (yet).
+    LogDirMissing,
+}
+
+impl Fault {
+    pub const ALL: [Fault; 5] = [
+        Fault::StateCorrupt,
+        Fault::StateUnreadable,
+        Fault::StateNewer,
+        Fault::StateUnwritable,
+        Fault::LogDirMissing,
+    ];
+
+    /// The `fault` label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fault::StateCorrupt => "state_corrupt",
+            Fault::StateUnreadable => "state_unreadable",
+            Fault::StateNewer => "state_newer",
+            Fault::StateUnwritable => "state_unwritable",
+            Fault::LogDirMissing => "log_dir_missing",
+        }
+    }
+}
+
+/// How many times each [`Fault`] was met.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Faults([u64; Fault::ALL.len()]);
+
+impl Faults {
+    pub fn count(&mut self, fault: Fault) {
+        self.0[fault as usize] += 1;
+    }
+
+    /// Every fault with its count, zeros included, in [`Fault::ALL`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (Fault, u64)> + '_ {
+        Fault::ALL.into_iter().map(|f| (f, self.0[f as usize]))
+    }
+
+    /// The faults met, by label, comma-separated (empty if none).
+    pub fn names(&self) -> String {
+        let met: Vec<&str> = self
+            .iter()
+            .filter(|&(_, n)| n > 0)
+            .map(|(f, _)| f.as_str())
+            .collect();
+        met.join(",")
+    }
+}
+
+impl SnapshotError {
+    /// The fault this error is, for the self-metric.
+    pub fn fault(&self) -> Fault {
+        match self {
+            SnapshotError::Read { .. } => Fault::StateUnreadable,
+            SnapshotError::Corrupt { .. } => Fault::StateCorrupt,
+            SnapshotError::Newer { .. } => Fault::StateNewer,
+            SnapshotError::Unwritable { .. } => Fault::StateUnwritable,
+        }
+    }
+}
+
+/// A state that could not be used, moved aside.
+#[derive(Debug)]
+pub struct SetAside {
+    pub error: SnapshotError,
+    /// Where it went; `Err` if it could not be moved (it is then overwritten by the next write).
+    pub moved_to: io::Result<PathBuf>,
+}
+
+/// Reads the state file like [`read`]; one that cannot be used is moved aside as
+/// `<path>.bad-<UTC time>` and reported, and the start is fresh (`Ok(None)`).
+pub fn open(path: &Path, now: f64) -> (Option<StateV1<'static>>, Option<SetAside>) {
+    match read(path) {
+        Ok(state) => (state, None),
+        Err(error) => {
+            let mut name = path.file_name().unwrap_or_default().to_os_string();
+            name.push(format!(".bad-{}", utc_stamp(now)));
+            let aside = path.with_file_name(name);
+            let moved_to = fs::rename(path, &aside).map(|()| aside);
+            (None, Some(SetAside { error, moved_to }))
+        }
+    }
+}
+
+/// `20261124T073518Z` for `secs` since the epoch (UTC, to the second).
+pub fn utc_stamp(secs: f64) -> String {
+    let secs = secs.max(0.0) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// Just the version tag of a state file.
+#[derive(Deserialize)]
+struct VersionOnly {
+    version: serde_json::Value,
+}
+
 /// Reads the state file; `Ok(None)` if there is none yet.
 pub fn read(path: &Path) -> Result<Option<StateV1<'static>>, SnapshotError> {
     let bytes = match fs::read(path) {
@@ -147,22 +279,33 @@ pub fn read(path: &Path) -> Result<Option<StateV1<'static>>, SnapshotError> {
     };
     match serde_json::from_slice::<StateFile>(&bytes) {
         Ok(StateFile::V1(state)) => Ok(Some(state)),
-        Err(error) => Err(SnapshotError::Corrupt {
-            path: path.to_path_buf(),
-            error,
-        }),
+        Err(error) => match serde_json::from_slice::<VersionOnly>(&bytes) {
+            // A version tag this build does not know, in an otherwise well-formed file.
+            Ok(VersionOnly { version }) if version != "1" => Err(SnapshotError::Newer {
+                path: path.to_path_buf(),
+                version: version.to_string(),
+            }),
+            _ => Err(SnapshotError::Corrupt {
+                path: path.to_path_buf(),
+                error,
+            }),
+        },
     }
 }
 
-/// Checks that the state can be written beside `path` (creates and removes `<path>.tmp`).
+/// Checks that the state can be written beside `path`: creates `<path>.tmp`, writes a byte and
+/// syncs it (a full volume refuses the byte, not the empty file), removes it.
 pub fn probe(path: &Path) -> Result<(), SnapshotError> {
     let tmp = tmp_path(path);
-    create_tmp(&tmp)
-        .and_then(|_| fs::remove_file(&tmp))
-        .map_err(|error| SnapshotError::Unwritable {
-            path: path.to_path_buf(),
-            error,
-        })
+    let written = create_tmp(&tmp).and_then(|mut file| {
+        file.write_all(b"{")?;
+        file.sync_all()
+    });
+    let _ = fs::remove_file(&tmp);
+    written.map_err(|error| SnapshotError::Unwritable {
+        path: path.to_path_buf(),
+        error,
+    })
 }
 
 /// Writes the state atomically: temp file, fsync, rename, fsync the directory.
@@ -285,12 +428,53 @@ mod tests {
     }
 
     #[test]
-    fn corrupt_state_is_a_clear_error() {
+    fn a_state_that_cannot_be_used_is_set_aside_with_its_fault() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.json");
-        fs::write(&path, b"{not json").unwrap();
-        let error = read(&path).unwrap_err().to_string();
-        assert!(error.contains("is corrupt"), "{error}");
-        assert!(error.contains("--state-reset-on-error"), "{error}");
+        let now = 1_795_000_000.0; // 2026-11-18T11:06:40Z
+        let cases: [(&[u8], Fault, &str); 3] = [
+            (b"{not json", Fault::StateCorrupt, "is corrupt"),
+            (
+                br#"{"version":"2","files":{}}"#,
+                Fault::StateNewer,
+                "newer version (state version \"2\")",
+            ),
+            (br#"{"version":"1"}"#, Fault::StateCorrupt, "is corrupt"),
+        ];
+        for (bytes, fault, message) in cases {
+            fs::write(&path, bytes).unwrap();
+            let (state, aside) = open(&path, now);
+            let aside = aside.expect("set aside");
+            assert!(state.is_none());
+            assert_eq!(aside.error.fault(), fault);
+            assert!(aside.error.to_string().contains(message), "{}", aside.error);
+            let moved = aside.moved_to.unwrap();
+            assert_eq!(moved, dir.path().join("state.json.bad-20261118T110640Z"));
+            assert_eq!(fs::read(&moved).unwrap(), bytes);
+            assert!(!path.exists());
+        }
+        fs::create_dir(&path).unwrap(); // unreadable: a directory
+        let (_, aside) = open(&path, now + 1.0);
+        assert_eq!(aside.unwrap().error.fault(), Fault::StateUnreadable);
+        assert!(dir.path().join("state.json.bad-20261118T110641Z").is_dir());
+        let (state, aside) = open(&path, now); // nothing there now: a first start
+        assert!(state.is_none() && aside.is_none());
+    }
+
+    #[test]
+    fn utc_stamps() {
+        assert_eq!(utc_stamp(0.0), "19700101T000000Z");
+        assert_eq!(utc_stamp(951_782_400.0), "20000229T000000Z");
+        assert_eq!(utc_stamp(1_795_000_000.9), "20261118T110640Z");
+    }
+
+    #[test]
+    fn faults_are_named_and_counted() {
+        let mut faults = Faults::default();
+        assert_eq!(faults.names(), "");
+        faults.count(Fault::LogDirMissing);
+        faults.count(Fault::StateNewer);
+        assert_eq!(faults.names(), "state_newer,log_dir_missing");
+        assert_eq!(faults.iter().map(|(_, n)| n).sum::<u64>(), 2);
     }
 }

@@ -1,6 +1,6 @@
 //! The built binary across stops and restarts with `--state-file`: a crash (SIGKILL) mid-stream,
-//! a clean SIGTERM, state entries that no longer fit their file, a corrupt state file, rotation
-//! while stopped, and `--read-from end`.
+//! a clean SIGTERM, state entries that no longer fit their file, rotation while stopped, and
+//! `--read-from end`. A state file that cannot be used: `tests/startup.rs`.
 //!
 //! Every denial line carries no correlation key, so a line read twice would count twice; the
 //! final value of `permission_denials_total` must equal the number of denial lines written.
@@ -217,69 +217,6 @@ fn a_state_entry_that_no_longer_fits_is_dropped() {
     w.denials(wf, 2);
     exporter.wait_denials(wf, 13);
     stop(&mut exporter);
-}
-
-#[test]
-fn a_corrupt_state_file_stops_with_one_sentence_unless_told_to_reset() {
-    let wf = "corrupt";
-    let dir = tempfile::tempdir().unwrap();
-    let (log, state) = (dir.path().join("app.log"), dir.path().join("state.json"));
-    Writer::open(&log).denials(wf, 3);
-    fs::write(&state, "{not json").unwrap();
-    let launch = Launch::plain(dir.path(), &dir.path().join("*.log"))
-        .fast()
-        .arg("--state-file")
-        .arg(state.display().to_string());
-    let port = free_port();
-    let (status, stderr) = launch.run_to_exit(&format!("127.0.0.1:{port}"));
-    assert!(!status.success(), "{status}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "one sentence, got: {stderr}");
-    assert!(lines[0].contains("is corrupt"), "{stderr}");
-    assert!(lines[0].contains("--state-reset-on-error"), "{stderr}");
-    assert_eq!(
-        fs::read_to_string(&state).unwrap(),
-        "{not json",
-        "left alone"
-    );
-
-    // A state path that cannot be read (a directory) is one sentence too.
-    let as_dir = dir.path().join("state-dir");
-    fs::create_dir(&as_dir).unwrap();
-    let (status, stderr) = Launch::plain(dir.path(), &dir.path().join("*.log"))
-        .arg("--state-file")
-        .arg(as_dir.display().to_string())
-        .run_to_exit(&format!("127.0.0.1:{port}"));
-    assert!(!status.success(), "{status}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "one sentence, got: {stderr}");
-    assert!(lines[0].contains("cannot read state file"), "{stderr}");
-
-    // A state file that could never be written (its directory is missing): counting would
-    // start over after every restart, so it is refused at start-up.
-    let (status, stderr) = Launch::plain(dir.path(), &dir.path().join("*.log"))
-        .arg("--state-file")
-        .arg(dir.path().join("missing/state.json").display().to_string())
-        .run_to_exit(&format!("127.0.0.1:{port}"));
-    assert!(!status.success(), "{status}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "one sentence, got: {stderr}");
-    assert!(lines[0].contains("cannot write state file"), "{stderr}");
-
-    // With --state-reset-on-error: a warning, then a fresh start.
-    let mut exporter = launch.clone().arg("--state-reset-on-error").start();
-    exporter.wait_denials(wf, 3);
-    assert!(
-        exporter.stderr().contains("starting with empty state"),
-        "{}",
-        exporter.stderr()
-    );
-    stop(&mut exporter);
-    assert_eq!(
-        saved_offset(&state, &log),
-        Some(len(&log)),
-        "a valid state replaced it"
-    );
 }
 
 #[test]

@@ -41,6 +41,8 @@ step "exemplars: a real Prometheus with exemplar storage returns the execution i
   python3 tests/deploy/exemplars.py target/release/denials-exporter
 step "a real Prometheus scraping over TLS with basic auth and a client certificate" \
   env "DENIALS_EXPORTER=$PWD/target/release/denials-exporter" bash tests/deploy/prometheus_tls.sh
+step "a real Prometheus scraping the exporter on [::1] alone, and on :PORT over IPv4 and IPv6" \
+  env "DENIALS_EXPORTER=$PWD/target/release/denials-exporter" bash tests/deploy/prometheus_ipv6.sh
 step "every dashboard and rule expression against a real Prometheus" \
   python3 tests/deploy/promql_e2e.py --exporter target/release/denials-exporter --fixture examples/executor.log
 step "real Claude Agent SDK against a fake API" bash tests/sdk/run.sh target/release/denials-exporter

@@ -8,7 +8,7 @@
 //!
 //! Cold: built once at start-up.
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -30,7 +30,7 @@ pub struct RunConfig {
     pub poll: bool,
     pub stat_interval: Duration,
     /// Never empty.
-    pub listen_addresses: Vec<SocketAddr>,
+    pub listen_addresses: Vec<Listen>,
     /// Starts with `/`.
     pub telemetry_path: String,
     pub web_config_file: Option<PathBuf>,
@@ -58,13 +58,7 @@ impl RunConfig {
         let listen_addresses = args
             .listen_addresses
             .iter()
-            .map(|a| {
-                a.parse::<SocketAddr>()
-                    .map_err(|error| ConfigError::ListenAddress {
-                        address: a.clone(),
-                        error,
-                    })
-            })
+            .map(|a| Listen::parse(a))
             .collect::<Result<Vec<_>, _>>()?;
         if listen_addresses.is_empty() {
             return Err(ConfigError::Empty {
@@ -96,6 +90,58 @@ impl RunConfig {
     }
 }
 
+/// One `--web.listen-address`, as exporter-toolkit takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listen {
+    /// `:PORT` (or `[::]:PORT`): every address family, IPv6 with IPv4 mapped into it, or IPv4
+    /// alone on a host without IPv6.
+    AllFamilies(u16),
+    /// `host:port`, `IPv4:port` or `[IPv6]:port`: that one address (a host name is resolved once,
+    /// at start-up, to its first address).
+    Socket(SocketAddr),
+}
+
+impl Listen {
+    /// Parses `:PORT`, `host:port`, `IPv4:port` or `[IPv6]:port`.
+    pub fn parse(address: &str) -> Result<Listen, ConfigError> {
+        let invalid = |reason: String| ConfigError::ListenAddress {
+            address: address.to_string(),
+            reason,
+        };
+        let Some((host, port)) = address.rsplit_once(':') else {
+            return Err(invalid("want :PORT, host:port or [v6]:port".into()));
+        };
+        let port: u16 = port
+            .parse()
+            .map_err(|_| invalid(format!("port {port:?} is not a number from 0 to 65535")))?;
+        if host.is_empty() || host == "[::]" {
+            return Ok(Listen::AllFamilies(port));
+        }
+        if let Ok(socket) = address.parse::<SocketAddr>() {
+            return Ok(Listen::Socket(socket));
+        }
+        if host.starts_with('[') || host.contains(':') {
+            return Err(invalid(format!(
+                "{host:?} is not an IPv6 address in brackets"
+            )));
+        }
+        match (host, port).to_socket_addrs().map(|mut a| a.next()) {
+            Ok(Some(socket)) => Ok(Listen::Socket(socket)),
+            Ok(None) => Err(invalid(format!("host {host:?} has no address"))),
+            Err(error) => Err(invalid(format!("cannot resolve host {host:?}: {error}"))),
+        }
+    }
+}
+
+impl std::fmt::Display for Listen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Listen::AllFamilies(port) => write!(f, ":{port}"),
+            Listen::Socket(socket) => write!(f, "{socket}"),
+        }
+    }
+}
+
 /// `seconds` as a duration above zero.
 fn positive(flag: &'static str, seconds: f64) -> Result<Duration, ConfigError> {
     Duration::try_from_secs_f64(seconds)
@@ -124,10 +170,43 @@ mod tests {
         let c = RunConfig::from_args(&run_args(&["--path", "/l/*.log"])).unwrap();
         assert_eq!(c.paths, ["/l/*.log"]);
         assert_eq!(c.stat_interval, Duration::from_secs(1));
-        assert_eq!(c.listen_addresses, ["0.0.0.0:10403".parse().unwrap()]);
+        assert_eq!(c.listen_addresses, [Listen::AllFamilies(10403)]);
         let c = RunConfig::from_args(&run_args(&["--demo", "--stat-interval", "0.25"])).unwrap();
         assert!(c.demo && c.paths.is_empty());
         assert_eq!(c.stat_interval, Duration::from_millis(250));
+    }
+
+    #[test]
+    fn listen_addresses_as_exporter_toolkit_takes_them() {
+        let socket = |s: &str| Listen::Socket(s.parse().unwrap());
+        let cases = [
+            (":9100", Listen::AllFamilies(9100)),
+            ("[::]:9100", Listen::AllFamilies(9100)),
+            ("0.0.0.0:9100", socket("0.0.0.0:9100")),
+            ("127.0.0.1:0", socket("127.0.0.1:0")),
+            ("[::1]:9100", socket("[::1]:9100")),
+            ("[fe80::1%1]:9100", socket("[fe80::1%1]:9100")),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Listen::parse(text).unwrap(), want, "{text}");
+        }
+        let localhost = Listen::parse("localhost:9100").unwrap();
+        assert!(
+            matches!(localhost, Listen::Socket(s) if s.ip().is_loopback() && s.port() == 9100),
+            "{localhost:?}"
+        );
+        for (text, want) in [
+            ("9100", "want :PORT"),
+            (":x", "port \"x\" is not a number"),
+            (":70000", "port \"70000\""),
+            ("::1:9100", "is not an IPv6 address in brackets"),
+            ("[::1:9100", "is not an IPv6 address in brackets"),
+            ("no-such-host.invalid:9100", "cannot resolve host"),
+        ] {
+            let error = Listen::parse(text).unwrap_err().to_string();
+            assert!(error.contains(want), "{text}: {error}");
+            assert!(error.starts_with("invalid --web.listen-address"), "{error}");
+        }
     }
 
     #[test]

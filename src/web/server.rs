@@ -13,10 +13,17 @@
 //! ([`super::front`]), the cap, write deadline and back-off themselves ([`super::connection`]),
 //! the TLS configuration ([`super::tls`]).
 //!
+//! Binding ([`bind`]): `:PORT` listens on every address family: one IPv6 socket with
+//! `IPV6_V6ONLY` off, so IPv4 clients are accepted too as mapped addresses whatever the host's
+//! `net.ipv6.bindv6only`, or `0.0.0.0` when the host has no IPv6.
+//!
 //! Cost: per connection.
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::io;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,18 +32,72 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tracing::{debug, warn};
 
 use super::connection::{AcceptBackoff, Deadline};
 use super::front::Web;
 use super::published::Shared;
+use crate::config::Listen;
 
 /// How long a TLS handshake may take before the connection is dropped.
 pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a request's header may take to arrive.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The accept queue of each listener.
+const BACKLOG: u32 = 1024;
+
+/// Listens on one `--web.listen-address`.
+pub async fn bind(listen: Listen) -> io::Result<TcpListener> {
+    match listen {
+        Listen::Socket(addr) => TcpListener::bind(addr).await,
+        Listen::AllFamilies(port) => match bind_dual_stack(port) {
+            Ok(listener) => Ok(listener),
+            // No IPv6 on this host (disabled, or no address): IPv4 alone.
+            Err(e) if no_ipv6(&e) => {
+                debug!(error = %e, "no IPv6 on this host; listening on IPv4 only");
+                listen_on(TcpSocket::new_v4()?, (Ipv4Addr::UNSPECIFIED, port).into())
+            }
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// `[::]:port` accepting IPv4 too.
+fn bind_dual_stack(port: u16) -> io::Result<TcpListener> {
+    let socket = TcpSocket::new_v6()?;
+    let off: libc::c_int = 0;
+    // SAFETY: a valid socket descriptor, and a pointer to a c_int of the length given.
+    let rc = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::IPPROTO_IPV6,
+            libc::IPV6_V6ONLY,
+            std::ptr::addr_of!(off).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    listen_on(socket, (Ipv6Addr::UNSPECIFIED, port).into())
+}
+
+fn listen_on(socket: TcpSocket, addr: SocketAddr) -> io::Result<TcpListener> {
+    socket.set_reuseaddr(true)?; // what TcpListener::bind does: a restart reuses the port at once
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
+
+/// Whether `error` says the host has no IPv6 (as opposed to the port being taken).
+fn no_ipv6(error: &io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(libc::EAFNOSUPPORT | libc::EADDRNOTAVAIL | libc::EPROTONOSUPPORT)
+    )
+}
 
 /// Serves until `shutdown` resolves, then closes connections gracefully.
 ///
