@@ -28,6 +28,7 @@ fn one_record_per_counted_denial_with_the_documented_schema() {
         "tool",
         "workflow",
         "reason",
+        "risk",
         "execution_id",
         "tool_use_id",
         "decision_reason",
