@@ -9,11 +9,12 @@
 //!
 //! | key | type | meaning |
 //! |---|---|---|
-//! | `audit` | string | always `permission_denial`, and always the first key: it tells audit lines from the exporter's own log when both go to one stream (`--audit-log=-`) |
+//! | `audit` | string | the record kind, always the first key: it tells audit lines from the exporter's own log when both go to one stream (`--audit-log=-`). `permission_denial` for a counted denial; `risk_decided` for the class of a denial counted earlier with `"risk":"pending"` (below) |
 //! | `time` | string | log time of the denial (RFC 3339, UTC), else when it was read |
 //! | `tool` | string | tool name as logged (redacted, at most 240 characters) |
 //! | `workflow` | string | the `workflow` label value the denial was counted under |
 //! | `reason` | string | the `reason` label value |
+//! | `risk` | string | the `risk` label value: what the denial attempted (docs/risk.md), or `pending` |
 //! | `execution_id` | string? | correlation key value |
 //! | `tool_use_id` | string? | the SDK's tool use id |
 //! | `decision_reason` | string? | free-text reason (redacted, at most 240 characters) |
@@ -22,6 +23,14 @@
 //! | `origin` | string | `mid_stream` (counted as it happened) or `record` (only the execution record revealed it) |
 //! | `format` | string | `pino`, `stream_json`, `claude_code_hook` or `agent_cli_hook` |
 //! | `count` | number | only when not 1: how many denials a record's per-tool count or total stands for |
+//!
+//! A mid-stream denial with a tool use id and a correlation key but no tool input is counted at
+//! once with `"risk":"pending"`: its class waits for its execution's record, which brings the
+//! input. When the class is decided, a `risk_decided` line follows with the same keys: `tool`
+//! and `workflow` are the label values, `tool_use_id`, `execution_id` and `input_summary` come
+//! from the record (all `null` when the execution was evicted before its record), and
+//! `decision_reason` is `null`. Every `permission_denial` line is one denial, as before; a
+//! `risk_decided` line counts no denial.
 //!
 //! A field past its bound is its length instead, with nothing of its content:
 //! `<tool name of 1000003 bytes>` for a tool name, execution id or tool use id past 128 bytes (the
@@ -40,7 +49,7 @@ use std::path::Path;
 
 use tracing::warn;
 
-use crate::vocab::AuditRecord;
+use crate::vocab::{AuditKind, AuditRecord};
 
 /// Where audit lines go. Lines are buffered: [`AuditWriter::flush`] writes them out, and so
 /// does dropping the writer (a failure then is logged).
@@ -117,8 +126,11 @@ impl Drop for AuditWriter {
     }
 }
 
-/// The first key of every audit line: what a log stack selects audit lines by.
+/// The first key of every counted denial's audit line: what a log stack selects audit lines by.
 const DISCRIMINATOR: &[u8] = b"{\"audit\":\"permission_denial\"";
+
+/// The first key of a `risk_decided` line.
+const RISK_DECIDED: &[u8] = b"{\"audit\":\"risk_decided\"";
 
 /// Appends `record` as one JSON object and a newline: the discriminator, then the keys and
 /// bytes `serde_json` writes for it (`records_are_written_as_serde_writes_them` checks every field and escape).
@@ -134,11 +146,15 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
             None => out.extend_from_slice(b"null"),
         }
     };
-    out.extend_from_slice(DISCRIMINATOR);
+    out.extend_from_slice(match record.kind {
+        AuditKind::Denial => DISCRIMINATOR,
+        AuditKind::RiskDecided => RISK_DECIDED,
+    });
     text(out, ",\"time\":", &record.time);
     text(out, ",\"tool\":", &record.tool);
     text(out, ",\"workflow\":", &record.workflow);
     text(out, ",\"reason\":", record.reason.as_str());
+    text(out, ",\"risk\":", &record.risk);
     optional(out, ",\"execution_id\":", &record.execution_id);
     optional(out, ",\"tool_use_id\":", &record.tool_use_id);
     optional(out, ",\"decision_reason\":", &record.decision_reason);
@@ -258,10 +274,12 @@ mod tests {
 
     fn record(text: &str, optional: Option<String>, count: u64) -> AuditRecord {
         AuditRecord {
+            kind: AuditKind::Denial,
             time: text.into(),
             tool: text.into(),
             workflow: text.into(),
             reason: Reason::SubcommandResults,
+            risk: text.into(),
             execution_id: optional.clone(),
             tool_use_id: optional.clone(),
             decision_reason: optional.clone(),
@@ -306,11 +324,13 @@ mod tests {
 
     #[test]
     fn schema_is_stable() {
-        let record = AuditRecord {
+        let mut record = AuditRecord {
+            kind: AuditKind::Denial,
             time: "2026-06-12T08:00:00.139Z".into(),
             tool: "Bash".into(),
             workflow: "review".into(),
             reason: Reason::Hook,
+            risk: "history_rewrite".into(),
             execution_id: Some("exec_1".into()),
             tool_use_id: None,
             decision_reason: Some("PreToolUse hook denied".into()),
@@ -320,11 +340,16 @@ mod tests {
             format: "pino",
             count: 1,
         };
-        let want = r#"{"time":"2026-06-12T08:00:00.139Z","tool":"Bash","workflow":"review","reason":"hook","execution_id":"exec_1","tool_use_id":null,"decision_reason":"PreToolUse hook denied","input_summary":"git push --force","source_file":"/var/log/executor/app.log","origin":"mid_stream","format":"pino"}"#;
+        let want = r#"{"time":"2026-06-12T08:00:00.139Z","tool":"Bash","workflow":"review","reason":"hook","risk":"history_rewrite","execution_id":"exec_1","tool_use_id":null,"decision_reason":"PreToolUse hook denied","input_summary":"git push --force","source_file":"/var/log/executor/app.log","origin":"mid_stream","format":"pino"}"#;
         assert_eq!(serde_json::to_string(&record).unwrap(), want);
         let mut line = Vec::new();
         write_record(&mut line, &record);
-        let audit = r#"{"audit":"permission_denial","time":"2026-06-12T08:00:00.139Z","tool":"Bash","workflow":"review","reason":"hook","execution_id":"exec_1","tool_use_id":null,"decision_reason":"PreToolUse hook denied","input_summary":"git push --force","source_file":"/var/log/executor/app.log","origin":"mid_stream","format":"pino"}"#;
+        let audit = r#"{"audit":"permission_denial","time":"2026-06-12T08:00:00.139Z","tool":"Bash","workflow":"review","reason":"hook","risk":"history_rewrite","execution_id":"exec_1","tool_use_id":null,"decision_reason":"PreToolUse hook denied","input_summary":"git push --force","source_file":"/var/log/executor/app.log","origin":"mid_stream","format":"pino"}"#;
         assert_eq!(String::from_utf8(line).unwrap(), format!("{audit}\n"));
+        record.kind = AuditKind::RiskDecided;
+        let mut line = Vec::new();
+        write_record(&mut line, &record);
+        let decided = audit.replace("permission_denial", "risk_decided");
+        assert_eq!(String::from_utf8(line).unwrap(), format!("{decided}\n"));
     }
 }

@@ -11,11 +11,27 @@ fn one_record_per_counted_denial_with_the_documented_schema() {
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/executor.log");
     let e = common::replay(&["--audit-log", audit.to_str().unwrap(), example]);
     let text = std::fs::read_to_string(&audit).unwrap();
-    let records: Vec<serde_json::Value> = text
+    let all: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    let (records, decided): (Vec<_>, Vec<_>) = all
+        .into_iter()
+        .partition(|r| r["audit"] == "permission_denial");
     assert_eq!(records.len() as f64, e.sum("permission_denials_total", &[]));
+    // Each mid-stream denial counted with "risk":"pending" has its class decided once.
+    let pending = records.iter().filter(|r| r["risk"] == "pending").count();
+    assert!(pending > 0);
+    assert_eq!(decided.len(), pending);
+    assert!(decided.iter().all(|r| r["audit"] == "risk_decided"
+        && r["risk"] != "pending"
+        && r["execution_id"].is_string()));
+    let push = decided.iter().find(|r| r["tool"] == "Bash").unwrap();
+    assert_eq!(
+        (&push["risk"], &push["tool_use_id"]),
+        (&"history_rewrite".into(), &"toolu_01A9x2Lq".into()),
+        "the record brought the force push's input"
+    );
     let keys: BTreeSet<&str> = records[0]
         .as_object()
         .unwrap()
@@ -28,6 +44,7 @@ fn one_record_per_counted_denial_with_the_documented_schema() {
         "tool",
         "workflow",
         "reason",
+        "risk",
         "execution_id",
         "tool_use_id",
         "decision_reason",
@@ -41,7 +58,8 @@ fn one_record_per_counted_denial_with_the_documented_schema() {
     assert_eq!(keys, want);
     for line in text.lines() {
         assert!(
-            line.starts_with(r#"{"audit":"permission_denial","#),
+            line.starts_with(r#"{"audit":"permission_denial","#)
+                || line.starts_with(r#"{"audit":"risk_decided","#),
             "the discriminator is the first key: {line}"
         );
     }
@@ -74,6 +92,10 @@ fn audit_to_stdout_comes_before_the_exposition() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let audit_lines = text.lines().take_while(|l| l.starts_with('{')).count();
-    assert_eq!(audit_lines, 7);
+    assert_eq!(
+        audit_lines,
+        7 + 4,
+        "7 denials, 4 of them classified at their record"
+    );
     assert!(text.contains("# TYPE permission_denials_total counter"));
 }

@@ -20,6 +20,8 @@ const STAGES: &[(&str, u8)] = &[
     ("memory", 0),
     ("sched", 0),
     ("signal", 0),
+    // The risk classifier: a pure function the configuration checks flags with and account calls.
+    ("risk", 0),
     // Flags, then the checked configuration built from them.
     ("cli", 1),
     // What a denied call attempted, as a class: pure, read by config (user rules) and account.

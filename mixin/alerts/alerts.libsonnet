@@ -58,6 +58,31 @@
             },
           },
           {
+            alert: "DenialsExporterDangerousAttempt",
+            expr: |||
+              sum by (%(clusterBy)snamespace, job, workflow, tool, risk) (
+                increase(permission_denial_risks_total{%(jobSelector)s, risk!~"none|unknown"}[5m])
+              ) > 0
+              or
+              (
+                sum by (%(clusterBy)snamespace, job, workflow, tool, risk) (
+                  permission_denial_risks_total{%(jobSelector)s, risk!~"none|unknown"}
+                )
+                unless
+                sum by (%(clusterBy)snamespace, job, workflow, tool, risk) (
+                  permission_denial_risks_total{%(jobSelector)s, risk!~"none|unknown"} offset 5m
+                )
+              )
+            ||| % $._config,
+            'for': "0m",
+            labels: {severity: "critical"},
+            annotations: {
+              summary: "An agent tried something dangerous and a permission layer denied it.",
+              description: "{{ $value | humanize }} denied {{ $labels.tool }} call(s) of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} attempted {{ $labels.risk }} in the last 5 minutes, whatever layer denied them. Read the audit log for the attempt and the execution that made it.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterDangerousAttempt"),
+            },
+          },
+          {
             alert: "DenialsExporterUnknownDenialsRising",
             expr: |||
               (

@@ -1279,6 +1279,86 @@ local variables = import '../lib/variables.libsonnet';
               }
             }
           ]
+        },
+        {
+          "id": 17,
+          "type": "timeseries",
+          "title": "What they tried",
+          "description": "Denials per minute by what was attempted (the risk class of the command, path, URL or content, docs/risk.md) and workflow, whatever layer denied them: the question behind DenialsExporterDangerousAttempt, which fires on every class but none and unknown. A mid-stream denial whose input comes with its execution's record is classified then. Click a series for the exporter's recent denials of that class.",
+          "datasource": {
+            "type": "prometheus",
+            "uid": "${datasource}"
+          },
+          "gridPos": {
+            "x": 0,
+            "y": 50,
+            "w": 24,
+            "h": 9
+          },
+          "fieldConfig": {
+            "defaults": {
+              "unit": "opm",
+              "color": {
+                "mode": "palette-classic"
+              },
+              "thresholds": {
+                "mode": "absolute",
+                "steps": [
+                  {
+                    "color": "green",
+                    "value": null
+                  }
+                ]
+              },
+              "custom": {
+                "drawStyle": "bars",
+                "lineInterpolation": "linear",
+                "lineWidth": 1,
+                "fillOpacity": 60,
+                "gradientMode": "none",
+                "showPoints": "never",
+                "spanNulls": false,
+                "axisSoftMin": 0,
+                "stacking": {
+                  "mode": "normal",
+                  "group": "A"
+                }
+              },
+              "links": drill.links($._config, 'This class', [['workflow', '=', '${__field.labels.workflow}']], 'risk=${__field.labels.risk:percentencode}&workflow=${__field.labels.workflow:percentencode}')
+            },
+            "overrides": []
+          },
+          "options": {
+            "legend": {
+              "displayMode": "table",
+              "placement": "bottom",
+              "showLegend": true,
+              "calcs": [
+                "sum",
+                "max",
+                "lastNotNull"
+              ]
+            },
+            "tooltip": {
+              "mode": "multi",
+              "sort": "desc"
+            }
+          },
+          "targets": [
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${datasource}"
+              },
+              "editorMode": "code",
+              "expr": ("sum by (risk, workflow) (rate(permission_denial_risks_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) * 60" % $._config),
+              "legendFormat": "{{risk}} · {{workflow}}",
+              "range": true,
+              "instant": false,
+              "refId": "A",
+              "exemplar": true
+            }
+          ]
         }
       ],
       "refresh": "1m",

@@ -11,7 +11,7 @@
 use super::shown::Field;
 use super::{wall_now, Accountant, AUDIT_TEXT_CHARS};
 use crate::decode::{self, Format};
-use crate::vocab::{AuditRecord, Origin, Reason};
+use crate::vocab::{AuditKind, AuditRecord, Origin, Reason};
 
 /// A denial being counted, as its line said it (the tool as logged), before redaction.
 pub(super) struct CountedDenial<'a> {
@@ -31,7 +31,7 @@ pub(super) struct CountedDenial<'a> {
 
 impl Accountant {
     /// Builds the audit record of a counted denial, unless nothing reads audit records.
-    pub(super) fn audit_denial(&mut self, input: CountedDenial<'_>) {
+    pub(super) fn audit_denial(&mut self, input: CountedDenial<'_>, risk: String) {
         if !self.auditing {
             return; // nobody reads audit records: skip building (and redacting) them
         }
@@ -44,10 +44,12 @@ impl Accountant {
                 .unwrap_or_else(|| self.excerpt(s, AUDIT_TEXT_CHARS))
         };
         let record = AuditRecord {
+            kind: AuditKind::Denial,
             time: decode::time::format_rfc3339(input.time.unwrap_or_else(wall_now)),
             tool: shown(Field::ToolName, input.tool),
             workflow: input.workflow.to_string(),
             reason: input.reason,
+            risk,
             execution_id: input.execution_id.map(|s| shown(Field::ExecutionId, s)),
             tool_use_id: input.tool_use_id.map(|s| shown(Field::ToolUseId, s)),
             decision_reason: input.reason_text.map(|s| shown(Field::DecisionReason, s)),

@@ -27,6 +27,7 @@
 //!
 //! Cold: per denial or record line.
 
+mod attempts;
 mod auditing;
 pub mod digest;
 pub mod labels;
@@ -45,8 +46,10 @@ use serde::{Deserialize, Serialize};
 use crate::config::Config;
 use crate::decode::{Denial, Event};
 use crate::redact::{holds_secret, label_value, shared_redactor, Redactor};
+use crate::risk::RiskRules;
 use crate::vocab::counters::{self as metrics, DenialKey, LineOutcome, Metrics};
 use crate::vocab::{AuditRecord, Origin};
+use attempts::Decision;
 use auditing::CountedDenial;
 use labels::{Admission, AdmittedSet, LabelName, Reason};
 use reconcile::Executions;
@@ -88,6 +91,8 @@ pub struct Accountant {
     auditing: bool,
     /// Whether exemplars are kept (only `/metrics` in OpenMetrics shows them; `replay` does not).
     exemplars: bool,
+    /// What each denial attempted is classified with ([`Accountant::set_risk_rules`]).
+    risk: RiskRules,
 }
 
 impl Accountant {
@@ -104,6 +109,7 @@ impl Accountant {
             audit: Vec::new(),
             auditing: true,
             exemplars: false,
+            risk: RiskRules::builtin(),
         }
     }
 
@@ -160,6 +166,7 @@ impl Accountant {
             }
         };
         self.sweep();
+        self.decide_ended();
         outcome
     }
 
@@ -265,8 +272,20 @@ impl Accountant {
             }
         }
         let workflow = self.workflow_label(workflow.as_deref(), source);
+        let reason_text = denial.reason_text.as_deref();
+        let decision = match &denial.attempted {
+            Some(input) => Decision::Now(self.classify(&denial.tool, Some(input), None)),
+            None => {
+                let risk = self.classify(&denial.tool, None, reason_text);
+                match (&denial.execution_id, &denial.tool_use_id) {
+                    (Some(_), Some(_)) => Decision::Wait(risk),
+                    _ => Decision::Now(risk),
+                }
+            }
+        };
         self.book(
             &tool,
+            decision,
             CountedDenial {
                 time,
                 tool: &denial.tool,
@@ -285,25 +304,29 @@ impl Accountant {
         LineOutcome::Counted
     }
 
-    /// Counts a denial under the `tool` label value and writes its audit record.
-    fn book(&mut self, tool: &str, denial: CountedDenial<'_>) {
-        self.count_denial(
+    /// Counts a denial under the `tool` label value, decides or defers its risk class, and
+    /// writes its audit record.
+    fn book(&mut self, tool: &str, decision: Decision, denial: CountedDenial<'_>) {
+        let ids = (denial.execution_id, denial.tool_use_id);
+        let key = self.count_denial(
             denial_key(tool, denial.workflow, denial.reason),
             denial.count,
-            (denial.execution_id, denial.tool_use_id),
+            ids,
             denial.time,
         );
-        self.audit_denial(denial);
+        let risk = self.decide(&key, decision, denial.count, ids, denial.time);
+        self.audit_denial(denial, risk);
     }
 
-    /// Counts `n` denials under `key`, or under tool and workflow `other` past `--max-series`.
+    /// Counts `n` denials under `key`, or under tool and workflow `other` past `--max-series`;
+    /// returns the key counted under.
     fn count_denial(
         &mut self,
         mut key: DenialKey,
         n: u64,
         ids: (Option<&str>, Option<&str>),
         time: Option<f64>,
-    ) {
+    ) -> DenialKey {
         let m = &mut self.state.metrics;
         if m.denials.len() >= self.config.limits.max_series && !m.denials.contains_key(&key) {
             // Past the series cap: at most one more series per reason.
@@ -317,8 +340,9 @@ impl Accountant {
                 .denial_exemplars
                 .insert(key.clone(), exemplar);
         }
-        let count = self.state.metrics.denials.entry(key).or_default();
+        let count = self.state.metrics.denials.entry(key.clone()).or_default();
         *count = count.saturating_add(n);
+        key
     }
 
     /// The `label` value of `raw`, admitting it to its set if there is room.

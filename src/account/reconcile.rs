@@ -3,7 +3,8 @@
 //!
 //! Owns the bounded map of executions (a cap with least-recently-seen eviction, and an idle
 //! timeout), each holding the tool use ids counted, the per-tool counts, mid-stream denials that
-//! had no id yet, the totals of the last record and its cumulative `modelUsage`. **Not here:** label values and counters
+//! had no id yet, mid-stream denials whose risk class waits for the record's input
+//! ([`PendingRisk`]), the totals of the last record and its cumulative `modelUsage`. **Not here:** label values and counters
 //! ([`super::Accountant`] decides what the findings here mean for them).
 //!
 //! Work and memory per line are bounded whatever the line says: a record reveals at most a
@@ -26,7 +27,8 @@ use serde::{Deserialize, Serialize};
 use super::digest::Digest;
 use super::small_map::SmallMap;
 use super::totals::Totals;
-use crate::decode::RecordedDenials;
+use crate::decode::{Attempted, RecordedDenial, RecordedDenials};
+use crate::vocab::Reason;
 
 /// Tool use ids remembered per execution, at most.
 pub const MAX_IDS_PER_EXECUTION: usize = 10_000;
@@ -41,7 +43,22 @@ pub struct Revealed {
     pub tool: String,
     pub tool_use_id: Option<String>,
     pub input_summary: Option<String>,
+    /// The entry's tool input, for the risk class.
+    pub attempted: Option<Attempted>,
     pub count: u64,
+}
+
+/// A mid-stream denial counted before its input was known, waiting for its execution's record
+/// to bring it (matched by tool use id). Holds label values and the class its reason text gave,
+/// never a raw text: it is kept in the state file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingRisk {
+    /// The `tool` and `workflow` label values it was counted under.
+    pub tool: String,
+    pub workflow: String,
+    pub reason: Reason,
+    /// The class of its reason text (`unknown` without one): its class if no input comes.
+    pub fallback: String,
 }
 
 impl Revealed {
@@ -51,6 +68,7 @@ impl Revealed {
             tool,
             tool_use_id: None,
             input_summary: None,
+            attempted: None,
             count,
         }
     }
@@ -101,6 +119,10 @@ pub struct Execution {
     /// [`super::spend::MAX_MODELS_PER_EXECUTION`]).
     #[serde(default, skip_serializing_if = "SmallMap::is_empty")]
     pub models: super::spend::SeenModels,
+    /// Mid-stream denials whose class waits for the record, by tool use id: a subset of `ids`,
+    /// so bounded like them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending: BTreeMap<Digest, PendingRisk>,
     /// Clock (seconds) when a line of this execution was last seen.
     pub last_seen: f64,
     /// The touch that last saw it, for the eviction queue.
@@ -156,15 +178,12 @@ impl Execution {
         match denials {
             RecordedDenials::List(items) => {
                 let mut listed: BTreeMap<String, u64> = BTreeMap::new();
-                let mut without_id: BTreeMap<String, Vec<&Option<String>>> = BTreeMap::new();
+                let mut without_id: BTreeMap<String, Vec<&RecordedDenial>> = BTreeMap::new();
                 for item in items {
                     let tool = label(&item.tool);
                     *listed.entry(tool.clone()).or_default() += 1;
                     let Some(id) = &item.tool_use_id else {
-                        without_id
-                            .entry(tool)
-                            .or_default()
-                            .push(&item.input_summary);
+                        without_id.entry(tool).or_default().push(item);
                         continue;
                     };
                     if !self.remember(id) {
@@ -180,17 +199,19 @@ impl Execution {
                             tool,
                             tool_use_id: Some(id.clone()),
                             input_summary: item.input_summary.clone(),
+                            attempted: item.attempted.clone(),
                             count: 1,
                         });
                     }
                 }
-                for (tool, summaries) in without_id {
+                for (tool, entries) in without_id {
                     let extra = budget.take(self.excess(&tool, listed[&tool]));
-                    revealed.extend(summaries.into_iter().take(extra as usize).map(|summary| {
+                    revealed.extend(entries.into_iter().take(extra as usize).map(|item| {
                         Revealed {
                             tool: tool.clone(),
                             tool_use_id: None,
-                            input_summary: summary.clone(),
+                            input_summary: item.input_summary.clone(),
+                            attempted: item.attempted.clone(),
                             count: 1,
                         }
                     }));
@@ -227,6 +248,17 @@ impl Execution {
             revealed,
             clamped: budget.clamped,
         }
+    }
+
+    /// Keeps `pending` until the record brings the input of the tool use `id`; false (and
+    /// nothing kept) when the id is not remembered (past [`MAX_IDS_PER_EXECUTION`]).
+    pub fn hold_pending(&mut self, id: &str, pending: PendingRisk) -> bool {
+        let digest = Digest::of(id);
+        if !self.ids.contains(&digest) {
+            return false;
+        }
+        self.pending.insert(digest, pending);
+        true
     }
 
     /// Marks the tool use `id` counted; false if it already was.
@@ -269,6 +301,10 @@ pub struct Executions {
     /// Tool use ids remembered over all executions.
     #[serde(skip)]
     ids: usize,
+    /// Pending classifications of executions evicted since the last [`Executions::take_ended`]:
+    /// drained by the accountant within the line that evicted them, so never saved.
+    #[serde(skip)]
+    ended: Vec<PendingRisk>,
 }
 
 impl PartialEq for Executions {
@@ -306,6 +342,7 @@ impl Executions {
                 break;
             };
             self.ids -= oldest.ids.len();
+            self.ended.extend(oldest.pending.into_values());
             evicted += 1;
         }
         if self.order.len() > 2 * self.map.len() + 64 {
@@ -359,6 +396,7 @@ impl Executions {
         }
         self.last_sweep = now;
         let (mut dropped, mut dropped_ids) = (0, 0);
+        let ended = &mut self.ended;
         self.map.retain(|_, e| {
             if e.last_seen <= 0.0 {
                 // Seen before any log time (stream-json lines carry none): idle from the first
@@ -371,6 +409,7 @@ impl Executions {
             if !keep {
                 dropped += 1;
                 dropped_ids += e.ids.len();
+                ended.extend(std::mem::take(&mut e.pending).into_values());
             }
             keep
         });
@@ -380,6 +419,25 @@ impl Executions {
 
     pub fn len(&self) -> usize {
         self.map.len()
+    }
+
+    /// Holds `pending` in the execution `id` until its record brings the input of the tool use
+    /// `tool_use_id`; false (nothing held) when the execution or the id is not remembered.
+    pub fn hold_pending(&mut self, id: &str, tool_use_id: &str, pending: PendingRisk) -> bool {
+        self.map
+            .get_mut(&Digest::of(id))
+            .is_some_and(|e| e.hold_pending(tool_use_id, pending))
+    }
+
+    /// The pending classifications of the executions evicted since the last call.
+    pub fn take_ended(&mut self) -> Vec<PendingRisk> {
+        std::mem::take(&mut self.ended)
+    }
+
+    /// Pending classifications held over all executions.
+    #[cfg(test)]
+    pub fn pending(&self) -> usize {
+        self.map.values().map(|e| e.pending.len()).sum()
     }
 }
 
@@ -397,6 +455,7 @@ mod tests {
             tool: tool.into(),
             tool_use_id: id.map(String::from),
             input_summary: None,
+            attempted: None,
         }
     }
 

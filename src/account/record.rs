@@ -7,11 +7,16 @@
 //! counts it. **Not here:** the per-execution state and the reveal rules ([`super::reconcile`]),
 //! spend by model ([`super::spend`]), mid-stream denials ([`super::Accountant::apply`]).
 //!
+//! A record decides the risk class of its revealed denials from their inputs, and of the
+//! execution's mid-stream denials that waited for it ([`super::attempts`]).
+//!
 //! Cold: per record line.
 
+use super::attempts::{Decided, Decision};
 use super::auditing::CountedDenial;
+use super::digest::Digest;
 use super::labels::LabelName;
-use super::reconcile::{Execution, Revelation};
+use super::reconcile::{Execution, PendingRisk, Revelation};
 use super::totals::{increase, tokens_array, Totals};
 use super::{admit, label_value, spend, Accountant, LineSource};
 use crate::decode::Record;
@@ -43,17 +48,32 @@ impl Accountant {
             denials: 0,
             records: 0,
         };
-        match self.reconcile_record(&record, &current) {
+        let (change, pending) = self.reconcile_record(&record, &current);
+        let at = Decided {
+            time,
+            execution_id: record.execution_id.as_deref(),
+            entry: None,
+            source: source.path,
+            format: record.format.as_str(),
+        };
+        let outcome = match change {
             Some(change) => {
                 self.count_record(&record, source, time, &current, change);
                 LineOutcome::Counted
             }
             None => LineOutcome::Duplicate,
-        }
+        };
+        self.decide_pending(pending, &record.denials, at);
+        outcome
     }
 
-    /// What `record` adds, or `None` when it repeats its execution's last record exactly.
-    fn reconcile_record(&mut self, record: &Record, current: &Totals) -> Option<RecordChange> {
+    /// What `record` adds, or `None` when it repeats its execution's last record exactly; and
+    /// the execution's denials whose class waited for this record.
+    fn reconcile_record(
+        &mut self,
+        record: &Record,
+        current: &Totals,
+    ) -> (Option<RecordChange>, Vec<(Digest, PendingRisk)>) {
         let (budget, max_tools) = (
             self.config.limits.max_denials_per_record,
             self.config.limits.max_tools,
@@ -64,54 +84,59 @@ impl Accountant {
             // Without a correlation key, every denial the record lists is its own.
             let revealed = Execution::default().reveal(&record.denials, budget, &mut admit_tool);
             let previous = Totals::default();
-            return Some(RecordChange {
+            let change = RecordChange {
                 denials_now: revealed.total(),
                 spend: spend::record_spend(&mut Default::default(), record, &previous, current),
                 revealed,
                 previous,
                 workflow: record.workflow.clone(),
-            });
+            };
+            return (Some(change), Vec::new());
         };
         let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
-        let (change, evicted) = self.state.executions.with(id, clock, cap, |execution| {
-            let revealed = execution.reveal(&record.denials, budget, &mut admit_tool);
-            let denials_now = execution.denials_counted();
-            let previous = execution.last;
-            let repeated = revealed.revealed.is_empty()
-                && revealed.clamped == 0
-                && previous.records > 0
-                && Totals {
-                    denials: previous.denials,
-                    records: previous.records,
+        let ((change, pending), evicted) =
+            self.state.executions.with(id, clock, cap, |execution| {
+                let pending: Vec<(Digest, PendingRisk)> =
+                    std::mem::take(&mut execution.pending).into_iter().collect();
+                let revealed = execution.reveal(&record.denials, budget, &mut admit_tool);
+                let denials_now = execution.denials_counted();
+                let previous = execution.last;
+                let repeated = revealed.revealed.is_empty()
+                    && revealed.clamped == 0
+                    && previous.records > 0
+                    && Totals {
+                        denials: previous.denials,
+                        records: previous.records,
+                        ..*current
+                    } == previous;
+                if repeated {
+                    return (None, pending);
+                }
+                execution.last = Totals {
+                    denials: denials_now,
+                    records: previous.records + 1,
                     ..*current
-                } == previous;
-            if repeated {
-                return None;
-            }
-            execution.last = Totals {
-                denials: denials_now,
-                records: previous.records + 1,
-                ..*current
-            };
-            if let Some(w) = &record.workflow {
-                // Kept in the state file: never a value that holds a secret.
-                execution.workflow = Some(label_value(w).to_string());
-            }
-            let workflow = record
-                .workflow
-                .clone()
-                .or_else(|| execution.workflow.clone());
-            let spend = spend::record_spend(&mut execution.models, record, &previous, current);
-            Some(RecordChange {
-                revealed,
-                previous,
-                denials_now,
-                workflow,
-                spend,
-            })
-        });
+                };
+                if let Some(w) = &record.workflow {
+                    // Kept in the state file: never a value that holds a secret.
+                    execution.workflow = Some(label_value(w).to_string());
+                }
+                let workflow = record
+                    .workflow
+                    .clone()
+                    .or_else(|| execution.workflow.clone());
+                let spend = spend::record_spend(&mut execution.models, record, &previous, current);
+                let change = RecordChange {
+                    revealed,
+                    previous,
+                    denials_now,
+                    workflow,
+                    spend,
+                };
+                (Some(change), pending)
+            });
         self.state.metrics.evicted_cap += evicted;
-        change
+        (change, pending)
     }
 
     /// Counts what a record adds: its revealed denials (as `reason="unknown"`), one execution,
@@ -135,8 +160,10 @@ impl Accountant {
         m.denials_clamped = m.denials_clamped.saturating_add(clamped);
         let workflow = self.workflow_label(workflow.as_deref(), source);
         for denial in &revealed {
+            let risk = self.classify(&denial.tool, denial.attempted.as_ref(), None);
             self.book(
                 &denial.tool,
+                Decision::Now(risk),
                 CountedDenial {
                     time,
                     tool: &denial.tool,

@@ -5,7 +5,9 @@
 //! set. **Not here:** pino and stream-json shapes, any state.
 
 use super::object::Object;
-use super::{cut_summary, first_id, summarize_input, time, Denial, Event, Format};
+use super::{
+    cut_summary, first_id, summarize_input, time, tool_input, Attempted, Denial, Event, Format,
+};
 use crate::config::Fields;
 
 /// Decodes a hook payload; `None` for anything else.
@@ -20,6 +22,7 @@ pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
 }
 
 fn claude_code(object: &Object<'_>, fields: &Fields) -> Denial {
+    let (input_summary, attempted) = tool_input(object.raw("tool_input"));
     Denial {
         format: Format::ClaudeCodeHook,
         time: time::of_object(object),
@@ -31,10 +34,8 @@ fn claude_code(object: &Object<'_>, fields: &Fields) -> Denial {
         tool_use_id: object.id("tool_use_id"),
         reason_type: object.str("decision_reason_type").map(|s| s.into_owned()),
         reason_text: object.str("reason").map(|s| s.into_owned()),
-        input_summary: object
-            .value("tool_input")
-            .as_ref()
-            .and_then(summarize_input),
+        input_summary,
+        attempted,
     }
 }
 
@@ -49,6 +50,13 @@ fn is_agent_cli_context(object: &Object<'_>) -> bool {
 }
 
 fn agent_cli(object: &Object<'_>, fields: &Fields) -> Denial {
+    let input_summary = match object.str("input_summary") {
+        Some(s) => Some(cut_summary(&s)),
+        None => object
+            .value("input_summary")
+            .as_ref()
+            .and_then(summarize_input),
+    };
     Denial {
         format: Format::AgentCliHook,
         time: time::of_object(object),
@@ -58,13 +66,8 @@ fn agent_cli(object: &Object<'_>, fields: &Fields) -> Denial {
         tool_use_id: object.id("tool_use_id"),
         reason_type: None,
         reason_text: object.str("reason").map(|s| s.into_owned()),
-        input_summary: match object.str("input_summary") {
-            Some(s) => Some(cut_summary(&s)),
-            None => object
-                .value("input_summary")
-                .as_ref()
-                .and_then(summarize_input),
-        },
+        attempted: input_summary.clone().map(Attempted::Text),
+        input_summary,
     }
 }
 

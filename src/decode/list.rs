@@ -5,7 +5,8 @@
 //! serde_json refuses a tree deeper than 128 levels: parsed as one `Value`, such a list failed
 //! whole and the execution's record-only denials vanished. Here the list is split into raw
 //! entries (skipping a value needs no recursion), and only each entry's own top-level fields are
-//! read; a tool input is summarised from its raw text when it is not a shallow object.
+//! read; a tool input is summarised from its raw text when it is not a shallow object, and kept
+//! as raw text (bounded) for the risk class.
 //!
 //! **Not here:** what the entries mean for counting (`crate::account`).
 //!
@@ -14,7 +15,7 @@
 use serde_json::value::RawValue;
 
 use super::object::Object;
-use super::{cut_summary, summarize_input, RecordedDenial};
+use super::{tool_input, RecordedDenial};
 use crate::config::Fields;
 
 /// The entries of the first of `keys` that holds an array; `None` if none does.
@@ -45,21 +46,14 @@ fn entry(item: &RawValue, fields: &Fields) -> Option<RecordedDenial> {
     let tool_use_id = entry
         .id(&fields.tool_use_id_key)
         .or_else(|| entry.id("tool_use_id"));
-    let input = entry.raw("toolInput").or_else(|| entry.raw("tool_input"));
+    let (input_summary, attempted) =
+        tool_input(entry.raw("toolInput").or_else(|| entry.raw("tool_input")));
     Some(RecordedDenial {
         tool,
         tool_use_id,
-        input_summary: input.and_then(summarize_raw),
+        input_summary,
+        attempted,
     })
-}
-
-/// A tool input's summary: as [`summarize_input`] makes it when the input parses as a tree,
-/// else (too deep) its raw text, cut.
-fn summarize_raw(raw: &RawValue) -> Option<String> {
-    match serde_json::from_str(raw.get()) {
-        Ok(value) => summarize_input(&value),
-        Err(_) => Some(cut_summary(raw.get())),
-    }
 }
 
 #[cfg(test)]

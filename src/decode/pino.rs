@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::list::denial_list;
 use super::object::Object;
 use super::{
-    first_id, first_num, summarize_input, time, usage, Denial, Event, Format, Record,
-    RecordedDenials, Tokens,
+    first_id, first_num, time, tool_input, usage, Denial, Event, Format, Record, RecordedDenials,
+    Tokens,
 };
 use crate::config::Fields;
 
@@ -31,9 +31,8 @@ pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
 }
 
 fn denial(object: &Object<'_>, fields: &Fields) -> Denial {
-    let input = object
-        .value("toolInput")
-        .or_else(|| object.value("tool_input"));
+    let (input_summary, attempted) =
+        tool_input(object.raw("toolInput").or_else(|| object.raw("tool_input")));
     let text = |keys: &[&str]| {
         keys.iter()
             .find_map(|k| object.str(k))
@@ -53,7 +52,8 @@ fn denial(object: &Object<'_>, fields: &Fields) -> Denial {
             .or_else(|| object.id("tool_use_id")),
         reason_type: text(&[&fields.reason_type_key, "decision_reason_type"]),
         reason_text: text(&[&fields.reason_key, "decision_reason", "message"]),
-        input_summary: input.as_ref().and_then(summarize_input),
+        input_summary,
+        attempted,
     }
 }
 
@@ -156,6 +156,7 @@ mod tests {
                         "PreToolUse hook block-destructive-bash denied: git push --force".into(),
                     ),
                     input_summary: None,
+                    attempted: None,
                 }),
             ),
             (
@@ -171,6 +172,7 @@ mod tests {
                     reason_type: Some("rule".into()),
                     reason_text: None,
                     input_summary: None,
+                    attempted: None,
                 }),
             ),
         ]

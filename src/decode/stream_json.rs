@@ -13,8 +13,8 @@ use super::list::denial_list;
 use super::object::Object;
 use super::usage;
 use super::{
-    first_id, first_num, num_in, summarize_input, time, Denial, Event, Format, Record,
-    RecordedDenials, Tokens,
+    first_id, first_num, num_in, time, tool_input, Denial, Event, Format, Record, RecordedDenials,
+    Tokens,
 };
 use crate::config::Fields;
 
@@ -29,6 +29,7 @@ pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
 }
 
 fn frame(object: &Object<'_>, fields: &Fields) -> Denial {
+    let (input_summary, attempted) = tool_input(object.raw("tool_input"));
     Denial {
         format: Format::StreamJson,
         time: time::of_object(object),
@@ -43,10 +44,8 @@ fn frame(object: &Object<'_>, fields: &Fields) -> Denial {
             .str("decision_reason")
             .or_else(|| object.str("message"))
             .map(|s| s.into_owned()),
-        input_summary: object
-            .value("tool_input")
-            .as_ref()
-            .and_then(summarize_input),
+        input_summary,
+        attempted,
     }
 }
 

@@ -27,13 +27,34 @@ impl Origin {
     }
 }
 
+/// Which of the two audit record kinds a record is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AuditKind {
+    /// A counted denial (`"audit":"permission_denial"`), written when it is counted.
+    #[default]
+    Denial,
+    /// The risk class of a denial counted earlier with `"risk":"pending"`
+    /// (`"audit":"risk_decided"`), written when its execution's record brought its input or the
+    /// execution ended without one.
+    RiskDecided,
+}
+
+/// The `risk` of a denial counted before its input was known: its class follows in a
+/// [`AuditKind::RiskDecided`] record.
+pub const RISK_PENDING: &str = "pending";
+
 /// One counted denial, redacted.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AuditRecord {
+    /// Not a field of the JSON: the audit stream's discriminator says it.
+    #[serde(skip)]
+    pub kind: AuditKind,
     pub time: String,
     pub tool: String,
     pub workflow: String,
     pub reason: Reason,
+    /// The risk class label value, or [`RISK_PENDING`].
+    pub risk: String,
     pub execution_id: Option<String>,
     pub tool_use_id: Option<String>,
     pub decision_reason: Option<String>,

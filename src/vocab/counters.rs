@@ -223,6 +223,16 @@ pub struct DenialKey {
     pub reason: Reason,
 }
 
+/// The label set of one `permission_denial_risks_total` series: the tool and workflow label
+/// values its denial was counted under in `permission_denials_total`, and the risk class.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct RiskKey {
+    pub tool: String,
+    pub workflow: String,
+    /// A label value of [`crate::risk::RiskRules::labels`].
+    pub risk: String,
+}
+
 /// Everything counted. Serialised whole into the state file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
@@ -231,6 +241,13 @@ pub struct Metrics {
     /// The latest denial of each `permission_denials_total` series, for OpenMetrics exemplars.
     #[serde(default, with = "pairs", skip_serializing_if = "BTreeMap::is_empty")]
     pub denial_exemplars: BTreeMap<DenialKey, Exemplar>,
+    /// Denials by what they attempted (`permission_denial_risks_total`): each denial once, when
+    /// its class is decided; a denial waiting for its record's input is not here yet.
+    #[serde(default, with = "pairs", skip_serializing_if = "BTreeMap::is_empty")]
+    pub denial_risks: BTreeMap<RiskKey, u64>,
+    /// The latest denial of each `permission_denial_risks_total` series, for exemplars.
+    #[serde(default, with = "pairs", skip_serializing_if = "BTreeMap::is_empty")]
+    pub denial_risk_exemplars: BTreeMap<RiskKey, Exemplar>,
     pub workflows: BTreeMap<String, WorkflowSeries>,
     pub read_bytes: u64,
     /// Lines read, by outcome; `Ignored` is derived when rendering (lines read minus the rest).
@@ -268,6 +285,14 @@ impl Metrics {
                 _ => (*o, self.lines.get(o).copied().unwrap_or(0)),
             })
             .collect()
+    }
+
+    /// The sum of `permission_denial_risks_total` over every label set.
+    #[cfg(test)]
+    pub fn denial_risks_total(&self) -> u64 {
+        self.denial_risks
+            .values()
+            .fold(0, |a, b| a.saturating_add(*b))
     }
 
     /// The sum of `permission_denials_total` over every label set.

@@ -11,7 +11,7 @@ pub mod families;
 mod label;
 mod reason;
 
-pub use audit::{AuditRecord, Origin};
+pub use audit::{AuditKind, AuditRecord, Origin, RISK_PENDING};
 pub use counters::{LineOutcome, Metrics};
 pub use label::LabelName;
 pub use reason::Reason;

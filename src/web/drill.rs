@@ -1,9 +1,10 @@
 //! Drill-down filters of `/api/v1/denials`: from a dashboard panel to the denials behind it.
 //!
-//! Owns the query string's meaning: `execution_id`, `tool`, `workflow`, `reason`, `since`
+//! Owns the query string's meaning: `execution_id`, `tool`, `workflow`, `reason`, `risk`, `since`
 //! (RFC 3339 or epoch seconds; denials at or after it) and `limit` (default and maximum: the ring
-//! size). Filters combine with AND; `tool` is compared with the tool name as logged, `workflow`
-//! and `reason` with the label values the denial was counted under. A value that cannot match
+//! size). Filters combine with AND; `tool` is compared with the tool name as logged, `workflow`,
+//! `reason` and `risk` with the label values the denial was counted under (`risk=pending`: the
+//! denials whose class waits for their execution's record). A value that cannot match
 //! anything a label or id can be (bad charset, too long, an unknown reason, a malformed time), an
 //! unknown or repeated parameter, is an error of one sentence, answered with 400.
 //!
@@ -15,11 +16,12 @@ use crate::decode::time::parse_rfc3339;
 use crate::vocab::{AuditRecord, Reason};
 
 /// The parameters, in the order the error message lists them.
-const KNOWN: [&str; 6] = [
+const KNOWN: [&str; 7] = [
     "execution_id",
     "tool",
     "workflow",
     "reason",
+    "risk",
     "since",
     "limit",
 ];
@@ -34,6 +36,8 @@ pub struct Filter {
     pub tool: Option<String>,
     pub workflow: Option<String>,
     pub reason: Option<Reason>,
+    /// A `risk` label value (or `pending`).
+    pub risk: Option<String>,
     /// Seconds since the epoch.
     pub since: Option<f64>,
     pub limit: usize,
@@ -78,16 +82,16 @@ impl Filter {
                     }
                     filter.execution_id = Some(value);
                 }
-                "tool" | "workflow" => {
+                "tool" | "workflow" | "risk" => {
                     if !is_valid_label(&value) {
                         return Err(format!(
                             "{key} must be 1 to 128 characters of A-Z a-z 0-9 _ . : / @ -."
                         ));
                     }
-                    if key == "tool" {
-                        filter.tool = Some(value);
-                    } else {
-                        filter.workflow = Some(value);
+                    match key.as_str() {
+                        "tool" => filter.tool = Some(value),
+                        "workflow" => filter.workflow = Some(value),
+                        _ => filter.risk = Some(value),
                     }
                 }
                 "reason" => {
@@ -123,6 +127,7 @@ impl Filter {
         same(&self.execution_id, record.execution_id.as_deref())
             && same(&self.tool, Some(&record.tool))
             && same(&self.workflow, Some(&record.workflow))
+            && same(&self.risk, Some(&record.risk))
             && self.reason.is_none_or(|r| r == record.reason)
             && self
                 .since
@@ -179,14 +184,21 @@ fn percent_decode(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::Origin;
+    use crate::vocab::{AuditKind, Origin};
 
     fn record(tool: &str, workflow: &str, reason: Reason, exec: &str, time: &str) -> AuditRecord {
         AuditRecord {
+            kind: AuditKind::Denial,
             time: time.into(),
             tool: tool.into(),
             workflow: workflow.into(),
             reason,
+            risk: if tool == "Bash" {
+                "history_rewrite"
+            } else {
+                "none"
+            }
+            .into(),
             execution_id: Some(exec.into()),
             tool_use_id: None,
             decision_reason: None,
@@ -225,6 +237,8 @@ mod tests {
         };
         assert_eq!(pick("workflow=review"), ["e1", "e1"]);
         assert_eq!(pick("tool=Bash&reason=unknown"), ["e2"]);
+        assert_eq!(pick("risk=history_rewrite&workflow=review"), ["e1"]);
+        assert_eq!(pick("risk=none"), ["e1"]);
         assert_eq!(pick("execution_id=e%31"), ["e1", "e1"]);
         assert_eq!(pick("since=2026-06-12T11%3A00%3A00Z"), ["e1", "e2"]);
         assert_eq!(pick("since=1781265600"), ["e2"]);
@@ -237,6 +251,7 @@ mod tests {
         for (q, want) in [
             ("tool=rm%20-rf", "tool must be"),
             ("workflow=", "workflow must be"),
+            ("risk=a%20b", "risk must be"),
             ("reason=vibes", "reason must be one of"),
             ("since=yesterday", "since must be"),
             ("limit=0", "limit must be"),

@@ -169,18 +169,19 @@ fn landing(shared: &Shared) -> Reply {
         html.push_str("<p>None yet.</p>");
     } else {
         html.push_str(
-            "<table><tr><th>time</th><th>tool</th><th>workflow</th><th>reason</th><th>execution</th>\
+            "<table><tr><th>time</th><th>tool</th><th>workflow</th><th>reason</th><th>risk</th><th>execution</th>\
              <th>decision reason</th><th>input</th><th>origin</th></tr>",
         );
         for d in view.recent.newest_first() {
             let opt = |s: &Option<String>| escape(s.as_deref().unwrap_or(""));
             let _ = write!(
                 html,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
                 escape(&d.time),
                 escape(&d.tool),
                 escape(&d.workflow),
                 d.reason.as_str(),
+                escape(&d.risk),
                 opt(&d.execution_id),
                 opt(&d.decision_reason),
                 opt(&d.input_summary),
