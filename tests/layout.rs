@@ -24,8 +24,6 @@ const STAGES: &[(&str, u8)] = &[
     ("risk", 0),
     // Flags, then the checked configuration built from them.
     ("cli", 1),
-    // What a denied call attempted, as a class: pure, read by config (user rules) and account.
-    ("risk", 1),
     ("config", 2),
     // Applied to everything that leaves; the exporter's own log goes through it.
     ("redact", 3),
