@@ -236,7 +236,12 @@ pub const HTTP_CONNECTIONS_OPEN: Family = family(
 );
 pub const HTTP_CONNECTIONS_REJECTED: Family = family(
     "denials_exporter_http_connections_rejected_total",
-    "Connections closed at once because --web.max-connections were open.",
+    "Connections closed at once because --web.max-connections were open, all serving a request.",
+    Counter,
+);
+pub const HTTP_CONNECTIONS_EVICTED: Family = family(
+    "denials_exporter_http_connections_evicted_total",
+    "Idle connections closed to make room for a new one when --web.max-connections were open.",
     Counter,
 );
 pub const HTTP_WRITE_TIMEOUTS: Family = family(
@@ -257,7 +262,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 43] = [
+pub const ALL: [Family; 44] = [
     DENIALS,
     EXECUTIONS,
     COST,
@@ -298,6 +303,7 @@ pub const ALL: [Family; 43] = [
     STATE_LAST_WRITE,
     HTTP_CONNECTIONS_OPEN,
     HTTP_CONNECTIONS_REJECTED,
+    HTTP_CONNECTIONS_EVICTED,
     HTTP_WRITE_TIMEOUTS,
     HTTP_ACCEPT_ERRORS,
     HTTP_TLS_HANDSHAKE_ERRORS,
