@@ -254,6 +254,11 @@ pub const HTTP_ACCEPT_ERRORS: Family = family(
     "Failed accept() calls (e.g. out of file descriptors); each backs off.",
     Counter,
 );
+pub const TLS_HANDSHAKE_ERRORS: Family = family(
+    "denials_exporter_tls_handshake_errors_total",
+    "Failed TLS handshakes by reason (a refused client certificate's, or other).",
+    Counter,
+);
 pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
     "denials_exporter_http_tls_handshake_errors_total",
     "TLS handshakes that failed or timed out.",
@@ -262,7 +267,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 44] = [
+pub const ALL: [Family; 45] = [
     DENIALS,
     EXECUTIONS,
     COST,
@@ -306,6 +311,7 @@ pub const ALL: [Family; 44] = [
     HTTP_CONNECTIONS_EVICTED,
     HTTP_WRITE_TIMEOUTS,
     HTTP_ACCEPT_ERRORS,
+    TLS_HANDSHAKE_ERRORS,
     HTTP_TLS_HANDSHAKE_ERRORS,
 ];
 

@@ -64,8 +64,11 @@ impl ConnectionStats {
         self.accept_errors.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// A TLS handshake failed or timed out: counted, and by reason (see
+    /// [`super::tls::HandshakeErrors::failed`]), logged at warn at most every 10 s.
     pub fn count_tls_handshake_error(&self) {
         self.tls_handshake_errors.fetch_add(1, Ordering::Relaxed);
+        super::tls::HANDSHAKE_ERRORS.failed();
     }
 
     /// Counters with every value different, for tests.
@@ -96,6 +99,12 @@ impl Describe for ConnectionStats {
                 &self.tls_handshake_errors,
             ),
         ] {
+            if family == families::HTTP_TLS_HANDSHAKE_ERRORS {
+                out.family(families::TLS_HANDSHAKE_ERRORS);
+                for (reason, n) in super::tls::HANDSHAKE_ERRORS.counts() {
+                    out.integer(&[("reason", reason)], n);
+                }
+            }
             out.family(family);
             out.integer(&[], value.load(Ordering::Relaxed));
         }
