@@ -161,6 +161,11 @@ pub const FILE_LAG: Family = family(
     "Bytes written to a followed file but not yet read.",
     Gauge,
 );
+pub const FILE_LAG_OTHERS: Family = family(
+    "denials_exporter_file_lag_others_bytes",
+    "Summed lag of the followed files without a series of their own (--max-file-series).",
+    Gauge,
+);
 pub const ROTATIONS: Family = family(
     "denials_exporter_rotations_total",
     "Rotations seen (rename, numbered roll, deletion).",
@@ -267,7 +272,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 45] = [
+pub const ALL: [Family; 46] = [
     DENIALS,
     EXECUTIONS,
     COST,
@@ -293,6 +298,7 @@ pub const ALL: [Family; 45] = [
     LAST_EVENT_TIMESTAMP,
     FILES_FOLLOWED,
     FILE_LAG,
+    FILE_LAG_OTHERS,
     ROTATIONS,
     TRUNCATIONS,
     FILES_UNOPENABLE,
