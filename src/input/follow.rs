@@ -402,6 +402,10 @@ impl Follower {
             }
             let (before, rest) = self.files.split_at_mut(i);
             let f = &mut rest[0];
+            if is_unchanged(f) {
+                i += 1; // read to its end and not written since: one fstat, nothing else
+                continue;
+            }
             let mut reading = Reading {
                 before,
                 orphans: &mut self.orphans,
@@ -501,4 +505,16 @@ impl Follower {
             sink.unterminated(NO_FILE, &oldest.fragment);
         }
     }
+}
+
+/// Whether `f`, still under its name, was read to its end and has neither grown nor shrunk
+/// since: then a wake-up has nothing to read, check or sign in it, and costs one `fstat`. (A
+/// rewrite to the same size is the periodic scan's to notice: the edge kept from the last read
+/// is what it compares.)
+fn is_unchanged(f: &Followed) -> bool {
+    !f.rotated
+        && f.read_pos == f.size
+        && f.file
+            .metadata()
+            .is_ok_and(|meta| meta.len() == f.size && meta.nlink() > 0)
 }
