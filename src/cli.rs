@@ -16,6 +16,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub mod defaults {
     pub const STATE_INTERVAL_SECS: f64 = 5.0;
     pub const STAT_INTERVAL_SECS: f64 = 1.0;
+    pub const MAX_FILE_SERIES: usize = 50;
     pub const LISTEN_ADDRESS: &str = ":10403";
     pub const TELEMETRY_PATH: &str = "/metrics";
     pub const MAX_CONNECTIONS: usize = 256;
@@ -121,6 +122,10 @@ pub struct RunArgs {
     /// Poll the files instead of using inotify.
     #[arg(long, env = "DENIALS_EXPORTER_POLL")]
     pub poll: bool,
+
+    /// How many files (those with the most lag) get a `denials_exporter_file_lag_bytes` series; the others are summed.
+    #[arg(long, value_name = "N", default_value_t = defaults::MAX_FILE_SERIES, env = "DENIALS_EXPORTER_MAX_FILE_SERIES")]
+    pub max_file_series: usize,
 
     /// How often files are stat()ed to catch what inotify missed (and the poll period with --poll), in seconds.
     #[arg(

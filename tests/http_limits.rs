@@ -107,8 +107,18 @@ fn issue_9_a_client_that_never_reads_is_disconnected_after_the_write_timeout() {
     exporter.wait_value_at_least("denials_exporter_http_write_timeouts_total", &[], 1.0);
 }
 
+/// Whether a connection was closed by the server (EOF or reset) within `wait`.
+fn closed_within(stream: &mut TcpStream, wait: Duration) -> bool {
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut buf = [0u8; 64];
+    match stream.read(&mut buf) {
+        Ok(n) => n == 0,
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    }
+}
+
 #[test]
-fn issue_9_connections_beyond_the_cap_are_closed_and_counted() {
+fn a_full_table_gives_a_new_connection_the_place_of_the_one_idle_longest() {
     let wf = "cap";
     let dir = tempfile::tempdir().unwrap();
     Writer::open(&dir.path().join("app.log")).denials(wf, 1);
@@ -119,32 +129,78 @@ fn issue_9_connections_beyond_the_cap_are_closed_and_counted() {
     // Only the scrape itself is open: the start-up probes have been closed.
     exporter.wait_value("denials_exporter_http_connections_open", &[], 1.0);
 
-    let held: Vec<TcpStream> = (0..4)
+    let mut held: Vec<TcpStream> = (0..4)
         .map(|_| TcpStream::connect(exporter.addr).unwrap())
         .collect();
-    // Wait until the server has accepted all four (a fifth is then over the cap).
-    let over_cap = wait_until(TIMEOUT, || {
-        let Ok(mut extra) = TcpStream::connect(exporter.addr) else {
-            return false;
-        };
-        extra
-            .set_read_timeout(Some(Duration::from_secs(2)))
-            .unwrap();
-        let _ = extra.write_all(b"GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n");
-        let mut buf = [0u8; 64];
-        match extra.read(&mut buf) {
-            Ok(n) => n == 0,
-            Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
-        }
-    });
+    // A fifth connection is served, in the place of a silent one.
+    let response = get(exporter.addr, "/-/healthy").expect("the fifth connection is served");
+    assert_eq!(response.status, 200, "{}", exporter.stderr());
     assert!(
-        over_cap,
-        "a fifth connection was served\n{}",
+        closed_within(&mut held[0], TIMEOUT),
+        "the connection idle longest is still open"
+    );
+    exporter.wait_value_at_least("denials_exporter_http_connections_evicted_total", &[], 1.0);
+    assert_eq!(
+        exporter.value("denials_exporter_http_connections_rejected_total", &[]),
+        0.0
+    );
+    assert!(exporter
+        .stderr()
+        .contains("closing the connection idle longest"));
+}
+
+/// A connection that never sends a complete request header is closed after the header timeout
+/// (5 s), not held until the client gives up.
+#[test]
+fn a_request_header_that_never_arrives_closes_the_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    Writer::open(&dir.path().join("app.log")).denials("hdr", 1);
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .start();
+    let mut silent = TcpStream::connect(exporter.addr).unwrap();
+    let mut partial = TcpStream::connect(exporter.addr).unwrap();
+    partial
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    assert!(
+        closed_within(&mut silent, TIMEOUT),
+        "a silent connection is still open"
+    );
+    assert!(
+        closed_within(&mut partial, TIMEOUT),
+        "a half-sent header is still open"
+    );
+}
+
+/// 1,100 connections that never send a request, far more than the 256 places of the table, and
+/// then scrapes: every scrape is answered.
+#[test]
+fn the_scraper_gets_in_beside_1100_idle_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    Writer::open(&dir.path().join("app.log")).denials("idle", 3);
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .start();
+    let idle: Vec<TcpStream> = (0..1_100)
+        .filter_map(|_| TcpStream::connect(exporter.addr).ok())
+        .collect();
+    assert_eq!(idle.len(), 1_100, "cannot open the idle connections");
+    let mut refused = 0;
+    for _ in 0..16 {
+        match get(exporter.addr, "/metrics") {
+            Ok(r) if r.status == 200 && r.body.contains("permission_denials_total") => {}
+            _ => refused += 1,
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert_eq!(
+        refused,
+        0,
+        "{refused} of 16 scrapes refused\n{}",
         exporter.stderr()
     );
-    drop(held);
-    exporter.wait_value_at_least("denials_exporter_http_connections_rejected_total", &[], 1.0);
-    assert!(exporter.stderr().contains("too many open connections"));
+    drop(idle);
 }
 
 /// Health checks are answered beside a hundred clients that never read, instead of waiting

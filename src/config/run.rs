@@ -29,6 +29,8 @@ pub struct RunConfig {
     pub read_from: ReadFrom,
     pub poll: bool,
     pub stat_interval: Duration,
+    /// Files with a lag series of their own (`--max-file-series`).
+    pub max_file_series: usize,
     /// Never empty.
     pub listen_addresses: Vec<Listen>,
     /// Starts with `/`.
@@ -80,6 +82,7 @@ impl RunConfig {
             read_from: args.read_from,
             poll: args.poll,
             stat_interval: positive("stat-interval", args.stat_interval)?,
+            max_file_series: args.max_file_series,
             listen_addresses,
             telemetry_path: args.telemetry_path.clone(),
             web_config_file: args.web_config_file.clone(),

@@ -90,6 +90,8 @@ fn state() -> (Metrics, Gauges, RunStats) {
     let run = RunStats {
         follow: FollowStats {
             files: vec![("/var/log/a.log".into(), 12), ("/x/\"q\".log".into(), 0)],
+            followed: 5,
+            lag_others: 9,
             rotations: 2,
             truncations: 3,
             unopenable: 1,

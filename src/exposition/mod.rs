@@ -314,11 +314,12 @@ fn describe_self(m: &Metrics, gauges: Gauges, redaction_kinds: &[&str], out: &mu
 
 /// The live follower's families (`run` only).
 fn describe_run(r: &RunStats, out: &mut impl Emit) {
-    out.single(f::FILES_FOLLOWED, r.follow.files.len() as f64);
+    out.single(f::FILES_FOLLOWED, r.follow.followed as f64);
     out.family(f::FILE_LAG);
     for (p, lag) in &r.follow.files {
         out.value(&[("path", p)], *lag as f64);
     }
+    out.single(f::FILE_LAG_OTHERS, r.follow.lag_others as f64);
     out.single(f::ROTATIONS, r.follow.rotations as f64);
     out.single(f::TRUNCATIONS, r.follow.truncations as f64);
     out.single(f::FILES_UNOPENABLE, r.follow.unopenable as f64);

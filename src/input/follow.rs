@@ -179,8 +179,12 @@ pub struct Saved {
 /// The follower's own counters.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FollowStats {
-    /// Followed files and their lag in bytes.
+    /// Followed files and their lag in bytes: the `max_file_series` with the most lag, by path.
     pub files: Vec<(String, u64)>,
+    /// Files followed (by name: a rotated file being drained is one more).
+    pub followed: u64,
+    /// The summed lag of the followed files not in `files`.
+    pub lag_others: u64,
     pub rotations: u64,
     pub truncations: u64,
     pub file_errors_open: u64,
@@ -256,6 +260,8 @@ pub struct Follower {
     compressed: BTreeSet<Inode>,
     /// Followed files whose first bytes were signed after they were opened empty.
     identities: u64,
+    /// Files that get a lag series of their own ([`Follower::set_max_file_series`]).
+    max_file_series: usize,
 }
 
 impl Follower {
@@ -280,7 +286,16 @@ impl Follower {
             fd_budget: fd_budget(),
             compressed: BTreeSet::new(),
             identities: 0,
+            max_file_series: crate::cli::defaults::MAX_FILE_SERIES,
         }
+    }
+
+    /// How many files (those with the most lag) [`Follower::stats`] names; the others are
+    /// summed, so a directory of thousands of rolls does not make thousands of series.
+    /// `run` passes `--max-file-series` here; without it the flag's default applies.
+    #[allow(dead_code)]
+    pub fn set_max_file_series(&mut self, n: usize) {
+        self.max_file_series = n;
     }
 
     /// What the follower holds: files followed, orphan fragments (for the model test's bound).
@@ -387,6 +402,10 @@ impl Follower {
             }
             let (before, rest) = self.files.split_at_mut(i);
             let f = &mut rest[0];
+            if is_unchanged(f) {
+                i += 1; // read to its end and not written since: one fstat, nothing else
+                continue;
+            }
             let mut reading = Reading {
                 before,
                 orphans: &mut self.orphans,
@@ -486,4 +505,16 @@ impl Follower {
             sink.unterminated(NO_FILE, &oldest.fragment);
         }
     }
+}
+
+/// Whether `f`, still under its name, was read to its end and has neither grown nor shrunk
+/// since: then a wake-up has nothing to read, check or sign in it, and costs one `fstat`. (A
+/// rewrite to the same size is the periodic scan's to notice: the edge kept from the last read
+/// is what it compares.)
+fn is_unchanged(f: &Followed) -> bool {
+    !f.rotated
+        && f.read_pos == f.size
+        && f.file
+            .metadata()
+            .is_ok_and(|meta| meta.len() == f.size && meta.nlink() > 0)
 }

@@ -161,6 +161,11 @@ pub const FILE_LAG: Family = family(
     "Bytes written to a followed file but not yet read.",
     Gauge,
 );
+pub const FILE_LAG_OTHERS: Family = family(
+    "denials_exporter_file_lag_others_bytes",
+    "Summed lag of the followed files without a series of their own (--max-file-series).",
+    Gauge,
+);
 pub const ROTATIONS: Family = family(
     "denials_exporter_rotations_total",
     "Rotations seen (rename, numbered roll, deletion).",
@@ -236,7 +241,12 @@ pub const HTTP_CONNECTIONS_OPEN: Family = family(
 );
 pub const HTTP_CONNECTIONS_REJECTED: Family = family(
     "denials_exporter_http_connections_rejected_total",
-    "Connections closed at once because --web.max-connections were open.",
+    "Connections closed at once because --web.max-connections were open, all serving a request.",
+    Counter,
+);
+pub const HTTP_CONNECTIONS_EVICTED: Family = family(
+    "denials_exporter_http_connections_evicted_total",
+    "Idle connections closed to make room for a new one when --web.max-connections were open.",
     Counter,
 );
 pub const HTTP_WRITE_TIMEOUTS: Family = family(
@@ -249,6 +259,11 @@ pub const HTTP_ACCEPT_ERRORS: Family = family(
     "Failed accept() calls (e.g. out of file descriptors); each backs off.",
     Counter,
 );
+pub const TLS_HANDSHAKE_ERRORS: Family = family(
+    "denials_exporter_tls_handshake_errors_total",
+    "Failed TLS handshakes by reason (a refused client certificate's, or other).",
+    Counter,
+);
 pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
     "denials_exporter_http_tls_handshake_errors_total",
     "TLS handshakes that failed or timed out.",
@@ -257,7 +272,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 43] = [
+pub const ALL: [Family; 46] = [
     DENIALS,
     EXECUTIONS,
     COST,
@@ -283,6 +298,7 @@ pub const ALL: [Family; 43] = [
     LAST_EVENT_TIMESTAMP,
     FILES_FOLLOWED,
     FILE_LAG,
+    FILE_LAG_OTHERS,
     ROTATIONS,
     TRUNCATIONS,
     FILES_UNOPENABLE,
@@ -298,8 +314,10 @@ pub const ALL: [Family; 43] = [
     STATE_LAST_WRITE,
     HTTP_CONNECTIONS_OPEN,
     HTTP_CONNECTIONS_REJECTED,
+    HTTP_CONNECTIONS_EVICTED,
     HTTP_WRITE_TIMEOUTS,
     HTTP_ACCEPT_ERRORS,
+    TLS_HANDSHAKE_ERRORS,
     HTTP_TLS_HANDSHAKE_ERRORS,
 ];
 

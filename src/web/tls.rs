@@ -6,6 +6,11 @@
 //! and `RequireAnyClientCert` only check that the client holds the key of whatever certificate
 //! it sends (as Go's do): they authenticate nobody.
 //!
+//! Also owns why handshakes fail ([`HandshakeFailure`], [`HANDSHAKE_ERRORS`]): every client
+//! certificate verifier is wrapped so that a refused certificate is counted by reason and logged
+//! at warn (at most one line per 10 s, with how many were not logged); rustls itself only tells
+//! the client. Client certificates must be X.509 v3 (webpki refuses v1, which Go accepts).
+//!
 //! **Not here:** parsing the config file ([`super::config`]), the handshake timeout and the
 //! accept loop ([`super::server`]).
 //!
@@ -14,6 +19,7 @@
 //! CA is not reloaded: restart for that). TLS 1.2 and 1.3 only (rustls); a `min_version` of TLS10 or TLS11
 //! therefore means TLS12. The server speaks HTTP/1.1 only (ALPN `http/1.1`).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -98,19 +104,20 @@ fn client_verifier(
             .build()
             .map_err(|e| TlsError::Config(format!("client CA: {e}")))
     };
-    match settings.client_auth {
-        ClientAuth::NoClientCert => Ok(WebPkiClientVerifier::no_client_auth()),
-        ClientAuth::RequestClientCert => Ok(Arc::new(UnverifiedClientCert {
+    let verifier: Arc<dyn ClientCertVerifier> = match settings.client_auth {
+        ClientAuth::NoClientCert => return Ok(WebPkiClientVerifier::no_client_auth()),
+        ClientAuth::RequestClientCert => Arc::new(UnverifiedClientCert {
             mandatory: false,
             provider: provider.clone(),
-        })),
-        ClientAuth::RequireAnyClientCert => Ok(Arc::new(UnverifiedClientCert {
+        }),
+        ClientAuth::RequireAnyClientCert => Arc::new(UnverifiedClientCert {
             mandatory: true,
             provider: provider.clone(),
-        })),
-        ClientAuth::VerifyClientCertIfGiven => verified(true),
-        ClientAuth::RequireAndVerifyClientCert => verified(false),
-    }
+        }),
+        ClientAuth::VerifyClientCertIfGiven => verified(true)?,
+        ClientAuth::RequireAndVerifyClientCert => verified(false)?,
+    };
+    Ok(Arc::new(Reporting { inner: verifier }))
 }
 
 fn source_name(pem: &Pem) -> String {
@@ -236,6 +243,227 @@ impl ResolvesServerCert for ReloadingCert {
     }
 }
 
+/// Why a TLS handshake failed: a closed set, the `reason` label of
+/// `denials_exporter_tls_handshake_errors_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandshakeFailure {
+    /// A client certificate that is not X.509 v3 (`openssl x509 -req` without extensions makes
+    /// a v1 one, which Go accepts and rustls refuses).
+    CertificateNotV3,
+    CertificateUnknownIssuer,
+    /// Expired or not valid yet.
+    CertificateExpired,
+    CertificateRevoked,
+    /// Any other refusal of a client certificate (encoding, signature, purpose…).
+    CertificateInvalid,
+    /// Failed before or after the client certificate was checked (protocol version, ciphers, no
+    /// certificate sent, timeout, connection closed); the error is logged at debug.
+    Other,
+}
+
+impl HandshakeFailure {
+    pub const ALL: [HandshakeFailure; 6] = [
+        HandshakeFailure::CertificateNotV3,
+        HandshakeFailure::CertificateUnknownIssuer,
+        HandshakeFailure::CertificateExpired,
+        HandshakeFailure::CertificateRevoked,
+        HandshakeFailure::CertificateInvalid,
+        HandshakeFailure::Other,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            HandshakeFailure::CertificateNotV3 => "certificate_not_v3",
+            HandshakeFailure::CertificateUnknownIssuer => "certificate_unknown_issuer",
+            HandshakeFailure::CertificateExpired => "certificate_expired",
+            HandshakeFailure::CertificateRevoked => "certificate_revoked",
+            HandshakeFailure::CertificateInvalid => "certificate_invalid",
+            HandshakeFailure::Other => "other",
+        }
+    }
+
+    /// The reason of a client certificate's refusal by the verifier.
+    fn of_certificate(error: &rustls::Error) -> HandshakeFailure {
+        use rustls::CertificateError as E;
+        match error {
+            rustls::Error::InvalidCertificate(e) => match e {
+                E::UnknownIssuer => HandshakeFailure::CertificateUnknownIssuer,
+                E::Expired
+                | E::ExpiredContext { .. }
+                | E::NotValidYet
+                | E::NotValidYetContext { .. } => HandshakeFailure::CertificateExpired,
+                E::Revoked => HandshakeFailure::CertificateRevoked,
+                // webpki's `UnsupportedCertVersion` has no variant of its own in rustls.
+                E::Other(other) if other.to_string().contains("UnsupportedCertVersion") => {
+                    HandshakeFailure::CertificateNotV3
+                }
+                _ => HandshakeFailure::CertificateInvalid,
+            },
+            _ => HandshakeFailure::CertificateInvalid,
+        }
+    }
+}
+
+/// Failed handshakes by reason, for the whole process (one process serves one TLS
+/// configuration). The verifier counts a refused certificate when it refuses it; the accept loop
+/// reports every failed handshake ([`HandshakeErrors::failed`]), which is counted as `other`
+/// unless the verifier already counted it.
+#[derive(Debug)]
+pub struct HandshakeErrors {
+    by_reason: [AtomicU64; 6],
+    /// Certificate refusals counted whose handshake failure was not yet reported.
+    unreported: AtomicU64,
+    log: RateLimited,
+}
+
+/// The failed TLS handshakes of this process.
+pub static HANDSHAKE_ERRORS: HandshakeErrors = HandshakeErrors {
+    by_reason: [const { AtomicU64::new(0) }; 6],
+    unreported: AtomicU64::new(0),
+    log: RateLimited::new(),
+};
+
+impl HandshakeErrors {
+    /// (reason, count) for every reason, in [`HandshakeFailure::ALL`] order.
+    pub fn counts(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        HandshakeFailure::ALL
+            .iter()
+            .zip(&self.by_reason)
+            .map(|(reason, n)| (reason.label(), n.load(Ordering::Relaxed)))
+    }
+
+    fn count(&self, reason: HandshakeFailure) {
+        let index = HandshakeFailure::ALL
+            .iter()
+            .position(|r| *r == reason)
+            .expect("every reason is in ALL");
+        self.by_reason[index].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A client certificate was refused: counted and logged (at most once per
+    /// [`RateLimited::INTERVAL`], with how many were not logged).
+    fn refused_certificate(&self, error: &rustls::Error) {
+        let reason = HandshakeFailure::of_certificate(error);
+        self.count(reason);
+        self.unreported.fetch_add(1, Ordering::Relaxed);
+        if let Some(suppressed) = self.log.allow() {
+            warn!(
+                reason = reason.label(),
+                %error,
+                not_logged_since_last = suppressed,
+                "TLS handshake failed: client certificate refused (client certificates must be X.509 v3)"
+            );
+        }
+    }
+
+    /// A handshake failed or timed out (called by the accept loop for every failure).
+    pub fn failed(&self) {
+        let already_counted = self
+            .unreported
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok();
+        if already_counted {
+            return;
+        }
+        self.count(HandshakeFailure::Other);
+        if let Some(suppressed) = self.log.allow() {
+            warn!(
+                reason = HandshakeFailure::Other.label(),
+                not_logged_since_last = suppressed,
+                "TLS handshake failed or timed out (protocol version, ciphers, no client \
+                 certificate, or the client gave up; the error is logged at debug)"
+            );
+        }
+    }
+}
+
+/// Lets one log line through per [`RateLimited::INTERVAL`] and counts the others.
+#[derive(Debug)]
+struct RateLimited {
+    last: Mutex<Option<Instant>>,
+    suppressed: AtomicU64,
+}
+
+impl RateLimited {
+    const INTERVAL: Duration = Duration::from_secs(10);
+
+    const fn new() -> RateLimited {
+        RateLimited {
+            last: Mutex::new(None),
+            suppressed: AtomicU64::new(0),
+        }
+    }
+
+    /// `Some(lines not logged since the last one)` when a line may be logged now.
+    fn allow(&self) -> Option<u64> {
+        let mut last = self.last.lock().expect("rate limit lock");
+        if last.is_some_and(|at| at.elapsed() < Self::INTERVAL) {
+            self.suppressed.fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
+        *last = Some(Instant::now());
+        Some(self.suppressed.swap(0, Ordering::Relaxed))
+    }
+}
+
+/// Every client certificate verifier, wrapped: a refusal is counted and logged with its reason
+/// (rustls itself only tells the client).
+#[derive(Debug)]
+struct Reporting {
+    inner: Arc<dyn ClientCertVerifier>,
+}
+
+impl ClientCertVerifier for Reporting {
+    fn offer_client_auth(&self) -> bool {
+        self.inner.offer_client_auth()
+    }
+
+    fn client_auth_mandatory(&self) -> bool {
+        self.inner.client_auth_mandatory()
+    }
+
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        self.inner.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        now: UnixTime,
+    ) -> Result<ClientCertVerified, rustls::Error> {
+        self.inner
+            .verify_client_cert(end_entity, intermediates, now)
+            .inspect_err(|error| HANDSHAKE_ERRORS.refused_certificate(error))
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+
+    fn requires_raw_public_keys(&self) -> bool {
+        self.inner.requires_raw_public_keys()
+    }
+}
+
 /// Modification times of the PEM files (`None` for inline PEM or an unreadable file).
 fn stamp(pems: &[&Pem]) -> Vec<Option<SystemTime>> {
     pems.iter()
@@ -305,5 +533,48 @@ impl ClientCertVerifier for UnverifiedClientCert {
         self.provider
             .signature_verification_algorithms
             .supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn certificate_refusals_map_to_a_closed_set_of_reasons() {
+        use rustls::CertificateError as E;
+        let of = |e: E| HandshakeFailure::of_certificate(&rustls::Error::InvalidCertificate(e));
+        assert_eq!(
+            of(E::UnknownIssuer),
+            HandshakeFailure::CertificateUnknownIssuer
+        );
+        assert_eq!(of(E::Expired), HandshakeFailure::CertificateExpired);
+        assert_eq!(of(E::Revoked), HandshakeFailure::CertificateRevoked);
+        assert_eq!(of(E::BadEncoding), HandshakeFailure::CertificateInvalid);
+        let v1 = rustls::OtherError(Arc::new(webpki_error_text("UnsupportedCertVersion")));
+        assert_eq!(of(E::Other(v1)), HandshakeFailure::CertificateNotV3);
+    }
+
+    /// An error displayed as webpki's is (its `Debug` name).
+    fn webpki_error_text(name: &'static str) -> impl std::error::Error + Send + Sync {
+        #[derive(Debug)]
+        struct Named(&'static str);
+        impl std::fmt::Display for Named {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.0)
+            }
+        }
+        impl std::error::Error for Named {}
+        Named(name)
+    }
+
+    #[test]
+    fn a_rate_limited_log_lets_one_line_through_and_counts_the_rest() {
+        let log = RateLimited::new();
+        assert_eq!(log.allow(), Some(0));
+        assert_eq!(log.allow(), None);
+        assert_eq!(log.allow(), None);
+        *log.last.lock().unwrap() = Some(Instant::now() - RateLimited::INTERVAL);
+        assert_eq!(log.allow(), Some(2));
     }
 }

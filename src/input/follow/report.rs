@@ -2,7 +2,7 @@
 //!
 //! Owns [`Follower::save`] (a [`Saved`]: each file's [`FileState`] and the orphan fragments, made
 //! when every complete line read was handed up) and [`Follower::stats`] (the [`FollowStats`],
-//! with each file's lag). **Not here:** writing the state file (`crate::state`), resuming from
+//! with the lag of the files that lag most, and the sum of the others'). **Not here:** writing the state file (`crate::state`), resuming from
 //! it ([`super::open`]), the metric names (`crate::output`).
 //!
 //! Cold: once per state write, once per scrape.
@@ -60,8 +60,73 @@ impl Follower {
             }
             *lags.entry(name).or_default() += f.size.saturating_sub(f.buffer.committed());
         }
-        stats.files = lags.into_iter().collect();
+        let mut files: Vec<(String, u64)> = lags.into_iter().collect();
+        stats.followed = files.len() as u64;
+        if files.len() > self.max_file_series {
+            // The most lag first (ties by name, so the set is stable), then back in name order.
+            files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            stats.lag_others = files
+                .drain(self.max_file_series..)
+                .map(|(_, lag)| lag)
+                .sum();
+            files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        }
+        stats.files = files;
         stats.unopenable = self.unopenable.len() as u64;
         stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use crate::input::follow::{FileId, FollowConfig, Follower, Opened, Sink, StartAt};
+
+    struct Nothing;
+
+    impl Sink for Nothing {
+        fn opened(&mut self, _: &Opened<'_>) {}
+        fn lines(&mut self, _: FileId, _: &[u8]) {}
+        fn oversized(&mut self, _: FileId, _: u64) {}
+        fn unterminated(&mut self, _: FileId, _: &[u8]) {}
+        fn reset(&mut self, _: FileId) {}
+        fn closed(&mut self, _: FileId) {}
+        fn is_whole_line(&self, _: &[u8]) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn only_the_files_lagging_most_get_a_series_and_the_others_are_summed() {
+        let dir = tempfile::tempdir().unwrap();
+        // Lags 10, 20, 30, 40, 50 bytes: nothing is read yet.
+        for (name, lag) in [("a", 30), ("b", 10), ("c", 50), ("d", 20), ("e", 40)] {
+            std::fs::write(dir.path().join(format!("{name}.log")), "x".repeat(lag)).unwrap();
+        }
+        let config = FollowConfig {
+            patterns: vec![dir.path().join("*.log").display().to_string()],
+            start_at: StartAt::Beginning,
+            max_line_bytes: 1 << 20,
+            stop: Arc::new(AtomicBool::new(false)),
+            rotated_grace: Duration::from_secs(5),
+            read_chunk_bytes: 1024,
+        };
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        follower.set_max_file_series(2);
+        follower.scan(&mut Nothing);
+        let stats = follower.stats();
+        let named: Vec<(String, u64)> = stats
+            .files
+            .iter()
+            .map(|(p, lag)| (p.rsplit('/').next().unwrap().to_string(), *lag))
+            .collect();
+        assert_eq!(
+            named,
+            [("c.log".to_string(), 50), ("e.log".to_string(), 40)]
+        );
+        assert_eq!((stats.followed, stats.lag_others), (5, 60));
     }
 }
