@@ -71,12 +71,15 @@ fn pieces(secret: &str, text: &str) -> Vec<String> {
 /// Positives redacted, in percent: fails below.
 const MIN_POSITIVES_PCT: f64 = 98.0;
 /// False-positive cases left readable, in percent: fails below. The goal is 85; this is a floor
-/// just under what the rules reach (76.2%). Most of what is still replaced is a random-looking value that
-/// a credential-named key assigns (`Using Key=<32 random characters>`, `secret: <base64>`,
-/// `kraken key = '<base64>'`): the scanners' detectors refuse it for want of their vendor's
-/// keyword nearby or of the exact length, but a value named as a secret is redacted here, since
-/// its vendor is unknown. Raising this floor means redacting fewer such values.
-const MIN_READABLE_PCT: f64 = 75.0;
+/// just under what the rules reach (77.3%). Most of what is still replaced is a random-looking
+/// value that a credential-named key assigns (`Using Key=<32 random characters>`,
+/// `secret: <base64>`, `kraken key = '<base64>'`): the scanners' detectors refuse it for want of
+/// their vendor's keyword nearby or of the exact length, but a value named as a secret is
+/// redacted here, since its vendor is unknown. What tells the scanners' false positives from
+/// their positives beyond that (`fake` inside a value, runs like `abcdef123456…`, a length that
+/// is not gitleaks' for the vendor the key names) is found as often in their positives: leaving
+/// those readable lost as many positives as it gained false positives.
+const MIN_READABLE_PCT: f64 = 77.0;
 
 /// How many characters of a field an audit record shows (the exporter's audit excerpt length).
 const AUDIT_TEXT_CHARS: usize = 240;
@@ -206,4 +209,36 @@ fn scanner_corpus_meets_its_targets() {
         fp >= MIN_READABLE_PCT,
         "only {fp:.2}% of the scanners' false positives left readable"
     );
+}
+
+/// The false-positive cases still redacted, each with what its plain and JSON forms become,
+/// grouped by the rules that fire: `cargo test --test redaction_scanners -- --ignored --nocapture`.
+#[test]
+#[ignore = "a listing for tuning the rules, not a check"]
+fn list_redacted_false_positives() {
+    let redactor = Redactor::new();
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for case in corpus().iter().filter(|c| !c.positive) {
+        if passes(&redactor, case, AUDIT_TEXT_CHARS) {
+            continue;
+        }
+        let plain = redactor
+            .redact(&case.text, &mut BTreeMap::new())
+            .to_string();
+        let wrapped = json_command(&case.text);
+        let json = redactor.redact(&wrapped, &mut BTreeMap::new()).to_string();
+        let kinds: std::collections::BTreeSet<&str> = [plain.as_str(), json.as_str()]
+            .iter()
+            .flat_map(|t| t.match_indices("[REDACTED:").map(|(at, _)| &t[at + 10..]))
+            .map(|rest| &rest[..rest.find(']').unwrap_or(rest.len())])
+            .collect();
+        let key = kinds.into_iter().collect::<Vec<_>>().join("+");
+        groups.entry(key).or_default().push(format!(
+            "  [{} {}] {:?}\n    plain -> {:?}\n    json  -> {}",
+            case.src, case.family, case.text, plain, json
+        ));
+    }
+    for (key, list) in &groups {
+        println!("== {key}: {}\n{}", list.len(), list.join("\n"));
+    }
 }

@@ -496,3 +496,35 @@ fn secrets_in_encodings_are_replaced_where_they_sit() {
     let (out, _) = run(&format!(r#"{{"command":"echo {escaped}"}}"#));
     assert_eq!(out, r#"{"command":"echo [REDACTED:github_token]"}"#);
 }
+
+#[test]
+fn made_up_and_cut_short_values_stay_readable_and_real_ones_do_not() {
+    // Values that say they were made up, open with `=`/`@`, or are a prefix cut short.
+    for text in [
+        "deepseek.key = sk-abc123invalid",
+        r#"salesforce_key = "invalid-key-format""#,
+        "webex token - 'redirect_url_mismatch'",
+        r#"token := "hvb.shorttoken""#,
+        "mattermost key = '=2rgfqdg7xpzbq0nmj8l68gmuz'",
+        "sonarcloud token = '@hxrxxgxtcjxj7ta3dn33c5r5i2h0i6cqjv9kwkye'",
+        "[DEBUG] braintrust_key=sk-1234",
+        "[DEBUG] token=spu-1234",
+        "typeform_token = 'tfp_1'",
+    ] {
+        assert_eq!(run(text).0, text, "{text}");
+    }
+    // The same places with a value that could be issued; and a password may be anything.
+    for (text, secret) in [
+        (
+            "mattermost key = 'e2rgfqdg7xpzbq0nmj8l68gmuz'",
+            "e2rgfqdg7xpzbq0nmj8l68gmuz",
+        ),
+        ("[DEBUG] token=spu-3F10194CA38", "spu-3F10194CA38"),
+        ("mockaroo token = 'mlm9iqkm'", "mlm9iqkm"),
+        ("db_password = '@hxr7ta3dn33c5r5'", "@hxr7ta3dn33c5r5"),
+        ("PASSWORD=shortpass99", "shortpass99"),
+    ] {
+        let out = run(text).0;
+        assert!(!out.contains(secret), "{text} -> {out}");
+    }
+}

@@ -16,7 +16,7 @@ use super::MARKER_OPEN;
 mod stand_ins;
 
 pub(super) use stand_ins::stands_as_token;
-use stand_ins::{is_mangled_token, is_placeholder, STAND_IN_PASSWORDS};
+use stand_ins::{is_made_up, is_mangled_token, is_placeholder, STAND_IN_PASSWORDS};
 
 /// How a rule's match is vetted before it is replaced.
 #[derive(Clone, Copy, Debug)]
@@ -56,6 +56,8 @@ struct Context {
     colon: bool,
     /// Followed by a space and a letter: more words follow.
     prose_follows: bool,
+    /// The value's quote opens with `=` (`key = '=2rgf…'`): no token starts so.
+    opened_by_equals: bool,
 }
 
 impl Context {
@@ -86,6 +88,7 @@ impl Context {
                     || matches!(next, Some('<' | '>' | '(' | ';' | '{' | ','))
                     || operator_follows),
             spaced_assign: before.ends_with(" = ") || before.ends_with(" := "),
+            opened_by_equals: before.ends_with("'=") || before.ends_with("\"="),
             colon: before.trim_end_matches([' ', '\t']).ends_with(':'),
             // A marker counts as the word it replaced, so a second pass decides the same way.
             prose_follows: next == Some(' ')
@@ -313,12 +316,17 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
         return false;
     }
     let all_digits = value.bytes().all(|b| b.is_ascii_digit());
-    if kind != "password" && is_mangled_token(value) {
+    if kind != "password" && (is_mangled_token(value) || is_made_up(value, ctx.opened_by_equals)) {
         return false;
     }
     if kind == "password" {
         // `"pass": 3` counts test passes, `HAVE_PASSWD: 1` is a flag; `PASSWORD=1234` is a PIN.
         return !(all_digits && (value.len() <= 2 || matches!(norm.as_str(), "pass" | "pw")));
+    }
+    // A prefixed token cut short (`braintrust_key=sk-1234`, `token=spu-1234`, `'tfp_1'`): an
+    // issued token runs on long after its prefix (an unprefixed key may be short: Mockaroo's).
+    if is_cut_prefixed_token(value) {
+        return false;
     }
     // Short numbers (`max_token: 512`, `DHKey = -9850`) are not secrets.
     let number = value.strip_prefix('-').unwrap_or(value);
@@ -353,6 +361,19 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
         return false;
     }
     value.len() < 8 || entropy(value) >= 1.5
+}
+
+/// `sk-1234`, `API-1234`, `tfp_1`: two to four letters, `-` or `_`, at most five more letters
+/// and digits.
+fn is_cut_prefixed_token(value: &str) -> bool {
+    let Some(at) = value.find(['-', '_']) else {
+        return false;
+    };
+    let (prefix, rest) = (&value[..at], &value[at + 1..]);
+    (2..=4).contains(&prefix.len())
+        && prefix.bytes().all(|b| b.is_ascii_alphabetic())
+        && rest.len() <= 5
+        && rest.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 /// An unquoted value that reads as code: a type, call, index, member path or literal.
@@ -458,6 +479,7 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
         || is_placeholder(value, ctx.quote)
         || looks_like_path(value)
         || is_mangled_token(value)
+        || (!names_password(name) && is_made_up(value, ctx.opened_by_equals))
     {
         return false;
     }
@@ -530,6 +552,12 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
             .next()
             .is_some_and(|tld| tld.bytes().all(|b| b.is_ascii_lowercase()));
     !is_host
+}
+
+/// A password may start with `=` or `@` and hold any word.
+fn names_password(name: &str) -> bool {
+    let norm = normalise(name);
+    ["pass", "pwd"].iter().any(|w| norm.contains(w))
 }
 
 fn is_uuid(value: &str) -> bool {

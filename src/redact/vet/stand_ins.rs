@@ -199,3 +199,20 @@ pub(super) fn is_shell_reference(v: &str) -> bool {
     }
     !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
+
+/// Words a made-up value names itself by (`sk-abc123invalid`, `redirect_url_mismatch`,
+/// `hvb.shorttoken`, `…SHORT`).
+const MADE_UP_WORDS: &[&str] = &["invalid", "dummy", "mismatch", "short"];
+
+/// A value named as a secret that shows it was made up rather than issued: it calls itself
+/// invalid, a dummy, a mismatch or short, or starts with `=` or `@`, which no token alphabet
+/// starts with (the `=` of `'=2rgf…'` sits just before the value's span: `opened_by_equals`).
+/// Not `fake`, nor runs like `abcdef123456…`: the scanners' own positives use both, so
+/// they say nothing of whether a value would work.
+pub(in crate::redact) fn is_made_up(value: &str, opened_by_equals: bool) -> bool {
+    if opened_by_equals || value.starts_with(['=', '@']) {
+        return true;
+    }
+    let lower = value.to_ascii_lowercase();
+    MADE_UP_WORDS.iter().any(|w| lower.contains(w))
+}
