@@ -163,7 +163,8 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
             .name("reader".into())
             .spawn(move || {
                 shared.healthy.store(true, Ordering::Release);
-                let follower = Follower::new(follow_config, file_states, orphans, fresh);
+                let mut follower = Follower::new(follow_config, file_states, orphans, fresh);
+                follower.set_max_file_series(settings.max_file_series);
                 let watch = Watch::new(Arc::new(move |event| {
                     let _ = wake_tx.send(Wake::Fs(event));
                 }));
@@ -528,6 +529,7 @@ impl Reader {
         run.watcher_errors = self.watch.stats.errors;
         run.watcher_fallbacks = self.watch.stats.fallbacks;
         run.watch_rearms = self.watch.stats.rearms;
+        run.faults = self.faults.iter().map(|(f, n)| (f.as_str(), n)).collect();
         // A path is a label value and shown on `/`: one that holds a secret is `redacted`
         // (lags of paths that become one name are summed, so no series repeats).
         // A path seen before is not scanned again: the redactor remembers recent clean texts.

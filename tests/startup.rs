@@ -49,6 +49,14 @@ impl Started {
         );
     }
 
+    /// `denials_exporter_faults_total{fault}` as served now.
+    fn fault(&self, fault: &str) -> f64 {
+        let body = get(self.addr, "/metrics")
+            .map(|r| r.body)
+            .unwrap_or_default();
+        sum(&body, "denials_exporter_faults_total", &[("fault", fault)])
+    }
+
     /// Lines of stderr at WARN or ERROR.
     fn faults_logged(&self) -> Vec<String> {
         self.stderr()
@@ -171,6 +179,7 @@ fn a_state_file_that_cannot_be_used_is_set_aside_and_the_start_is_fresh() {
             assert_eq!(logged.len(), 1, "{wf}: one line: {logged:#?}");
             assert!(logged[0].contains(message), "{wf}: {}", logged[0]);
             assert!(logged[0].contains("set aside"), "{wf}: {}", logged[0]);
+            assert_eq!(exporter.fault(&format!("state_{wf}")), 1.0, "{wf}: counted");
             assert!(exporter.to_healthy < HEALTHY_WITHIN);
             let aside = set_aside(dir.path());
             assert_eq!(aside.len(), 1, "{wf}: {aside:?}");
@@ -183,6 +192,7 @@ fn a_state_file_that_cannot_be_used_is_set_aside_and_the_start_is_fresh() {
             let again = start(dir.path(), &args, false, wf);
             again.wait_denials(wf, 3.0);
             assert!(again.faults_logged().is_empty(), "{}", again.stderr());
+            assert_eq!(again.fault(&format!("state_{wf}")), 0.0, "{wf}: not again");
             assert_eq!(set_aside(dir.path()).len(), 1);
             drop(again);
             fs::remove_file(&state).unwrap();

@@ -48,6 +48,8 @@ pub struct RunStats {
     pub state_writes_error: u64,
     /// Seconds since the epoch; 0 before the first write.
     pub state_last_write: f64,
+    /// Data faults met at start-up, by `fault` label value (every value, zeros included).
+    pub faults: Vec<(&'static str, u64)>,
 }
 
 /// An exposition format.
@@ -206,6 +208,15 @@ fn describe_counted(m: &Metrics, out: &mut impl Emit) {
         ];
         out.exemplified(&labels, *v as f64, m.denial_exemplars.get(k));
     }
+    out.family(f::DENIAL_RISKS);
+    for (k, v) in &m.denial_risks {
+        let labels = [
+            ("risk", k.risk.as_str()),
+            ("tool", k.tool.as_str()),
+            ("workflow", k.workflow.as_str()),
+        ];
+        out.exemplified(&labels, *v as f64, m.denial_risk_exemplars.get(k));
+    }
 
     let wf = &m.workflows;
     out.family(f::EXECUTIONS);
@@ -358,6 +369,8 @@ fn describe_run(r: &RunStats, out: &mut impl Emit) {
         ],
     );
     out.single(f::STATE_LAST_WRITE, r.state_last_write);
+    let faults: Vec<(&str, f64)> = r.faults.iter().map(|&(l, n)| (l, n as f64)).collect();
+    out.by_label(f::FAULTS, "fault", &faults);
 }
 
 /// Appends `s` with `\` and newline escaped, and `"` too when `quote` (a label value in either

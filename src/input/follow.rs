@@ -293,7 +293,6 @@ impl Follower {
     /// How many files (those with the most lag) [`Follower::stats`] names; the others are
     /// summed, so a directory of thousands of rolls does not make thousands of series.
     /// `run` passes `--max-file-series` here; without it the flag's default applies.
-    #[allow(dead_code)]
     pub fn set_max_file_series(&mut self, n: usize) {
         self.max_file_series = n;
     }

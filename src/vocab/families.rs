@@ -37,6 +37,12 @@ pub const DENIALS: Family = family(
     "Denied tool calls, each counted exactly once.",
     Counter,
 );
+pub const DENIAL_RISKS: Family = family(
+    "permission_denial_risks_total",
+    "Denied tool calls by what they attempted, each classified exactly once when its input is \
+     first known.",
+    Counter,
+);
 pub const EXECUTIONS: Family = family(
     "agent_executions_total",
     "Agent executions completed, by SDK result subtype.",
@@ -227,6 +233,14 @@ pub const STATE_WRITES: Family = family(
     "State-file writes, by result.",
     Counter,
 );
+pub const FAULTS: Family = family(
+    "denials_exporter_faults_total",
+    "Data faults met at start-up, by fault; the exporter came up regardless (state_corrupt, \
+     state_unreadable, state_newer: the state file was set aside and counting started fresh; \
+     state_unwritable: the state cannot be written; log_dir_missing: a --path glob's directory \
+     does not exist).",
+    Counter,
+);
 pub const STATE_LAST_WRITE: Family = family(
     "denials_exporter_state_last_write_timestamp_seconds",
     "When the state file was last written.",
@@ -272,8 +286,9 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 46] = [
+pub const ALL: [Family; 48] = [
     DENIALS,
+    DENIAL_RISKS,
     EXECUTIONS,
     COST,
     TOKENS,
@@ -312,6 +327,7 @@ pub const ALL: [Family; 46] = [
     INOTIFY_WATCHING,
     STATE_WRITES,
     STATE_LAST_WRITE,
+    FAULTS,
     HTTP_CONNECTIONS_OPEN,
     HTTP_CONNECTIONS_REJECTED,
     HTTP_CONNECTIONS_EVICTED,
