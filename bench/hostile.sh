@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile-input benchmark (issue #9, findings 1-5): peak RSS and wall time of the exporter on
+# Hostile-input benchmark: peak RSS and wall time of the exporter on
 # each input an attacker controls, against the shipped 64 MiB container limit.
 #
 # Usage: bench/hostile.sh

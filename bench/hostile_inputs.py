@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the hostile inputs of issue #9 (findings 1-5 and 14).
+"""Writes the hostile inputs of the hostile-input review.
 
     hostile_inputs.py corpus DIR   the small regression corpus (tests/data/hostile/*.log)
-    hostile_inputs.py bench DIR    the benchmark inputs at the issue's scale (hundreds of MB)
+    hostile_inputs.py bench DIR    the benchmark inputs at the review's scale (hundreds of MB)
 
 Every file is pino NDJSON unless its name says otherwise. For each bench input, a line
 `NAME EXPECTED` goes to DIR/expected.txt: the denials the exporter must count with default

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live benchmarks of `denials-exporter run` (issue #3's measured figures):
+# Live benchmarks of `denials-exporter run`:
 #
 #   * latency from a line's append to its count in /metrics, with inotify and with --poll;
 #   * sustained ingest of the real pino + pino-roll writer (tests/e2e/writer.mjs) with size-based

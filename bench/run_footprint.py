@@ -12,7 +12,7 @@ directory; prints one JSON object per run and a last one with the medians.
 With DUMP_SMAPS=1 in the environment, the largest mappings (by RSS) of each run go to stderr:
 the binary, libc, the heap and each malloc arena, to see where a peak comes from.
 
-bench/redact.sh runs it for issue #8's third budget: run peak RSS <= 12 MiB.
+bench/redact.sh runs it for its third budget: run peak RSS <= 12 MiB.
 """
 
 import argparse

@@ -92,7 +92,7 @@ fn hostile_values_become_invalid_never_raw() {
     assert!(!e.text.contains("script"));
 }
 
-/// The SDK's `decision_reason_type` values (formats.md §2).
+/// The SDK's `decision_reason_type` values (docs/formats.md, "How denials are counted").
 const SDK_REASONS: [&str; 11] = [
     "rule",
     "mode",

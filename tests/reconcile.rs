@@ -1,4 +1,4 @@
-//! Reconciliation of mid-stream denials against the execution's record (formats.md §2).
+//! Reconciliation of mid-stream denials against the execution's record (docs/formats.md, "How denials are counted").
 
 mod common;
 

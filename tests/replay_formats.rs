@@ -1,4 +1,4 @@
-//! Every input format of formats.md §1, replayed through the built binary.
+//! Every input format of docs/formats.md, replayed through the built binary.
 
 mod common;
 

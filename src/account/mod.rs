@@ -7,7 +7,7 @@
 //! makes counting exactly once: state is changed only by [`Accountant::apply`], one line at a time,
 //! on the reading thread, so a snapshot taken between two lines describes exactly the lines before.
 //!
-//! Counting rules (formats.md §2): a mid-stream denial counts at once; a record adds only what was
+//! Counting rules (docs/formats.md, "How denials are counted"): a mid-stream denial counts at once; a record adds only what was
 //! not yet counted for its execution, as `reason="unknown"`; a tool use id counts once per
 //! execution; records carry running totals, so cost, tokens and histograms see increases only.
 //! Spend by model comes from `modelUsage`, increase by increase per session ([`spend`]); tokens by

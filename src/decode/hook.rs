@@ -1,4 +1,4 @@
-//! Hook payloads appended to a log (formats.md §1c): Claude Code's `PermissionDenied` hook input
+//! Hook payloads appended to a log (docs/formats.md, "Hook logs"): Claude Code's `PermissionDenied` hook input
 //! and the Rust agent CLI's `permission_denied` hook context.
 //!
 //! Both carry only a free-text `reason`; [`crate::account`] classifies it into the closed reason

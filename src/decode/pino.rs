@@ -1,4 +1,4 @@
-//! The executor's pino log (formats.md §1a): `agent.permission.denied` events and the
+//! The executor's pino log (docs/formats.md, "The executor's pino log"): `agent.permission.denied` events and the
 //! completed-execution line.
 //!
 //! A line is a denial if and only if its top-level event key equals the configured denied event;
@@ -263,7 +263,7 @@ mod tests {
     #[test]
     fn completed_line_prefers_model_usage_over_copied_usage() {
         // The executor copies the last result's `usage` into inputTokens…; modelUsage is complete
-        // (formats.md §1b′: the real SDK's streaming-input session, result_index 2).
+        // (the real SDK's streaming-input session, result_index 2: docs/formats.md, "What the SDK reports by itself").
         let line = r#"{"executionId":"e","workflow":"implement","subtype":"success","costUsd":0.05637845,"inputTokens":1130,"outputTokens":9,"cacheReadInputTokens":1,"cacheCreationInputTokens":2,"modelUsage":{"claude-sonnet-4-5":{"inputTokens":1213,"outputTokens":50,"cacheReadInputTokens":100,"cacheCreationInputTokens":10,"costUSD":0.03231345},"claude-haiku-4-5":{"inputTokens":3398,"outputTokens":70,"cacheReadInputTokens":200,"cacheCreationInputTokens":20,"costUSD":0.024065}},"msg":"Claude Agent SDK execution completed"}"#;
         let Ok(Event::Record(r)) = decode_line(line.as_bytes(), &f()) else {
             panic!()

@@ -1,9 +1,9 @@
-//! The Agent SDK's stream-json messages (formats.md §1b): `system`/`permission_denied` frames and
+//! The Agent SDK's stream-json messages (docs/formats.md, "The Agent SDK's stream-json"): `system`/`permission_denied` frames and
 //! `result` messages.
 //!
 //! A result in a streaming-input session carries running totals (`total_cost_usd`, `modelUsage`)
 //! beside per-result figures (`usage`, `num_turns`, `duration_ms`, `permission_denials`, and
-//! `model_usage_since_last_result` where the CLI sends it; formats.md §1b′); this module reports
+//! `model_usage_since_last_result` where the CLI sends it; docs/formats.md, "What the SDK reports by itself"); this module reports
 //! them as they are and [`crate::account`] turns totals into increments. **Not here:** pino or
 //! hook shapes, `modelUsage` itself ([`super::usage`]), any state.
 

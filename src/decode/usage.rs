@@ -1,7 +1,7 @@
 //! Spend by model: the SDK's `modelUsage` object (and `model_usage_since_last_result`), shared by
 //! the pino and stream-json decoders.
 //!
-//! `modelUsage` is the complete figure (formats.md §1b′): per model `inputTokens`, `outputTokens`,
+//! `modelUsage` is the complete figure (docs/formats.md, "What the SDK reports by itself"): per model `inputTokens`, `outputTokens`,
 //! `cacheReadInputTokens`, `cacheCreationInputTokens` and `costUSD`. `usage` (and the executor's
 //! top-level `inputTokens`, which copies it) covers the main loop of the last turn only. This
 //! module reports what a line says, as it says it; whether it is a running total or a per-result

@@ -1,5 +1,5 @@
 //! Hostile input through the whole line path (`Pipeline::lines` → prefilter → frame →
-//! decode → account), as property tests: the fuzzing deliverable of issue #9.
+//! decode → account), as property tests: the fuzzing part of the hostile-input work.
 //!
 //! Owns the drivers ([`feed`], [`feed_by_line`]), the invariants every input must keep
 //! ([`check_bounds`]) and the properties, among them the exactly-once model

@@ -4,7 +4,7 @@
 // record of exactly which denials it wrote, for the end-to-end test (tests/e2e/run.sh) and the
 // live benchmark (bench/live.sh).
 //
-// What it writes (shared/formats.md §1a):
+// What it writes (docs/formats.md, "The executor's pino log"):
 //   * executions, each through a child logger with executionId/jobId/workflow/installationId/repo;
 //   * lots of ordinary lines (SDK messages, tool uses, HTTP calls, debug noise);
 //   * ~1% `agent.permission.denied` WARN lines (toolName, toolUseId, decisionReasonType,

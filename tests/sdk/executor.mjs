@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// An executor in the style of the one this project started from (shared/seeds/000_…, with the
-// logging issue #10 asks for), running the REAL Claude Agent SDK against the fake Messages API
+// An executor in the style of the one this project started from (with the denial logging
+// docs/formats.md asks of an executor), running the REAL Claude Agent SDK against the fake Messages API
 // (fake-api.mjs) and logging with the REAL pino, for the SDK end-to-end test (tests/sdk/run.sh).
 //
 //   node executor.mjs --base-url http://127.0.0.1:PORT --work DIR --log FILE --stream-dir DIR
@@ -12,12 +12,12 @@
 // nothing on the machine is read or written, and the API is the fake on loopback).
 //
 // It writes:
-//   --log FILE      the executor's pino log (shared/formats.md §1a): per execution a child logger
+//   --log FILE      the executor's pino log (docs/formats.md, "The executor's pino log"): per execution a child logger
 //                   with executionId/jobId/workflow/installationId/repo; per `system/permission_denied`
 //                   SDK message a WARN `agent.permission.denied` line; per `result` a
 //                   `Claude Agent SDK execution completed` INFO line (inputTokens… copied from
 //                   result.usage as the real executor does, modelUsage verbatim, the denial record).
-//   --stream-dir    the raw SDK messages as stream-json (§1b), one file per workflow
+//   --stream-dir    the raw SDK messages as stream-json, one file per workflow
 //                   (WORKFLOW.jsonl) plus all.jsonl with every message.
 //   --expected FILE what the SDK itself reported, as the figures the exporter must show (see
 //                   README.md beside this file and `expectedFrom` below).
@@ -250,7 +250,7 @@ function logCompleted (log, result) {
   }, 'Claude Agent SDK execution completed')
 }
 
-// The exporter's closed set of reasons (shared/formats.md §2); any other type becomes `other`.
+// The exporter's closed set of reasons (docs/formats.md, "How denials are counted"); any other type becomes `other`.
 const REASONS = new Set(['rule', 'mode', 'subcommandResults', 'permissionPromptTool', 'hook', 'asyncAgent',
   'sandboxOverride', 'workingDir', 'safetyCheck', 'classifier', 'other', 'user'])
 const reasonOf = (frame) => frame.decision_reason_type === undefined

@@ -1,4 +1,4 @@
-//! The model-based test of exactly-once counting (issue #7): seeded schedules of writer
+//! The model-based test of exactly-once counting: seeded schedules of writer
 //! operations and exporter crashes against real files, checked against a model of what was
 //! written.
 //!
