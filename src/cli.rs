@@ -498,7 +498,8 @@ pub struct PipelineArgs {
 /// Parses a duration flag into seconds: `500ms`, `5s`, `1m`, `6h`, `1d`, a sum of them (`1h30m`),
 /// or a bare number of seconds. Range checks (positive, …) are the config's.
 pub fn parse_duration(text: &str) -> Result<f64, String> {
-    let invalid = || format!("want a duration such as 5s, 1m or 6h, or a number of seconds, not {text:?}");
+    let invalid =
+        || format!("want a duration such as 5s, 1m or 6h, or a number of seconds, not {text:?}");
     let text = text.trim();
     if let Ok(seconds) = text.parse::<f64>() {
         return seconds.is_finite().then_some(seconds).ok_or_else(invalid);
@@ -589,10 +590,18 @@ mod tests {
         assert_eq!(run.write_timeout, 10.0);
         assert_eq!(run.pipeline.execution_idle_timeout, 21_600);
         assert_eq!(run.pipeline.max_clock_skew, 1_800);
-        let error = Cli::try_parse_from(["denials-exporter", "run", "--path=/x", "--state-interval=5x"])
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("--state-interval") && error.contains("5x"), "{error}");
+        let error = Cli::try_parse_from([
+            "denials-exporter",
+            "run",
+            "--path=/x",
+            "--state-interval=5x",
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("--state-interval") && error.contains("5x"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -604,7 +613,10 @@ mod tests {
                 let (Some(long), Some(env)) = (arg.get_long(), arg.get_env()) else {
                     continue;
                 };
-                let want = format!("DENIALS_EXPORTER_{}", long.to_uppercase().replace(['.', '-'], "_"));
+                let want = format!(
+                    "DENIALS_EXPORTER_{}",
+                    long.to_uppercase().replace(['.', '-'], "_")
+                );
                 assert_eq!(env.to_str(), Some(want.as_str()), "--{long}");
                 checked += 1;
             }
@@ -615,12 +627,17 @@ mod tests {
     #[test]
     fn run_help_is_grouped_under_headings() {
         let mut command = Cli::command();
-        let run = command.find_subcommand_mut("run").expect("run is a subcommand");
+        let run = command
+            .find_subcommand_mut("run")
+            .expect("run is a subcommand");
         let help = run.render_long_help().to_string();
         for heading in ["Input:", "Fields:", "Limits:", "Web:", "Logging:"] {
             assert!(help.contains(heading), "{heading} missing in\n{help}");
         }
-        assert!(!help.contains("Options:\n  --"), "a flag without a heading in\n{help}");
+        assert!(
+            !help.contains("Options:\n  --"),
+            "a flag without a heading in\n{help}"
+        );
         assert!(help.contains("--reason-rule") && help.contains("split on newlines"));
     }
 }

@@ -96,7 +96,11 @@ where
         let meta = event.metadata();
         let mut line = String::with_capacity(128);
         pair(&mut line, "ts", &time);
-        pair(&mut line, "level", &meta.level().as_str().to_ascii_lowercase());
+        pair(
+            &mut line,
+            "level",
+            &meta.level().as_str().to_ascii_lowercase(),
+        );
         pair(&mut line, "target", meta.target());
         let mut fields = LogfmtFields {
             message: None,
@@ -173,6 +177,9 @@ mod tests {
         pair(&mut line, "b", "two words");
         pair(&mut line, "c", "");
         pair(&mut line, "d", "say \"hi\"\nback\\");
-        assert_eq!(line, r#" a=plain b="two words" c="" d="say \"hi\"\nback\\""#);
+        assert_eq!(
+            line,
+            r#" a=plain b="two words" c="" d="say \"hi\"\nback\\""#
+        );
     }
 }

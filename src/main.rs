@@ -40,12 +40,10 @@ fn main() -> ExitCode {
             let text = replay::replay(config, &args.files)?;
             replay::print(&text)
         }),
-        Command::Run(args) => {
-            logging::init(&args.log).and_then(|()| {
-                environment.report();
-                run::run(RunConfig::from_args(&args)?)
-            })
-        }
+        Command::Run(args) => logging::init(&args.log).and_then(|()| {
+            environment.report();
+            run::run(RunConfig::from_args(&args)?)
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -28,7 +28,10 @@ pub const RENAMED: &[(&str, &str)] = &[
         "DENIALS_EXPORTER_TELEMETRY_PATH",
         "DENIALS_EXPORTER_WEB_TELEMETRY_PATH",
     ),
-    ("DENIALS_EXPORTER_REASON_RULES", "DENIALS_EXPORTER_REASON_RULE"),
+    (
+        "DENIALS_EXPORTER_REASON_RULES",
+        "DENIALS_EXPORTER_REASON_RULE",
+    ),
 ];
 
 /// Read by `build.rs` at build time, not by a flag; not worth a warning when left set.
@@ -145,7 +148,10 @@ mod tests {
         );
         assert_eq!(
             plan.renamed,
-            vec!["DENIALS_EXPORTER_LISTEN_ADDRESS", "DENIALS_EXPORTER_TELEMETRY_PATH"]
+            vec![
+                "DENIALS_EXPORTER_LISTEN_ADDRESS",
+                "DENIALS_EXPORTER_TELEMETRY_PATH"
+            ]
         );
         assert!(plan.unknown.is_empty(), "{:?}", plan.unknown);
     }
@@ -161,7 +167,10 @@ mod tests {
         ]));
         assert_eq!(
             plan.unknown,
-            vec!["DENIALS_EXPORTER_BOGUS", "DENIALS_EXPORTER_WEB_LISTEN_ADDRES"]
+            vec![
+                "DENIALS_EXPORTER_BOGUS",
+                "DENIALS_EXPORTER_WEB_LISTEN_ADDRES"
+            ]
         );
         let known = known();
         for (old, new) in RENAMED {

@@ -340,7 +340,10 @@ fn describe_run(r: &RunStats, out: &mut impl Emit) {
             ("finished", r.follow.compressed_finished as f64),
         ],
     );
-    out.single(f::STATE_ENTRIES_DROPPED, r.follow.state_entries_dropped as f64);
+    out.single(
+        f::STATE_ENTRIES_DROPPED,
+        r.follow.state_entries_dropped as f64,
+    );
     out.single(f::WATCHER_ERRORS, r.watcher_errors as f64);
     out.single(f::WATCHER_FALLBACKS, r.watcher_fallbacks as f64);
     out.single(f::WATCH_REARMS, r.watch_rearms as f64);
