@@ -38,6 +38,10 @@ RUN case "${TARGETARCH:-amd64}" in \
  && rustup target add "$(cat /rust-target)"
 
 WORKDIR /src
+# The build context has no .git: build.rs takes the revision that --version and
+# denials_exporter_build_info report from here (`unknown` when the build argument is not given).
+ARG REVISION=unknown
+ENV DENIALS_EXPORTER_REVISION=${REVISION}
 # The whole crate (see .dockerignore for what is left out); dependencies come from Cargo.lock.
 COPY . .
 

@@ -18,6 +18,8 @@ use crate::vocab::Reason;
 mod reason_rules;
 mod run;
 pub use reason_rules::ReasonRules;
+
+use crate::risk::RiskRules;
 pub use run::{Listen, RunConfig};
 
 /// A flag value that cannot work.
@@ -44,6 +46,8 @@ pub enum ConfigError {
         min: usize,
         value: usize,
     },
+    #[error("invalid --risk-rule or --risk-allow-host: {0}")]
+    Risk(#[from] crate::risk::RiskRuleError),
     #[error("--{flag} must not be empty")]
     Empty { flag: &'static str },
     #[error("no --path given: name the log files to follow")]
@@ -139,6 +143,9 @@ impl Default for Limits {
 pub struct Config {
     pub fields: Fields,
     pub reason_rules: ReasonRules,
+    /// What each denial attempted is classified with: the built-in rules plus `--risk-rule`
+    /// and `--risk-allow-host`.
+    pub risk_rules: RiskRules,
     pub workflow_from_path: Option<Regex>,
     pub workflow_default: String,
     pub limits: Limits,
@@ -150,6 +157,7 @@ impl Default for Config {
         Config {
             fields: Fields::default(),
             reason_rules: ReasonRules::default(),
+            risk_rules: RiskRules::builtin(),
             workflow_from_path: None,
             workflow_default: defaults::WORKFLOW_DEFAULT.into(),
             limits: Limits::default(),
@@ -202,6 +210,12 @@ impl Config {
         Ok(Config {
             fields,
             reason_rules: ReasonRules::with_custom(custom),
+            risk_rules: RiskRules::new(
+                args.risk_rules.iter().filter(|r| !r.trim().is_empty()),
+                args.risk_allow_hosts
+                    .iter()
+                    .filter(|h| !h.trim().is_empty()),
+            )?,
             workflow_from_path,
             workflow_default: non_empty("workflow-default", &args.workflow_default)?,
             limits,

@@ -23,6 +23,7 @@
 
 pub(crate) mod account;
 pub(crate) mod audit;
+pub mod build_info;
 pub mod cli;
 pub mod config;
 pub(crate) mod decode;

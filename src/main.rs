@@ -1,4 +1,4 @@
-//! Wiring only: parse flags, build the configuration, dispatch `replay` or `run`, and turn an
+//! Wiring only: carry old environment variable names over to the new ones, parse flags, build the configuration, dispatch `replay` or `run`, and turn an
 //! error into one line on stderr and exit code 2.
 
 use std::io::Write;
@@ -6,12 +6,14 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use denials_exporter::cli::{Cli, Command};
+use denials_exporter::cli::{self, Cli, Command};
 use denials_exporter::config::{Config, RunConfig};
 use denials_exporter::{logging, memory, replay, run};
 
 fn main() -> ExitCode {
     memory::tune();
+    // Before parsing (clap reads one variable a flag) and while there is one thread.
+    let environment = cli::env::apply();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) if !error.use_stderr() => error.exit(), // --help, --version
@@ -33,13 +35,15 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Replay(args) => logging::init(&args.log).and_then(|()| {
+            environment.report();
             let config = Config::from_args(&args.pipeline)?;
             let text = replay::replay(config, &args.files)?;
             replay::print(&text)
         }),
-        Command::Run(args) => {
-            logging::init(&args.log).and_then(|()| run::run(RunConfig::from_args(&args)?))
-        }
+        Command::Run(args) => logging::init(&args.log).and_then(|()| {
+            environment.report();
+            run::run(RunConfig::from_args(&args)?)
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

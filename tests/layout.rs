@@ -18,6 +18,7 @@ const STAGES: &[(&str, u8)] = &[
     // What every stage says, and process helpers that know no stage.
     ("vocab", 0),
     ("memory", 0),
+    ("build_info", 0),
     ("sched", 0),
     ("signal", 0),
     // The risk classifier: a pure function the configuration checks flags with and account calls.

@@ -24,7 +24,9 @@ use super::reconcile::PendingRisk;
 use super::shown::Field;
 use super::{wall_now, Accountant, AUDIT_TEXT_CHARS};
 use crate::decode::{self, Attempted, RecordedDenial, RecordedDenials};
-use crate::risk::{Attempt, Input, Risk, RiskRules};
+#[cfg(test)]
+use crate::risk::RiskRules;
+use crate::risk::{Attempt, Input, Risk};
 use crate::vocab::counters::{DenialKey, RiskKey};
 use crate::vocab::{AuditKind, AuditRecord, Origin, RISK_PENDING};
 
@@ -48,9 +50,9 @@ pub(super) struct Decided<'a> {
 }
 
 impl Accountant {
-    /// Uses `rules` for every denial classified from now on (the built-in rules by default):
-    /// the start-up hands it the `--risk-rule` and `--risk-allow-host` values.
-    #[cfg_attr(not(test), allow(dead_code))] // called by the start-up once its flags exist
+    /// Uses `rules` for every denial classified from now on, instead of the configuration's
+    /// (`--risk-rule`, `--risk-allow-host`).
+    #[cfg(test)]
     pub fn set_risk_rules(&mut self, rules: RiskRules) {
         self.risk = rules;
     }

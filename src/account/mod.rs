@@ -91,7 +91,8 @@ pub struct Accountant {
     auditing: bool,
     /// Whether exemplars are kept (only `/metrics` in OpenMetrics shows them; `replay` does not).
     exemplars: bool,
-    /// What each denial attempted is classified with ([`Accountant::set_risk_rules`]).
+    /// What each denial attempted is classified with: the configuration's rules, unless a test
+    /// sets others ([`Accountant::set_risk_rules`]).
     risk: RiskRules,
 }
 
@@ -103,13 +104,13 @@ impl Accountant {
     /// An accountant continuing from restored state.
     pub fn with_state(config: Config, state: AccountState) -> Accountant {
         Accountant {
+            risk: config.risk_rules.clone(),
             config,
             redactor: OnceCell::new(),
             state,
             audit: Vec::new(),
             auditing: true,
             exemplars: false,
-            risk: RiskRules::builtin(),
         }
     }
 

@@ -269,7 +269,14 @@ fn describe_counted(m: &Metrics, out: &mut impl Emit) {
 /// The exporter's own families, in `replay` and `run` alike.
 fn describe_self(m: &Metrics, gauges: Gauges, redaction_kinds: &[&str], out: &mut impl Emit) {
     out.family(f::BUILD_INFO);
-    out.value(&[("version", env!("CARGO_PKG_VERSION"))], 1.0);
+    out.value(
+        &[
+            ("version", crate::build_info::VERSION),
+            ("revision", crate::build_info::REVISION),
+            ("target", crate::build_info::TARGET),
+        ],
+        1.0,
+    );
     out.single(f::READ_BYTES, m.read_bytes as f64);
     out.family(f::LINES);
     for (o, n) in m.lines_by_outcome() {
