@@ -193,11 +193,20 @@ pub enum Input<'a> {
 /// assert_eq!(rules.classify(&Attempt { tool: "Bash", input: None, reason: None }), Risk::Unknown);
 /// # Ok::<(), denials_exporter::risk::RiskRuleError>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RiskRules {
     user: user::UserRules,
     /// Which rules these are, for the per-thread memo of recent attempts; clones share it.
     id: u64,
+}
+
+/// The rules, without the memo identity: two sets built from the same flags print the same.
+impl std::fmt::Debug for RiskRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RiskRules")
+            .field("user", &self.user)
+            .finish()
+    }
 }
 
 /// A new [`RiskRules`] identity.
