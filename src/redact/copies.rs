@@ -12,7 +12,7 @@
 //! of the values found (built once per such text), one pass over the text and over each of its
 //! decoded views, linear however many secrets the text holds.
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::decode;
 use super::spans::{self, Span, Spans};
@@ -51,9 +51,11 @@ pub(super) fn cover(text: &str, known: &mut Vec<Known>, depth: u8, spans: &mut S
     known.sort_by(|a, b| a.value.cmp(&b.value).then(a.priority.cmp(&b.priority)));
     known.dedup_by(|later, first| later.value == first.value);
     // Longest first: a value that holds another is replaced whole. The values come from one
-    // text (at most its length in bytes), far below the automaton's limits.
+    // text (at most its length in bytes), far below the automaton's limits. Built per text, so
+    // a noncontiguous NFA: a DFA's construction cost more than every search it served.
     let values = AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostLongest)
+        .kind(Some(AhoCorasickKind::NoncontiguousNFA))
         .build(known.iter().map(|k| &k.value))
         .expect("the values found in one text fit an automaton");
     cover_with(text, known, &values, depth, spans);
