@@ -1,7 +1,8 @@
 //! The built binary's HTTP surface: `/metrics`, `/-/healthy`, `/-/ready`, the landing page, the
 //! recent-denials JSON and its drill-down filters, OpenMetrics with exemplars by content
 //! negotiation, 404 and 405, `--recent-denials 0`, several listen addresses, a custom
-//! telemetry path, and start-up errors that must be one sentence and a non-zero exit.
+//! telemetry path, the `process_*` families of the exporter's own process, redaction kinds served
+//! only once seen, and start-up errors that must be one sentence and a non-zero exit.
 
 #[path = "live/mod.rs"]
 mod live;
@@ -398,4 +399,127 @@ fn bad_flags_and_addresses_stop_it_with_one_sentence() {
         stderr.starts_with("denials-exporter: unexpected argument '--no-such-flag'"),
         "{stderr}"
     );
+}
+
+fn epoch_seconds() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// The `Max open files` soft limit and the resident set (bytes) of process `pid`, and how many
+/// descriptors it has open, as `/proc` tells another process.
+fn proc_view(pid: u32) -> (f64, f64, f64) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let max_fds = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max open files"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("Max open files");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let rss_kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("VmRSS");
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count();
+    (max_fds, rss_kib * 1024.0, fds as f64)
+}
+
+#[test]
+fn process_metrics_describe_the_running_exporter_at_each_scrape() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    Writer::open(&log).denials("process", 1);
+    let launch = Launch::new(dir.path(), &dir.path().join("*.log")).fast();
+    let before = epoch_seconds();
+    let exporter = launch.start();
+    let text = exporter.metrics();
+    let (max_fds, rss, fds) = proc_view(exporter.pid());
+    let value = |text: &str, name: &str| {
+        sample(text, name, &[]).unwrap_or_else(|| panic!("no {name} in\n{text}"))
+    };
+
+    let start = value(&text, "process_start_time_seconds");
+    assert!(
+        start >= before - 1.0 && start <= epoch_seconds() + 1.0,
+        "started at {start}, spawned at {before}"
+    );
+    assert_eq!(value(&text, "process_max_fds"), max_fds);
+    let open = value(&text, "process_open_fds");
+    assert!((open - fds).abs() <= 8.0, "{open} open, /proc lists {fds}");
+    let resident = value(&text, "process_resident_memory_bytes");
+    assert!(
+        resident > rss / 2.0 && resident < rss * 2.0,
+        "{resident} resident, /proc says {rss}"
+    );
+    assert!(value(&text, "process_virtual_memory_bytes") >= resident);
+    let cpu = value(&text, "process_cpu_seconds_total");
+    assert!(cpu >= 0.0);
+
+    // Read at the scrape, not at the last publication: work done since shows.
+    let mut w = Writer::open(&log);
+    for _ in 0..20 {
+        w.write(&noise().repeat(5000));
+    }
+    exporter.wait_at_least("lines read", 100_000.0, |t| sum(t, LINES, &[]));
+    let later = exporter.metrics();
+    assert!(value(&later, "process_cpu_seconds_total") > cpu, "{later}");
+    assert_eq!(value(&later, "process_start_time_seconds"), start);
+
+    // Both formats.
+    let om = request_with(
+        exporter.addr,
+        "GET",
+        "/metrics",
+        &[("Accept", "application/openmetrics-text")],
+    )
+    .unwrap()
+    .body;
+    assert!(
+        om.contains("# TYPE process_cpu_seconds counter\nprocess_cpu_seconds_total "),
+        "{om}"
+    );
+    assert!(om.contains("# TYPE process_resident_memory_bytes gauge\n"));
+
+    // A restart is a new start time: what `changes(process_start_time_seconds[…])` counts.
+    drop(exporter);
+    let again = launch.start();
+    assert!(value(&again.metrics(), "process_start_time_seconds") > start);
+}
+
+#[test]
+fn a_redaction_kind_is_served_once_it_replaced_something() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    Writer::open(&log).denials("clean", 2);
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .start();
+    exporter.wait_denials("clean", 2);
+    let kinds = |text: &str| series(text, "denials_exporter_redactions_total");
+    let clean = exporter.metrics();
+    assert_eq!(kinds(&clean), [], "no secret met, no series:\n{clean}");
+
+    let token = format!("ghp_{}", "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8");
+    Writer::open(&log).write(&denial_with_reason(
+        "dirty",
+        &format!("token {token} leaked"),
+    ));
+    exporter.wait_denials("dirty", 1);
+    exporter.wait_at_least("redactions", 1.0, |t| {
+        sum(t, "denials_exporter_redactions_total", &[])
+    });
+    let dirty = exporter.metrics();
+    let seen = kinds(&dirty);
+    assert!(!seen.is_empty() && seen.len() <= 2, "{seen:?}");
+    for (labels, n) in &seen {
+        assert!(*n >= 1.0, "a kind at 0: {labels:?}");
+    }
+    assert!(!dirty.contains(&token));
 }

@@ -1,9 +1,9 @@
-//! Issue #9, finding 9, against the built binary: `--web.config.file` in exporter-toolkit's
-//! format. TLS with a CA made at test time, plaintext to a TLS port gets no HTTP, basic auth
-//! (right → 200, wrong or none → 401 with `WWW-Authenticate: Basic`, on every path), mutual TLS
-//! (`RequireAndVerifyClientCert` refuses a client without a certificate, or with one from another
-//! CA), the configured response headers, gzip, and config errors that stop the start-up with one
-//! sentence.
+//! The web front against the built binary: `--web.config.file` in exporter-toolkit's format (TLS
+//! with a CA made at test time, plaintext to a TLS port gets no HTTP, basic auth on every path,
+//! mutual TLS, the configured response headers, config errors that stop the start-up with one
+//! sentence, a renewed certificate), gzip, and the landing page behind a reverse proxy that adds
+//! a path prefix: relative links that follow `--web.telemetry-path`, the globs with their
+//! matches, and a 404 that names the real telemetry path.
 
 #[path = "live/mod.rs"]
 mod live;
@@ -311,4 +311,80 @@ fn a_renewed_certificate_is_served_without_a_restart() {
     // A fresh client (no session to resume) that trusts only the old CA now refuses the server.
     assert!(fetch(exporter.addr, Some(&old.client(false)), "/-/healthy", &[]).is_err());
     assert!(exporter.stderr().contains("TLS certificate reloaded"));
+}
+
+#[test]
+fn the_landing_page_works_behind_a_path_prefix_and_the_404_names_the_telemetry_path() {
+    let dir = tempfile::tempdir().unwrap();
+    Writer::open(&dir.path().join("app.log")).denials("prefix", 1);
+    let exporter = Launch::new(dir.path(), &dir.path().join("*.log"))
+        .fast()
+        .args(["--web.telemetry-path", "/internal/scrape"])
+        .start();
+    let proxy = prefix_proxy("/exporter", exporter.addr);
+
+    let page = fetch(proxy, None, "/exporter/", &[]).unwrap();
+    assert_eq!(page.status, 200, "{}", page.text());
+    let hrefs = links(&page.text());
+    for href in &hrefs {
+        let target = resolve("/exporter/", href);
+        let answer = fetch(proxy, None, &target, &[]).unwrap();
+        assert_eq!(
+            (answer.status, answer.header("x-proxy")),
+            (200, None),
+            "{href} -> {target}"
+        );
+    }
+    assert_eq!(
+        hrefs.len(),
+        4,
+        "metrics, denials, healthy, ready: {hrefs:?}"
+    );
+    let scrape = resolve("/exporter/", &hrefs[0]);
+    assert_eq!(
+        scrape, "/exporter/internal/scrape",
+        "the first link is Metrics"
+    );
+    let metrics = fetch(proxy, None, &scrape, &[]).unwrap().text();
+    assert_eq!(sum(&metrics, DENIALS, &[("workflow", "prefix")]), 1.0);
+
+    for path in ["/metrics", "/nope"] {
+        let missing = fetch(exporter.addr, None, path, &[]).unwrap();
+        assert_eq!(missing.status, 404);
+        assert_eq!(
+            missing.text(),
+            "Not found; the metrics are at /internal/scrape.\n"
+        );
+    }
+}
+
+#[test]
+fn the_landing_page_shows_each_glob_with_what_it_matches_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    Writer::open(&logs.join("a.log")).denials("globs", 1);
+    Writer::open(&logs.join("b.log")).denials("globs", 1);
+    let matching = logs.join("*.log");
+    let empty = dir.path().join("elsewhere-*.jsonl");
+    let exporter = Launch::new(dir.path(), &matching)
+        .fast()
+        .args(["--path", empty.to_str().unwrap()])
+        .start();
+    let row = |glob: &std::path::Path, n: usize| {
+        format!(
+            "<tr><td><code>{}</code></td><td>{n}</td></tr>",
+            glob.display()
+        )
+    };
+
+    let page = fetch(exporter.addr, None, "/", &[]).unwrap().text();
+    assert!(page.contains(&row(&matching, 2)), "{page}");
+    assert!(page.contains(&row(&empty, 0)), "{page}");
+    // Counted when asked, not when the exporter started.
+    std::fs::write(dir.path().join("elsewhere-1.jsonl"), "").unwrap();
+    std::fs::write(logs.join("c.log"), "").unwrap();
+    let page = fetch(exporter.addr, None, "/", &[]).unwrap().text();
+    assert!(page.contains(&row(&matching, 3)), "{page}");
+    assert!(page.contains(&row(&empty, 1)), "{page}");
 }

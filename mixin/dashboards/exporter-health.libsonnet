@@ -4,6 +4,129 @@
 // dashboards/exporter-health.json; edit here, not there.
 local variables = import '../lib/variables.libsonnet';
 
+// The process panels (memory, CPU, restarts) read the process_* families every Prometheus client
+// library serves. Two settings, read here with defaults so that the shipped files need none:
+//   exporterMemoryLimitBytes: the limit line of "Memory against the limit" (default 64 MiB, the
+//     sidecar's limits.memory in deploy/kubernetes/components/sidecar/sidecar.yaml);
+//   memoryLimitFromKubeStateMetrics: true to draw the limit from kube-state-metrics instead: the
+//     largest kube_pod_container_resource_limits{resource="memory"} of container exporterContainer
+//     (default 'denials-exporter') in the selected pods, else exporterMemoryLimitBytes.
+local processSettings(config) = {
+  limitBytes: std.get(config, 'exporterMemoryLimitBytes', 64 * 1024 * 1024),
+  fromKubeStateMetrics: std.get(config, 'memoryLimitFromKubeStateMetrics', false),
+  container: std.get(config, 'exporterContainer', 'denials-exporter'),
+};
+
+// A timeseries panel of the process row.
+local processPanel(id, x, title, description, unit, targets, overrides=[]) = {
+  "id": id,
+  "type": "timeseries",
+  "title": title,
+  "description": description,
+  "datasource": {
+    "type": "prometheus",
+    "uid": "${datasource}"
+  },
+  "gridPos": {
+    "x": x,
+    "y": 52,
+    "w": 8,
+    "h": 8
+  },
+  "fieldConfig": {
+    "defaults": {
+      "unit": unit,
+      "color": {
+        "mode": "palette-classic"
+      },
+      "thresholds": {
+        "mode": "absolute",
+        "steps": [
+          {
+            "color": "green",
+            "value": null
+          }
+        ]
+      },
+      "custom": {
+        "drawStyle": "line",
+        "lineInterpolation": "linear",
+        "lineWidth": 1,
+        "fillOpacity": 10,
+        "gradientMode": "none",
+        "showPoints": "never",
+        "spanNulls": false,
+        "axisSoftMin": 0,
+        "stacking": {
+          "mode": "none",
+          "group": "A"
+        }
+      }
+    },
+    "overrides": overrides
+  },
+  "options": {
+    "legend": {
+      "displayMode": "table",
+      "placement": "bottom",
+      "showLegend": true,
+      "calcs": [
+        "mean",
+        "max",
+        "lastNotNull"
+      ]
+    },
+    "tooltip": {
+      "mode": "multi",
+      "sort": "desc"
+    }
+  },
+  "targets": [
+    {
+      "datasource": {
+        "type": "prometheus",
+        "uid": "${datasource}"
+      },
+      "editorMode": "code",
+      "expr": t.expr,
+      "legendFormat": t.legend,
+      "range": true,
+      "instant": false,
+      "refId": std.char(std.codepoint('A') + i)
+    }
+    for i in std.range(0, std.length(targets) - 1)
+    for t in [targets[i]]
+  ]
+};
+
+// The limit line: red, dashed, not filled.
+local limitOverride = {
+  "matcher": {
+    "id": "byName",
+    "options": "limit"
+  },
+  "properties": [
+    {
+      "id": "color",
+      "value": {
+        "mode": "fixed",
+        "fixedColor": "red"
+      }
+    },
+    {
+      "id": "custom.lineStyle",
+      "value": {
+        "fill": "dash",
+        "dash": [10, 10]
+      }
+    },
+    {
+      "id": "custom.fillOpacity",
+      "value": 0
+    }
+  ]
+};
+
 {
   grafanaDashboards+:: {
     'exporter-health.json': {
@@ -23,7 +146,7 @@ local variables = import '../lib/variables.libsonnet';
           }
         ]
       },
-      "description": "denials-exporter itself: scrapes, reading, decoding, label caps, files, state file and reconciliation.",
+      "description": "denials-exporter itself: scrapes, reading, decoding, label caps, files, state file, reconciliation, and the process (memory against the limit, CPU, restarts).",
       "editable": true,
       "fiscalYearStartMonth": 0,
       "graphTooltip": 1,
@@ -756,7 +879,7 @@ local variables = import '../lib/variables.libsonnet';
           "id": 11,
           "type": "timeseries",
           "title": "Redactions by kind",
-          "description": "Secrets replaced per minute, by kind (in audit lines and the exporter's own output).",
+          "description": "Secrets replaced per minute, by kind (in audit lines and the exporter's own output). A kind has a series only once it has replaced a secret, so no data means none was replaced, and a kind's first replacement is not in its rate (docs/metrics.md).",
           "datasource": {
             "type": "prometheus",
             "uid": "${datasource}"
@@ -1657,7 +1780,51 @@ local variables = import '../lib/variables.libsonnet';
               "refId": "A"
             }
           ]
-        }
+        },
+        processPanel(
+          22, 0, "Memory against the limit",
+          "Resident memory (process_resident_memory_bytes) per exporter, and the container's memory limit (dashed): the kernel kills the exporter when its memory reaches the limit. The limit is the mixin's exporterMemoryLimitBytes (default 64 MiB, the sidecar's), or with memoryLimitFromKubeStateMetrics the largest limit kube-state-metrics reports for the selected pods' exporter container.",
+          "bytes",
+          [
+            {
+              expr: ("max by (instance) (process_resident_memory_bytes{%(dashboardSelector)s})" % $._config),
+              legend: "{{instance}}",
+            },
+            {
+              local ps = processSettings($._config),
+              // The constant, as a series that exists where the exporters' do (and so selects
+              // the cluster, like every target).
+              local constant = ("0 * max(process_resident_memory_bytes{%(dashboardSelector)s}) + " % $._config) + ps.limitBytes,
+              local ksm = ('max(kube_pod_container_resource_limits{%(clusterLabel)s=~"$cluster", namespace=~"$namespace", pod=~"$pod", container="%(container)s", resource="memory"}) or %(constant)s'
+                           % ($._config + { container: ps.container, constant: constant })),
+              expr: if ps.fromKubeStateMetrics then ksm else constant,
+              legend: "limit",
+            },
+          ],
+          [limitOverride]
+        ),
+        processPanel(
+          23, 8, "CPU",
+          "CPU time per second (rate of process_cpu_seconds_total) per exporter, in cores: 1 is one core busy. The sidecar's limit is 0.2 (200m); a sustained value near it means reading is throttled and lag grows.",
+          "short",
+          [
+            {
+              expr: ("sum by (instance) (rate(process_cpu_seconds_total{%(dashboardSelector)s}[$__rate_interval]))" % $._config),
+              legend: "{{instance}}",
+            },
+          ]
+        ),
+        processPanel(
+          24, 16, "Restarts",
+          "Exporter processes started per exporter target in the last hour: changes of process_start_time_seconds, so container restarts after a crash or an out-of-memory kill show, and a new pod starts a new series. After a restart /metrics answers 503 until the backlog is read again.",
+          "short",
+          [
+            {
+              expr: ("sum by (instance) (changes(process_start_time_seconds{%(dashboardSelector)s}[1h]))" % $._config),
+              legend: "{{instance}}",
+            },
+          ]
+        ),
       ],
       "refresh": "1m",
       "schemaVersion": 39,

@@ -2,8 +2,9 @@
 //! 0.0.4 text as `replay` prints it, and both formats as `/metrics` serves them in `run`
 //! (families, then the connection self-metrics, then `# EOF` in OpenMetrics).
 //!
-//! The state is built here, deterministic, and touches every family, escape and exemplar. The
-//! redaction kinds are a fixed list, so a new redaction rule does not move the goldens.
+//! The state is built here, deterministic, and touches every family, escape and exemplar. Only
+//! the redaction kinds it counted are shown, so a new redaction rule does not move the goldens.
+//! The `process_*` figures are a fixed example ([`ProcessStats::example`]), not this process's.
 //! `GOLDEN_UPDATE=1 cargo test --lib golden` rewrites the files; review the diff.
 
 use std::path::PathBuf;
@@ -14,6 +15,7 @@ use crate::input::follow::FollowStats;
 use crate::vocab::counters::{self as metrics, DenialKey, Exemplar, Metrics};
 use crate::vocab::{LabelName, LineOutcome, Reason};
 use crate::web::connection::ConnectionStats;
+use crate::web::process::ProcessStats;
 use crate::web::routes::metrics_body;
 
 const KINDS: &[&str] = &["aws_access_key", "github_token", "private_key"];
@@ -144,7 +146,12 @@ impl Golden {
 /// The `/metrics` body as served, for a connection layer that saw nothing yet.
 fn served(format: Format) -> String {
     let families = write(format, &Golden::new().counted(true), String::new());
-    let body = metrics_body(families.as_bytes(), &ConnectionStats::default(), format);
+    let body = metrics_body(
+        families.as_bytes(),
+        &ProcessStats::example(),
+        &ConnectionStats::default(),
+        format,
+    );
     String::from_utf8(body).unwrap()
 }
 

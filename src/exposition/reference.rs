@@ -22,6 +22,7 @@ use super::{write, Counted, Describe, Emit, Format};
 use crate::vocab::counters::{Exemplar, Histogram};
 use crate::vocab::families::{Family, Kind};
 use crate::web::connection::ConnectionStats;
+use crate::web::process::ProcessStats;
 
 #[derive(Debug)]
 enum Value {
@@ -238,11 +239,13 @@ fn encode_sample(encoder: &mut MetricEncoder<'_>, kind: Kind, value: &Value) -> 
 }
 
 /// Holds `format`'s writer to a reference encoder on the golden state (as `run` and `replay`
-/// show it) and on busy connection counters.
+/// show it), on busy connection counters and on the process's figures (an example and this
+/// process's own).
 fn held_to(
     format: Format,
     counted: impl Fn(&Counted<'_>) -> String,
     stats: impl Fn(&ConnectionStats) -> String,
+    process: impl Fn(&ProcessStats) -> String,
 ) {
     let golden = Golden::new();
     for live in [false, true] {
@@ -255,11 +258,22 @@ fn held_to(
         write(format, &s, String::new()) + format.trailer(),
         stats(&s)
     );
+    for p in [ProcessStats::example(), ProcessStats::read()] {
+        assert_eq!(
+            write(format, &p, String::new()) + format.trailer(),
+            process(&p)
+        );
+    }
 }
 
 #[test]
 fn the_text_writer_writes_what_the_prometheus_crate_writes() {
-    held_to(Format::Text, |c| prometheus_text(c), prometheus_text);
+    held_to(
+        Format::Text,
+        |c| prometheus_text(c),
+        prometheus_text,
+        prometheus_text,
+    );
 }
 
 #[test]
@@ -267,6 +281,7 @@ fn the_openmetrics_writer_writes_what_prometheus_client_writes() {
     held_to(
         Format::OpenMetrics,
         |c| prometheus_client_openmetrics(c),
+        prometheus_client_openmetrics,
         prometheus_client_openmetrics,
     );
 }

@@ -3,7 +3,8 @@
 //! Owns the names and help texts of the counted families (filled from [`super::counters`]), the
 //! exporter's own families, the live follower's and the HTTP connections'. `docs/metrics.md` is
 //! the reference for operators and lists every family here; a test holds the two together.
-//! Names follow Prometheus conventions; self-metrics are `denials_exporter_<name>_<unit>`.
+//! Names follow Prometheus conventions; self-metrics are `denials_exporter_<name>_<unit>`, except
+//! the `process_*` families, named as every Prometheus client library names them.
 //!
 //! **Not here:** which samples a family has and in what order (`crate::exposition`), the
 //! values (`super::counters`, the follower, the web server), bucket bounds
@@ -247,6 +248,39 @@ pub const STATE_LAST_WRITE: Family = family(
     Gauge,
 );
 
+// The process's own (`run` only), read from `/proc` at each scrape: the names and help texts of
+// the Prometheus client libraries' process collector, so node_exporter users' queries work.
+pub const PROCESS_CPU: Family = family(
+    "process_cpu_seconds_total",
+    "Total user and system CPU time spent in seconds.",
+    Counter,
+);
+pub const PROCESS_OPEN_FDS: Family = family(
+    "process_open_fds",
+    "Number of open file descriptors.",
+    Gauge,
+);
+pub const PROCESS_MAX_FDS: Family = family(
+    "process_max_fds",
+    "Maximum number of open file descriptors.",
+    Gauge,
+);
+pub const PROCESS_VIRTUAL_MEMORY: Family = family(
+    "process_virtual_memory_bytes",
+    "Virtual memory size in bytes.",
+    Gauge,
+);
+pub const PROCESS_RESIDENT_MEMORY: Family = family(
+    "process_resident_memory_bytes",
+    "Resident memory size in bytes.",
+    Gauge,
+);
+pub const PROCESS_START_TIME: Family = family(
+    "process_start_time_seconds",
+    "Start time of the process since unix epoch in seconds.",
+    Gauge,
+);
+
 // The HTTP server's (`run` only), after everything else on `/metrics`.
 pub const HTTP_CONNECTIONS_OPEN: Family = family(
     "denials_exporter_http_connections_open",
@@ -286,7 +320,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 48] = [
+pub const ALL: [Family; 54] = [
     DENIALS,
     DENIAL_RISKS,
     EXECUTIONS,
@@ -328,6 +362,12 @@ pub const ALL: [Family; 48] = [
     STATE_WRITES,
     STATE_LAST_WRITE,
     FAULTS,
+    PROCESS_CPU,
+    PROCESS_OPEN_FDS,
+    PROCESS_MAX_FDS,
+    PROCESS_VIRTUAL_MEMORY,
+    PROCESS_RESIDENT_MEMORY,
+    PROCESS_START_TIME,
     HTTP_CONNECTIONS_OPEN,
     HTTP_CONNECTIONS_REJECTED,
     HTTP_CONNECTIONS_EVICTED,

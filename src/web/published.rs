@@ -1,8 +1,8 @@
 //! What the reading thread publishes for HTTP, and the exposition rendered from it.
 //!
 //! Owns [`Shared`]: the latest [`Published`] counters (immutable, swapped whole), the
-//! [`View`] the landing page and the denials API read, the ready and healthy flags, and the
-//! rendered families per format. Invariant: no lock here is held by the reading thread for
+//! [`View`] the landing page and the denials API read, the ready and healthy flags, the
+//! telemetry path and the `--path` globs, and the rendered families per format. Invariant: no lock here is held by the reading thread for
 //! longer than it takes to swap a pointer or append a few records, and a publication is
 //! rendered at most once per format, however many scrapers ask.
 //!
@@ -47,6 +47,8 @@ pub struct Shared {
     pub ready: AtomicBool,
     pub healthy: AtomicBool,
     pub telemetry_path: String,
+    /// The `--path` globs: as the landing page shows them (redacted), and as given.
+    globs: Vec<(String, String)>,
     /// The latest families per format ([`Format::index`]), with the generation they show.
     rendered: Mutex<[Option<(u64, Bytes)>; 2]>,
 }
@@ -63,8 +65,31 @@ impl Shared {
             ready: AtomicBool::new(false),
             healthy: AtomicBool::new(false),
             telemetry_path,
+            globs: Vec::new(),
             rendered: Mutex::new([None, None]),
         }
+    }
+
+    /// The same, knowing the `--path` globs the landing page shows with their matches; a glob
+    /// that holds a secret is shown as `redacted`.
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "run.rs passes the globs in the same merge; remove this then"
+        )
+    )]
+    pub fn with_globs(mut self, globs: Vec<String>) -> Shared {
+        self.globs = globs
+            .into_iter()
+            .map(|glob| (crate::redact::label_value(&glob).to_string(), glob))
+            .collect();
+        self
+    }
+
+    /// The `--path` globs: each as shown, and as given.
+    pub fn globs(&self) -> &[(String, String)] {
+        &self.globs
     }
 
     /// The counted families of the latest publication in `format`, without the connection
@@ -81,7 +106,7 @@ impl Shared {
         let counted = Counted {
             metrics: &published.metrics,
             gauges: published.gauges,
-            redaction_kinds: crate::redact::kind_names(),
+            redaction_kinds: &[],
             run: Some(&published.run),
         };
         let body = Bytes::from(exposition::write(

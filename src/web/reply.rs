@@ -43,13 +43,18 @@ impl Reply {
         }
     }
 
-    /// A 400 naming what is wrong with the request.
-    pub fn bad_request(sentence: String) -> Reply {
+    /// A plain-text page of one sentence made at request time.
+    pub fn sentence(status: StatusCode, sentence: &str) -> Reply {
         Reply::Page {
-            status: StatusCode::BAD_REQUEST,
+            status,
             content_type: "text/plain; charset=utf-8",
             body: Bytes::from(format!("{sentence}\n")),
         }
+    }
+
+    /// A 400 naming what is wrong with the request.
+    pub fn bad_request(sentence: String) -> Reply {
+        Reply::sentence(StatusCode::BAD_REQUEST, &sentence)
     }
 
     /// A 200 page.

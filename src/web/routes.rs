@@ -2,35 +2,37 @@
 //!
 //! * `GET <telemetry path>` (default `/metrics`): the text exposition, format 0.0.4, or OpenMetrics
 //!   1.0 with exemplars when the `Accept` header prefers it ([`Format::from_accept`]): the
-//!   counted families, then the connection self-metrics, then `# EOF` in OpenMetrics, assembled
-//!   once. Encodes what is in memory; never reads a file. 503 until ready: after a restart the
-//!   restored counters are behind what was served before, until the backlog is read again.
+//!   counted families, then the `process_*` families read from `/proc/self` now
+//!   ([`super::process`]), then the connection self-metrics, then `# EOF` in OpenMetrics,
+//!   assembled once. Encodes what is in memory; never reads a log file. 503 until ready: after a
+//!   restart the restored counters are behind what was served before, until the backlog is read
+//!   again.
 //! * `GET /-/healthy`: 200 while the reading thread is alive, else 503.
 //! * `GET /-/ready`: 200 once the state is restored and the first scan of the files ran, else 503.
-//! * `GET /`: an HTML landing page: version, followed files with their lag, recent denials.
+//! * `GET /`: an HTML landing page ([`super::landing`]): version, the globs with what they match
+//!   now, followed files with their lag, recent denials; relative links.
+//! * anything else: 404, naming the telemetry path.
 //! * `GET /api/v1/denials`: the recent denials as JSON, newest first; query filters
 //!   `execution_id`, `tool`, `workflow`, `reason`, `since`, `limit` ([`super::drill`]), a bad one
 //!   answered 400 with one sentence.
 //!
-//! Everything shown was redacted before it got here; the landing page also HTML-escapes it,
-//! because tool inputs are attacker-influenced.
+//! Everything shown was redacted before it got here.
 //!
 //! **Not here:** rendering families ([`crate::exposition`]), the cached renders
 //! ([`super::published`]), auth, headers, gzip and which thread runs a route ([`super::front`]).
 //!
 //! Cost: `/-/healthy` and `/-/ready` read an atomic; `/metrics` a copy of the cached families
-//! (a render once per publication); the pages take the view lock.
+//! (a render once per publication) and a read of `/proc/self`; the pages take the view lock.
 
-use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
-use hyper::body::Bytes;
 use hyper::header::ACCEPT;
 use hyper::{Method, Request, StatusCode};
 use tracing::error;
 
 use super::connection::ConnectionStats;
 use super::drill::Filter;
+use super::process::ProcessStats;
 use super::published::Shared;
 use super::reply::Reply;
 use crate::exposition::{self, Format};
@@ -104,22 +106,33 @@ impl Route {
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Not ready: restoring state and scanning files.\n",
             ),
-            Route::Landing => landing(shared),
+            Route::Landing => super::landing::page(shared),
             Route::Denials(query) => denials_json(shared, query.as_deref()),
-            Route::NotFound => Reply::text(StatusCode::NOT_FOUND, "not found; try /metrics\n"),
+            Route::NotFound => Reply::sentence(
+                StatusCode::NOT_FOUND,
+                &format!("Not found; the metrics are at {}.", shared.telemetry_path),
+            ),
         }
     }
 }
 
-/// The whole exposition of the latest publication.
+/// The whole exposition of the latest publication, with the process's figures of now.
 fn metrics(shared: &Shared, stats: &ConnectionStats, format: Format) -> Reply {
-    let body = metrics_body(&shared.families(format), stats, format);
+    let process = ProcessStats::read();
+    let body = metrics_body(&shared.families(format), &process, stats, format);
     Reply::Metrics { body, format }
 }
 
-/// A `/metrics` body: the counted `families`, the connection self-metrics, the trailer.
-pub fn metrics_body(families: &[u8], stats: &ConnectionStats, format: Format) -> Vec<u8> {
-    let own = exposition::write(format, stats, String::with_capacity(1024));
+/// A `/metrics` body: the counted `families`, the `process_*` families, the connection
+/// self-metrics, the trailer.
+pub fn metrics_body(
+    families: &[u8],
+    process: &ProcessStats,
+    stats: &ConnectionStats,
+    format: Format,
+) -> Vec<u8> {
+    let own = exposition::write(format, process, String::with_capacity(2048));
+    let own = exposition::write(format, stats, own);
     let trailer = format.trailer();
     let mut body = Vec::with_capacity(families.len() + own.len() + trailer.len());
     body.extend_from_slice(families);
@@ -147,80 +160,24 @@ fn denials_json(shared: &Shared, query: Option<&str>) -> Reply {
     }
 }
 
-fn landing(shared: &Shared) -> Reply {
-    let view = shared.view.lock().expect("view lock");
-    let mut html = String::with_capacity(8 * 1024);
-    let _ = write!(
-        html,
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>denials-exporter</title>\
-         <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}\
-         td,th{{border:1px solid #ccc;padding:4px 8px;text-align:left;font-size:90%}}</style></head><body>\
-         <h1>denials-exporter</h1><p>Version {}. <a href=\"{}\">Metrics</a> · \
-         <a href=\"/api/v1/denials\">Recent denials (JSON)</a> · <a href=\"/-/ready\">Ready</a></p>",
-        env!("CARGO_PKG_VERSION"),
-        escape(&shared.telemetry_path)
-    );
-    html.push_str("<h2>Files followed</h2><table><tr><th>path</th><th>lag (bytes)</th></tr>");
-    for (path, lag) in &view.files {
-        let _ = write!(html, "<tr><td>{}</td><td>{lag}</td></tr>", escape(path));
-    }
-    html.push_str("</table><h2>Recent denials</h2>");
-    if view.recent.is_empty() {
-        html.push_str("<p>None yet.</p>");
-    } else {
-        html.push_str(
-            "<table><tr><th>time</th><th>tool</th><th>workflow</th><th>reason</th><th>risk</th><th>execution</th>\
-             <th>decision reason</th><th>input</th><th>origin</th></tr>",
-        );
-        for d in view.recent.newest_first() {
-            let opt = |s: &Option<String>| escape(s.as_deref().unwrap_or(""));
-            let _ = write!(
-                html,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
-                escape(&d.time),
-                escape(&d.tool),
-                escape(&d.workflow),
-                d.reason.as_str(),
-                escape(&d.risk),
-                opt(&d.execution_id),
-                opt(&d.decision_reason),
-                opt(&d.input_summary),
-                d.origin.as_str(),
-            );
-        }
-        html.push_str("</table>");
-    }
-    html.push_str("</body></html>\n");
-    Reply::ok("text/html; charset=utf-8", Bytes::from(html))
-}
-
-/// HTML-escapes text.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::web::View;
 
     #[test]
-    fn escapes_markup() {
-        assert_eq!(
-            escape("<script>alert('x')</script>&"),
-            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"
-        );
+    fn not_found_names_the_telemetry_path() {
+        let shared = Shared::new("/internal/scrape".into(), View::default());
+        match Route::NotFound.answer(&shared, &ConnectionStats::default()) {
+            Reply::Page { status, body, .. } => {
+                assert_eq!(status, StatusCode::NOT_FOUND);
+                assert_eq!(
+                    &body[..],
+                    b"Not found; the metrics are at /internal/scrape.\n"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -246,7 +203,7 @@ mod tests {
     }
 
     #[test]
-    fn the_metrics_body_is_families_then_connection_metrics_then_the_trailer() {
+    fn the_metrics_body_is_families_then_process_then_connection_metrics_then_the_trailer() {
         let shared = Shared::new("/metrics".into(), View::default());
         let stats = ConnectionStats::default();
         let body = |format| match Route::Metrics(format).answer(&shared, &stats) {
@@ -271,6 +228,12 @@ mod tests {
             text.ends_with("denials_exporter_http_tls_handshake_errors_total 0\n"),
             "{text}"
         );
+        let at = |name: &str| text.find(&format!("\n{name} ")).expect(name);
+        assert!(
+            at("denials_exporter_lines_total{outcome=\"counted\"}")
+                < at("process_cpu_seconds_total")
+        );
+        assert!(at("process_start_time_seconds") < at("denials_exporter_http_connections_open"));
         let om = body(Format::OpenMetrics);
         assert!(
             om.ends_with("denials_exporter_http_tls_handshake_errors_total 0\n# EOF\n")

@@ -183,3 +183,63 @@ pub fn basic(user: &str, password: &str) -> String {
         base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
     )
 }
+
+/// A reverse proxy that serves `upstream` under a path prefix, as an ingress with a rewrite rule
+/// does: `GET <prefix>/x` is sent upstream as `GET /x`; a path outside the prefix gets a 404 from
+/// the proxy itself (`X-Proxy: outside`). One connection at a time, for the test's lifetime.
+pub fn prefix_proxy(prefix: &'static str, upstream: SocketAddr) -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let _ = proxy_one(client, prefix, upstream);
+        }
+    });
+    addr
+}
+
+fn proxy_one(mut client: TcpStream, prefix: &str, upstream: SocketAddr) -> std::io::Result<()> {
+    client.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte)? == 1 {
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let (line, rest) = head.split_once("\r\n").unwrap_or((&head, ""));
+    let mut parts = line.splitn(3, ' ');
+    let (method, path, version) = (
+        parts.next().unwrap_or(""),
+        parts.next().unwrap_or(""),
+        parts.next().unwrap_or(""),
+    );
+    let Some(inner) = path.strip_prefix(prefix).filter(|p| p.starts_with('/')) else {
+        return client.write_all(
+            b"HTTP/1.1 404 Not Found\r\nX-Proxy: outside\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+    };
+    let mut server = TcpStream::connect_timeout(&upstream, Duration::from_secs(5))?;
+    server.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(server, "{method} {inner} {version}\r\n{rest}")?;
+    let mut answer = Vec::new();
+    server.read_to_end(&mut answer)?;
+    client.write_all(&answer)
+}
+
+/// Where a browser goes for `href` on the page at `base` (a path ending in `/`): absolute paths
+/// as they are, relative ones (`./x`, `x`) under `base`.
+pub fn resolve(base: &str, href: &str) -> String {
+    if href.starts_with('/') {
+        return href.to_string();
+    }
+    format!("{base}{}", href.strip_prefix("./").unwrap_or(href))
+}
+
+/// The `href` values of the links on an HTML page.
+pub fn links(html: &str) -> Vec<String> {
+    html.split("href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"'))
+        .map(|(href, _)| href.replace("&amp;", "&"))
+        .collect()
+}
