@@ -129,13 +129,16 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
         file_states.push(entry.file);
         (inode, entry.source)
     }));
-    let shared = Arc::new(Shared::new(
-        settings.telemetry_path.clone(),
-        View {
-            files: Vec::new(),
-            recent: RecentDenials::new(settings.recent_denials),
-        },
-    ));
+    let shared = Arc::new(
+        Shared::new(
+            settings.telemetry_path.clone(),
+            View {
+                files: Vec::new(),
+                recent: RecentDenials::new(settings.recent_denials),
+            },
+        )
+        .with_globs(settings.paths.clone()),
+    );
 
     web::raise_fd_limit(); // after the last start-up error
 

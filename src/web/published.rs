@@ -72,13 +72,6 @@ impl Shared {
 
     /// The same, knowing the `--path` globs the landing page shows with their matches; a glob
     /// that holds a secret is shown as `redacted`.
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "run.rs passes the globs in the same merge; remove this then"
-        )
-    )]
     pub fn with_globs(mut self, globs: Vec<String>) -> Shared {
         self.globs = globs
             .into_iter()
