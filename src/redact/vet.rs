@@ -118,7 +118,8 @@ pub(super) fn accept(
         Check::Value => {
             // `curl -u user:pass`, `-u 'test:test'`: documentation, not a password.
             let stand_in = kind == "basic_auth"
-                && STAND_IN_PASSWORDS.contains(&value.to_ascii_lowercase().as_str());
+                && STAND_IN_PASSWORDS
+                    .contains(&value.trim_end_matches('>').to_ascii_lowercase().as_str());
             !(is_placeholder(value, ctx.quote) || stand_in)
         }
         Check::Header => header_ok(name, value, ctx),
@@ -126,6 +127,7 @@ pub(super) fn accept(
         Check::Random(min) => {
             (value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min)
                 && !is_mangled_token(value)
+                && !name.is_some_and(|keyword| stand_ins::is_inside_a_word(text, keyword))
         }
         Check::KubeData => kube_data_ok(value),
         Check::Generic => generic_ok(name.unwrap_or(""), value, text, start, ctx),
