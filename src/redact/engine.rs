@@ -50,7 +50,8 @@ struct Compiled {
     rule: Rule,
     /// Its index in the rules: lower is stronger.
     priority: usize,
-    gate: OnceLock<Gate>,
+    /// Boxed: a [`Gate`] is a 256-byte table, and most of the 200 rules never become candidates.
+    gate: OnceLock<Box<Gate>>,
     /// The `requires` regex (its `\b` rewritten), when the rule has one.
     requires: Option<(String, TwoShapes)>,
     scope: Option<TwoShapes>,
@@ -322,7 +323,7 @@ impl Compiled {
     /// The rule's gate, made from its row of [`rules::GATES`] on first use.
     fn gate(&self) -> &Gate {
         self.gate
-            .get_or_init(|| Gate::new(rules::GATES[self.priority]))
+            .get_or_init(|| Box::new(Gate::new(rules::GATES[self.priority])))
     }
 
     /// The rule's `requires` regex for a text of `len` bytes.
