@@ -6,12 +6,14 @@
 //! state). An entry is the text's [`Key`], its redacted output (at most [`MAX_OUTPUT_BYTES`])
 //! and the kinds it replaced with their counts, which a hit replays into the caller's tally
 //! so counters count every occurrence as a scan would. The promise: an entry holds the
-//! redacted output, which holds no secret, and a 128-bit SipHash-1-3 of the text under a key
-//! drawn at random for each thread (std's `RandomState`, seeded from the OS) that never leaves
-//! memory and is never written anywhere; the set an entry sits in is taken from that hash
-//! too. So the table holds nothing of a secret the process does not already hold while it
-//! redacts, and neither it nor a copy of its memory can confirm a guessed secret offline
-//! without the key. A hit needs the 128-bit hash and the length to match: an accidental
+//! redacted output, which holds no secret, and a 128-bit keyed hash of the text (two outputs of
+//! std's `DefaultHasher`, SipHash-1-3 today, under this thread's `RandomState` key, drawn from
+//! the OS) that never leaves memory and is never written anywhere; the set an entry sits in is
+//! taken from that hash too. So the table holds nothing of a secret the process does not
+//! already hold while it redacts, and nothing the process writes, logs or serves can confirm a
+//! guessed secret offline: that takes the key, which only this thread's memory holds (a dump of
+//! that memory would hold the texts being redacted anyway). A hit needs the 128-bit hash and
+//! the length to match: an accidental
 //! collision is a 2^-128 event per pair, and a crafted one needs the key.
 //!
 //! Not here: finding secrets (`engine`), remembering clean texts (`memo`).
