@@ -13,8 +13,8 @@
 //! already hold while it redacts, and nothing the process writes, logs or serves can confirm a
 //! guessed secret offline: that takes the key, which only this thread's memory holds (a dump of
 //! that memory would hold the texts being redacted anyway). A hit needs the 128-bit hash and
-//! the length to match: an accidental
-//! collision is a 2^-128 event per pair, and a crafted one needs the key.
+//! the length to match: an accidental collision is a 2^-128 event per pair, and a crafted one
+//! needs the key.
 //!
 //! Not here: finding secrets (`engine`), remembering clean texts (`memo`).
 //!
