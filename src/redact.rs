@@ -9,7 +9,7 @@
 //! need bytes the text lacks, `engine` runs the rest over the text and over its decoded views
 //! (`decode`: JSON escapes, percent-encoding, base64), `copies` finds every other copy of a
 //! value found (plain or encoded), `spans` merges the finds and writes the markers, `compile`
-//! builds the regexes, and `memo` remembers recent clean texts per thread.
+//! builds the regexes, and `memo` remembers per thread what recent texts came to.
 //!
 //! Owns the closed set of kind names, which are Prometheus label values, and the label policy
 //! ([`Redactor::label_value`]): a label value holding a secret becomes [`REDACTED_LABEL`].
@@ -17,7 +17,9 @@
 //! Not here: reading logs, counting, exporting metrics, or deciding which fields get redacted;
 //! callers pass every string that may leave the exporter.
 //!
-//! Cost: one Aho-Corasick pass per text; text with no anchor is returned borrowed without
+//! Cost: a text this thread redacted recently is answered from `memo` (one hash, no scan; a
+//! text holding a secret under a keyed hash, its recorded kinds tallied again). Otherwise one
+//! Aho-Corasick pass per text; text with no anchor is returned borrowed without
 //! allocating. Only the rules the prefilter picks and their gates admit run, each compiled on
 //! first use (a few milliseconds in a debug build, about 0.1 ms in release), in the smallest
 //! shape the text's length allows (see `engine`). Building a [`Redactor`] builds only the
@@ -77,25 +79,71 @@ impl Redactor {
     /// Returns `text` with every secret replaced by `[REDACTED:<kind>]`, borrowing when nothing matched.
     /// For each replacement, `*tally.entry(kind.to_string()).or_insert(0) += 1`.
     pub fn redact<'a>(&self, text: &'a str, tally: &mut BTreeMap<String, u64>) -> Cow<'a, str> {
-        spans::apply(text, &self.spans(text), tally)
+        let recalled = self.recall(text, |output, kinds| {
+            // Counted as the scan that made this output counted it.
+            for &(kind, count) in kinds {
+                *tally.entry(kind.to_string()).or_insert(0) += u64::from(count);
+            }
+            output.to_owned()
+        });
+        let key = match recalled {
+            Recalled::Clean => return Cow::Borrowed(text),
+            Recalled::Redacted(output) => return Cow::Owned(output),
+            Recalled::Unseen(key) => key,
+        };
+        let found = self.scan(text);
+        let output = spans::apply(text, &found, tally);
+        if let Some(key) = key.filter(|_| !found.is_empty()) {
+            memo::redacted::remember(key, &output, spans::kinds(&found));
+        }
+        output
     }
 
     /// Returns true if and only if `text` holds a secret that [`Redactor::redact`] would replace.
     pub fn contains_secret(&self, text: &str) -> bool {
-        !self.spans(text).is_empty()
+        let key = match self.recall(text, |_, _| ()) {
+            Recalled::Clean => return false,
+            Recalled::Redacted(_) => return true,
+            Recalled::Unseen(key) => key,
+        };
+        let found = self.scan(text);
+        if let Some(key) = key.filter(|_| !found.is_empty()) {
+            let output = spans::apply(text, &found, &mut BTreeMap::new());
+            memo::redacted::remember(key, &output, spans::kinds(&found));
+        }
+        !found.is_empty()
     }
 
-    /// The secrets in `text`; a text this thread recently found clean is not scanned again.
-    fn spans(&self, text: &str) -> spans::Spans {
+    /// What this thread remembers of `text`; `read` gets the output and kinds of a text
+    /// remembered redacted.
+    fn recall<R>(
+        &self,
+        text: &str,
+        read: impl FnOnce(&str, &[(&'static str, u32)]) -> R,
+    ) -> Recalled<R> {
         #[cfg(test)]
         scanned::note(text.len());
-        let owner = self as *const Redactor as usize;
+        let owner = self.owner();
         if memo::is_known_clean(owner, text) {
-            return spans::Spans::new();
+            return Recalled::Clean;
         }
+        let key = memo::redacted::Key::of(owner, text);
+        match key.and_then(|key| memo::redacted::recall(&key, read)) {
+            Some(output) => Recalled::Redacted(output),
+            None => Recalled::Unseen(key),
+        }
+    }
+
+    /// What the memo tags this redactor's entries with: its address.
+    fn owner(&self) -> usize {
+        self as *const Redactor as usize
+    }
+
+    /// The secrets in `text`, found by running the rules; a clean text is remembered.
+    fn scan(&self, text: &str) -> spans::Spans {
         let found = self.engine.spans(text);
         if found.is_empty() {
-            memo::remember_clean(owner, text);
+            memo::remember_clean(self.owner(), text);
         }
         found
     }
@@ -141,6 +189,14 @@ impl Redactor {
         }
         format!("{}…", &redacted[..cut])
     }
+}
+
+/// What the memo knows of a text: clean, remembered redacted (what was read of it), or nothing
+/// (with the key to remember it under, if it is short enough to be remembered).
+enum Recalled<R> {
+    Clean,
+    Redacted(R),
+    Unseen(Option<memo::redacted::Key>),
 }
 
 impl Default for Redactor {

@@ -1,6 +1,7 @@
 //! The scanner corpus (`tests/data/scanners/scanners.jsonl`, written by its `extract.py` from the
 //! test strings gitleaks and trufflehog ship with their rules): at least 98% of the positives
-//! are redacted and at least [`MIN_READABLE_PCT`] of the false-positive cases come out unchanged.
+//! are redacted and at least [`MIN_READABLE_PCT`] of the false-positive cases come out unchanged
+//! ([`MIN_READABLE_UNNAMED_PCT`] of those not replaced by their key's name alone).
 //! Each case goes in as a denial's decision reason (the text itself) and as a tool input (the
 //! `command` of a JSON object, escaped), and is judged on what the audit log shows of it: the
 //! redacted text cut to [`AUDIT_TEXT_CHARS`]; both must pass. The table also shows the whole texts' rates.
@@ -70,16 +71,37 @@ fn pieces(secret: &str, text: &str) -> Vec<String> {
 
 /// Positives redacted, in percent: fails below.
 const MIN_POSITIVES_PCT: f64 = 98.0;
-/// False-positive cases left readable, in percent: fails below. The goal is 85; this is a floor
-/// just under what the rules reach (77.3%). Most of what is still replaced is a random-looking
-/// value that a credential-named key assigns (`Using Key=<32 random characters>`,
-/// `secret: <base64>`, `kraken key = '<base64>'`): the scanners' detectors refuse it for want of
-/// their vendor's keyword nearby or of the exact length, but a value named as a secret is
-/// redacted here, since its vendor is unknown. What tells the scanners' false positives from
-/// their positives beyond that (`fake` inside a value, runs like `abcdef123456…`, a length that
-/// is not gitleaks' for the vendor the key names) is found as often in their positives: leaving
-/// those readable lost as many positives as it gained false positives.
-const MIN_READABLE_PCT: f64 = 77.0;
+/// False-positive cases left readable, in percent: fails below (the rules reach 78.3%).
+///
+/// The goal was 85. What keeps the rest from it is a judgement, not a defect: 202 of the
+/// 304 cases still replaced are a random-looking value that a credential-named key assigns
+/// (`Using Key=<32 random characters>`, `secret: <base64>`, `kraken key = '<base64>'`,
+/// `apiKey := "<40 characters>"`). The scanners' detectors refuse them for want of their
+/// vendor's keyword nearby, of the exact length or of a checksum; a value named as a secret is
+/// redacted here, since its vendor is unknown and an SRE reading an audit record loses nothing
+/// by not seeing it. What tells those false positives from the scanners' positives beyond that
+/// (`fake` inside a value, runs like `abcdef123456…` or `1111…`, a length that is not gitleaks'
+/// for the vendor the key names) is found as often in their positives: leaving those readable
+/// lost as many positives as it gained false positives. [`MIN_READABLE_UNNAMED_PCT`] holds the
+/// rest to the goal.
+const MIN_READABLE_PCT: f64 = 78.0;
+/// False-positive cases left readable, in percent, among those not replaced by name alone:
+/// fails below (the rules reach 91.5%). A case is replaced by name alone when every marker
+/// in what it becomes is one of [`BY_NAME_KINDS`].
+const MIN_READABLE_UNNAMED_PCT: f64 = 91.0;
+/// The kinds of the rules that find a value by the key that names it (`PASSWORD=…`,
+/// `api_key: …`, gitleaks' generic rule), not by its format.
+const BY_NAME_KINDS: &[&str] = &["named_secret", "generic_api_key", "password"];
+
+/// Whether every marker in `redacted` is of a kind in [`BY_NAME_KINDS`] (and there is one).
+fn replaced_by_name_alone(redacted: &str) -> bool {
+    let kinds: Vec<&str> = redacted
+        .match_indices("[REDACTED:")
+        .map(|(at, _)| &redacted[at + 10..])
+        .map(|rest| &rest[..rest.find(']').unwrap_or(rest.len())])
+        .collect();
+    !kinds.is_empty() && kinds.iter().all(|kind| BY_NAME_KINDS.contains(kind))
+}
 
 /// How many characters of a field an audit record shows (the exporter's audit excerpt length).
 const AUDIT_TEXT_CHARS: usize = 240;
@@ -153,6 +175,8 @@ fn scanner_corpus_meets_its_targets() {
     // (src, positive) -> (passed in the audit excerpt, passed in the whole text, total)
     let mut table: BTreeMap<(String, bool), (usize, usize, usize)> = BTreeMap::new();
     let mut failed: BTreeMap<bool, Vec<String>> = BTreeMap::new();
+    // False-positive cases replaced by name alone (see `MIN_READABLE_PCT`).
+    let mut by_name_cases = 0;
     for case in &cases {
         let ok = passes(&redactor, case, AUDIT_TEXT_CHARS);
         let whole = passes(&redactor, case, usize::MAX);
@@ -161,6 +185,15 @@ fn scanner_corpus_meets_its_targets() {
             row.0 += usize::from(ok);
             row.1 += usize::from(whole);
             row.2 += 1;
+        }
+        if !case.positive {
+            let by_name = !ok && {
+                let plain = redactor.redact(&case.text, &mut BTreeMap::new());
+                let wrapped = json_command(&case.text);
+                let json = redactor.redact(&wrapped, &mut BTreeMap::new());
+                replaced_by_name_alone(&plain) && replaced_by_name_alone(&json)
+            };
+            by_name_cases += usize::from(by_name);
         }
         if !ok {
             let out = redactor.redact(&case.text, &mut BTreeMap::new());
@@ -200,6 +233,11 @@ fn scanner_corpus_meets_its_targets() {
         table[&("all".to_string(), true)],
         table[&("all".to_string(), false)],
     );
+    let unnamed = rate(fp.0, fp.2 - by_name_cases);
+    println!(
+        "false positives replaced by name alone: {by_name_cases}; left readable among the other {}: {unnamed:.1}%",
+        fp.2 - by_name_cases
+    );
     let (tp, fp) = (rate(tp.0, tp.2), rate(fp.0, fp.2));
     assert!(
         tp >= MIN_POSITIVES_PCT,
@@ -208,6 +246,10 @@ fn scanner_corpus_meets_its_targets() {
     assert!(
         fp >= MIN_READABLE_PCT,
         "only {fp:.2}% of the scanners' false positives left readable"
+    );
+    assert!(
+        unnamed >= MIN_READABLE_UNNAMED_PCT,
+        "only {unnamed:.2}% of the scanners' false positives not replaced by name left readable"
     );
 }
 

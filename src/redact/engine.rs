@@ -50,7 +50,8 @@ struct Compiled {
     rule: Rule,
     /// Its index in the rules: lower is stronger.
     priority: usize,
-    gate: OnceLock<Gate>,
+    /// Boxed: a [`Gate`] is a 256-byte table, and most of the 200 rules never become candidates.
+    gate: OnceLock<Box<Gate>>,
     /// The `requires` regex (its `\b` rewritten), when the rule has one.
     requires: Option<(String, TwoShapes)>,
     scope: Option<TwoShapes>,
@@ -322,7 +323,7 @@ impl Compiled {
     /// The rule's gate, made from its row of [`rules::GATES`] on first use.
     fn gate(&self) -> &Gate {
         self.gate
-            .get_or_init(|| Gate::new(rules::GATES[self.priority]))
+            .get_or_init(|| Box::new(Gate::new(rules::GATES[self.priority])))
     }
 
     /// The rule's `requires` regex for a text of `len` bytes.
@@ -365,55 +366,5 @@ impl TwoShapes {
         let long = len > SHORT_TEXT_BYTES;
         let shape = if long { &self.long } else { &self.short };
         shape.get_or_init(|| build_bytes_regex(&parse(pattern), long))
-    }
-}
-
-#[cfg(test)]
-mod probe_parse {
-    #[test]
-    #[ignore]
-    fn probe_parse() {
-        let engine = super::Engine::new();
-        let mut rows = Vec::new();
-        let (mut tp, mut tc) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
-        for round in 0..3 {
-            rows.clear();
-            tp = Default::default();
-            tc = Default::default();
-            for c in engine.rules.iter() {
-                let t = std::time::Instant::now();
-                let hir = super::parse(&c.rule.pattern);
-                let p = t.elapsed();
-                let t = std::time::Instant::now();
-                let _re = super::build_bytes_regex(&hir, false);
-                let b = t.elapsed();
-                tp += p;
-                tc += b;
-                rows.push((p + b, p, b, c.rule.kind, c.rule.pattern.len()));
-            }
-            let _ = round;
-        }
-        rows.sort();
-        rows.reverse();
-        eprintln!("parse {tp:?} compile {tc:?}");
-        for r in rows.iter().take(12) {
-            eprintln!("{r:?}");
-        }
-    }
-}
-#[cfg(test)]
-mod probe_pat {
-    #[test]
-    #[ignore]
-    fn probe_pat() {
-        let engine = super::Engine::new();
-        for c in engine.rules.iter() {
-            if ["alibaba_access_key", "auth_header"].contains(&c.rule.kind)
-                || (c.rule.kind == "password"
-                    && (c.rule.pattern.len() == 98 || c.rule.pattern.len() == 57))
-            {
-                eprintln!("{} {}", c.rule.kind, c.rule.pattern);
-            }
-        }
     }
 }

@@ -1,14 +1,17 @@
-//! Remembers, per thread, recent texts found to hold no secret, so that a text seen again
-//! (a tool name, a stock denial reason: a replay of 6,791 denials has 199 distinct reasons and
-//! 6 tool names) is answered without scanning.
+//! Remembers, per thread, what recent texts came to, so that a text seen again is answered
+//! without scanning: texts found to hold no secret here (a tool name, a stock denial reason: a
+//! replay of 6,791 denials has 199 distinct reasons and 6 tool names), texts holding one in
+//! [`redacted`] (their redacted output, under a keyed hash).
 //!
-//! Owns a two-way set-associative table of [`SLOTS`] texts of at most [`MAX_TEXT_BYTES`] each,
-//! per thread (no lock, no shared state); a set keeps the one used last and replaces the other.
-//! Two ways matter: an audit stream interleaves a few texts that repeat (reasons, tool names,
-//! the source path) with ids that never do, and in a direct-mapped table every id evicts
-//! whatever repeating text shares its slot. Only texts with no secret are ever stored, and a hit
-//! compares the whole text, so the table never holds a secret, nor a hash that could stand for
-//! one. Entries are tagged with the redactor that vetted them.
+//! Owns a two-way set-associative table of [`SLOTS`] clean texts of at most [`MAX_TEXT_BYTES`]
+//! each, per thread (no lock, no shared state); a set keeps the one used last and replaces the
+//! other. Two ways matter: an audit stream interleaves a few texts that repeat (reasons, tool
+//! names, the source path) with ids that never do, and in a direct-mapped table every id evicts
+//! whatever repeating text shares its slot. Only texts with no secret are stored here, whole,
+//! and a hit compares the whole text; entries are tagged with the redactor that vetted them.
+//! The promise of the whole memo: it holds clean texts, redacted outputs, and hashes of
+//! secret-bearing texts under a per-thread random key that never leaves memory, so nothing in
+//! it is a secret or can confirm a guessed one offline (see [`redacted`]).
 //!
 //! Not here: finding secrets (`engine`).
 //!
@@ -17,6 +20,8 @@
 //! tenth of that for ids and reasons.
 
 use std::cell::RefCell;
+
+pub(super) mod redacted;
 
 /// Table size (a power of two): SLOTS / 2 sets of two.
 const SLOTS: usize = 1024;

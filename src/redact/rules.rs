@@ -127,11 +127,15 @@ fn prefixed(kind: &'static str, pattern: &str) -> Rule {
 }
 
 /// gitleaks' keyword-context shape: a keyword, up to 20 more name characters, an assignment
-/// operator (also JSON-escaped: `\":\"`), then the value. Case-insensitive throughout.
+/// operator (also JSON-escaped: `\":\"`), then the value. Case-insensitive throughout. The
+/// keyword is the `k` group, so the check can tell a word from a piece of one (`sumObj`).
 fn kw(kind: &'static str, keywords: &str, value: &str) -> Rule {
-    rule(kind, &format!("(?i-u)(?:{keywords}){KW_SEP}({value}){END}"))
-        .check(Check::Random(3.5))
-        .anchors(keywords)
+    rule(
+        kind,
+        &format!("(?i-u)(?P<k>{keywords}){KW_SEP}({value}){END}"),
+    )
+    .check(Check::Random(3.5))
+    .anchors(keywords)
 }
 
 /// Rewrites each `\b` (not an escaped backslash followed by `b`) to an ASCII word boundary

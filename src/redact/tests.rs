@@ -11,6 +11,7 @@ use super::Redactor;
 use cases::*;
 
 mod cases;
+mod memo;
 
 fn redactor() -> &'static Redactor {
     static REDACTOR: OnceLock<Redactor> = OnceLock::new();

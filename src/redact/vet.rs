@@ -5,6 +5,9 @@
 //! gates of generic assignments. A check only reads the text; it never changes what a rule
 //! matched beyond trimming a value's trailing `,`/`}`.
 //!
+//! What a value looks like on its own (entropy, path, code, UUID) is `shapes`; what stands
+//! for a secret without being one (placeholders, fillers, stand-in passwords) is `stand_ins`.
+//!
 //! Not here: patterns (`rules`), running them or replacing text (`engine`, `spans`).
 //!
 //! Cost: cold, once per regex match.
@@ -13,8 +16,10 @@ use std::sync::OnceLock;
 
 use super::MARKER_OPEN;
 
+mod shapes;
 mod stand_ins;
 
+use shapes::{entropy, is_cut_prefixed_token, is_uuid, looks_like_code, looks_like_path};
 pub(super) use stand_ins::stands_as_token;
 use stand_ins::{is_made_up, is_mangled_token, is_placeholder, STAND_IN_PASSWORDS};
 
@@ -118,7 +123,8 @@ pub(super) fn accept(
         Check::Value => {
             // `curl -u user:pass`, `-u 'test:test'`: documentation, not a password.
             let stand_in = kind == "basic_auth"
-                && STAND_IN_PASSWORDS.contains(&value.to_ascii_lowercase().as_str());
+                && STAND_IN_PASSWORDS
+                    .contains(&value.trim_end_matches('>').to_ascii_lowercase().as_str());
             !(is_placeholder(value, ctx.quote) || stand_in)
         }
         Check::Header => header_ok(name, value, ctx),
@@ -126,6 +132,7 @@ pub(super) fn accept(
         Check::Random(min) => {
             (value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min)
                 && !is_mangled_token(value)
+                && !name.is_some_and(|keyword| stand_ins::is_inside_a_word(text, keyword))
         }
         Check::KubeData => kube_data_ok(value),
         Check::Generic => generic_ok(name.unwrap_or(""), value, text, start, ctx),
@@ -143,55 +150,6 @@ pub(super) fn accept(
         }
     };
     ok.then_some((start, end))
-}
-
-/// Shannon entropy of the bytes of `s`, in bits per byte.
-pub(super) fn entropy(s: &str) -> f64 {
-    let mut counts = [0u32; 256];
-    for b in s.bytes() {
-        counts[usize::from(b)] += 1;
-    }
-    let len = s.len() as f64;
-    counts
-        .iter()
-        .filter(|&&n| n > 0)
-        .map(|&n| {
-            let p = f64::from(n) / len;
-            -p * p.log2()
-        })
-        .sum()
-}
-
-/// A file path rather than a secret: `~/…`, `./…`, `../…`, a lowercase absolute path, an
-/// absolute path ending in a file extension, or a bare file name with a key-ish extension.
-fn looks_like_path(v: &str) -> bool {
-    if !v.bytes().all(|b| {
-        b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'~' | b'/' | b'-' | b'@' | b'+')
-    }) {
-        return false;
-    }
-    if v.starts_with("~/") || v.starts_with("./") || v.starts_with("../") {
-        return true;
-    }
-    let has_extension = |s: &str| {
-        s.rsplit_once('.').is_some_and(|(stem, ext)| {
-            !stem.is_empty()
-                && (1..=5).contains(&ext.len())
-                && ext.bytes().all(|b| b.is_ascii_alphanumeric())
-        })
-    };
-    if let Some(rest) = v.strip_prefix('/') {
-        let last = rest.rsplit('/').next().unwrap_or("");
-        return rest.contains('/')
-            && (has_extension(last) || !v.bytes().any(|b| b.is_ascii_uppercase()));
-    }
-    const FILE_EXTENSIONS: &[&str] = &[
-        "pem", "key", "json", "txt", "p12", "pfx", "crt", "cer", "pub", "yaml", "yml", "env",
-        "cfg", "conf", "ini", "toml", "gpg", "asc", "jks", "keystore", "ppk",
-    ];
-    v.rsplit_once('.').is_some_and(|(stem, ext)| {
-        !stem.is_empty() && FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
-    })
 }
 
 /// `exports.X = X`, `self.token = token`: the value names the same thing as the key.
@@ -250,15 +208,6 @@ const BENIGN_NAME_SUFFIXES: &[&str] = &[
     "clstoken", "masktoken", "maxtoken", "mintoken", "numtoken", "withcredentials",
     "existingsecret", "secretname", "secretref", "secretkeyref", "secretarn", "secretid",
     "schemakey",
-];
-
-/// Unquoted values that are type names, keywords or literals in code, not secrets.
-#[rustfmt::skip]
-const CODE_WORDS: &[&str] = &[
-    "string", "String", "str", "&str", "bool", "boolean", "number", "int", "i32", "i64", "u32",
-    "u64", "usize", "bytes", "Bytes", "None", "none", "null", "nil", "undefined", "true", "false",
-    "True", "False", "any", "unknown", "object", "Secret", "SecretString", "Option", "Vec", "Box",
-    "Arc", "Cow", "required", "optional",
 ];
 
 fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
@@ -361,71 +310,6 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
         return false;
     }
     value.len() < 8 || entropy(value) >= 1.5
-}
-
-/// `sk-1234`, `API-1234`, `tfp_1`: two to four letters, `-` or `_`, at most five more letters
-/// and digits.
-fn is_cut_prefixed_token(value: &str) -> bool {
-    let Some(at) = value.find(['-', '_']) else {
-        return false;
-    };
-    let (prefix, rest) = (&value[..at], &value[at + 1..]);
-    (2..=4).contains(&prefix.len())
-        && prefix.bytes().all(|b| b.is_ascii_alphabetic())
-        && rest.len() <= 5
-        && rest.bytes().all(|b| b.is_ascii_alphanumeric())
-}
-
-/// An unquoted value that reads as code: a type, call, index, member path or literal.
-fn looks_like_code(value: &str, ctx: Context) -> bool {
-    let word = value.trim_end_matches([')', ',', ';', '}', ']', ':']);
-    if CODE_WORDS.contains(&word) || value.contains('(') {
-        return true;
-    }
-    // `!er.headers`, `!!key.emitKey`: a negated expression.
-    if ctx.spaced_assign && value.starts_with('!') {
-        return true;
-    }
-    let is_identifier = |part: &str| {
-        part.starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '$' | '#'))
-            && part
-                .bytes()
-                .skip(1)
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
-    };
-    // `Optional[bytes]`, `data['password']`, `line[start:pos]`: an index or a generic type.
-    if let Some(open) = value.find('[') {
-        if open > 0
-            && value[..open]
-                .split(['.', ':'])
-                .filter(|p| !p.is_empty())
-                .all(is_identifier)
-        {
-            return true;
-        }
-    }
-    // `mio::Token`, `Name.Builtin.Pseudo`, `self.token`, `process.env.API_KEY`.
-    let parts: Vec<&str> = word.split("::").flat_map(|p| p.split('.')).collect();
-    let has_digit = word.bytes().any(|b| b.is_ascii_digit());
-    if parts.iter().all(|p| is_identifier(p)) {
-        let code_like = ctx.in_code || ctx.spaced_assign;
-        if word.contains("::")
-            || (parts.len() >= 2 && (parts.len() >= 3 || !has_digit || code_like))
-        {
-            return true;
-        }
-        // A bare identifier in `x = other_name` or `field: Type,`.
-        if parts.len() == 1 && code_like && !has_digit {
-            return true;
-        }
-    }
-    if let Some(hex) = word.strip_prefix("0x") {
-        if (1..=16).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return true;
-        }
-    }
-    // jq paths and member accesses: `.spec.tokenRef`.
-    value.starts_with('.') && value[1..].starts_with(|c: char| c.is_ascii_alphabetic())
 }
 
 fn header_ok(scheme: Option<&str>, value: &str, ctx: Context) -> bool {
@@ -558,15 +442,6 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
 fn names_password(name: &str) -> bool {
     let norm = normalise(name);
     ["pass", "pwd"].iter().any(|w| norm.contains(w))
-}
-
-fn is_uuid(value: &str) -> bool {
-    let parts: Vec<&str> = value.split('-').collect();
-    parts.len() == 5
-        && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
-        && parts
-            .iter()
-            .all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 #[cfg(test)]

@@ -393,6 +393,18 @@ pub(super) const NEGATIVE: &[&str] = &[
     "open xoxo-indieweb-1.jpg",
     "key: secret/mysecret",
     "schemaKey = 'DOC_Vector_5_32'",
+    // A vendor keyword inside a longer word or camelCase part is no vendor's key name.
+    "ReactNativeCameraKit: f15a5a04b0f6dc6073e6db0296e6ef2d8b8d2522",
+    "sumOfExposures = 3Kof2VffNQ0QgYIhXUPJosVlCaQKm2hfpWE6F1fT9YGY74blQBIPsrkCcf1TwKE5;",
+    "rookTable = 0023452Lllk2KqjLBvaxANWEgTd7bqjsxjo8aZj0wd",
+    // Stand-ins of documentation: a key's name for its value, `…Here`, a PEM block with no key.
+    "GET https://qyapi.weixin.qq.com/cgi-bin/department/create?access_token=ACCESS_TOKEN",
+    "xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere",
+    "--set kraken.kubeconfig.token.token=\"sha256~XXXXXXXXXX_PUT_YOUR_TOKEN_HERE_XXXXXXXXXXXX\"",
+    "-----BEGIN PRIVATE KEY-----\nanything\n-----END PRIVATE KEY-----",
+    "curl -u <user:password> https://test.com/endpoint",
+    // A bundler's content hash in an asset's file name.
+    "<img src=\"./assets/vipul-f0eb1acf0da84c06a50c5b2c59932001997786b176dec02bd16128ee9ea83628.png\">",
     "GITHUB_API_KEY=\nDYNATRACE_API_KEY=",
     "cat .env\nGITHUB_API_KEY=\nDYNATRACE_API_KEY=\n",
     "&hf_servingcellpriorityparametersdescription_h_prio),",

@@ -48,14 +48,81 @@ pub(in crate::redact) fn stands_as_token(
     if !glued && bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
         return false;
     }
-    if value.ends_with("EXAMPLE") || is_x_filler(value) {
+    if value.ends_with("EXAMPLE") || is_x_filler(value) || names_a_stand_in(value) {
+        return false;
+    }
+    if kind == "private_key" {
+        return has_key_material(value);
+    }
+    // A hash in a file name (`video_box.ico-7a38…ab0c.png`, `vipul-f0eb…3628.png`): a
+    // bundler's fingerprint of the file, not a token.
+    if names_a_file(&text[end..]) {
         return false;
     }
     // Key material holds long runs (`AAAA` in DER), and so may a real token of digits; a run
     // of a filler character is a stand-in, and so are words: 16 lowercase letters in a row and
     // no digit (`hf_servingcellpriority…`; `…abcdefghijklmnopqrstuvwxyz0123…` is a token).
     let words = longest_lowercase_run(value) >= 16 && !value.bytes().any(|b| b.is_ascii_digit());
-    kind == "private_key" || (longest_filler_run(value) < 10 && !words)
+    longest_filler_run(value) < 10 && !words
+}
+
+/// A token's characters that say they stand for one: `…AccessTokenHere`, `RANDOMSTRINGHERE`,
+/// `…_PUT_YOUR_TOKEN_HERE_…`.
+fn names_a_stand_in(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    lower.ends_with("here") || lower.contains("_here_") || lower.contains("put_your")
+}
+
+/// A PEM block with no key in it (`-----BEGIN PRIVATE KEY-----\nanything\n-----END …`, or no
+/// body at all): its body holds fewer than 16 base64 characters in a row.
+fn has_key_material(value: &str) -> bool {
+    let body = value
+        .split("-----")
+        .filter(|part| !part.contains("PRIVATE KEY") && !part.contains("Private-Lines"))
+        .collect::<String>();
+    body.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=')))
+        .any(|run| run.len() >= 16)
+        || value.starts_with("Private-Lines")
+}
+
+/// `after` (the text after a token's match) is the rest of a word and a web asset's file
+/// extension: the match is a content hash in a file name.
+fn names_a_file(after: &str) -> bool {
+    const ASSET_EXTENSIONS: &[&str] = &[
+        "png", "jpg", "jpeg", "gif", "svg", "ico", "webp", "css", "js", "mjs", "map", "woff",
+        "woff2", "ttf", "html",
+    ];
+    // The hash may run on past the format's length up to the extension.
+    let after = after.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+    let Some(rest) = after.strip_prefix('.') else {
+        return false;
+    };
+    let ext_len = rest.bytes().take_while(u8::is_ascii_alphanumeric).count();
+    ASSET_EXTENSIONS.contains(&rest[..ext_len].to_ascii_lowercase().as_str())
+        && !rest[ext_len..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '.')
+}
+
+/// Whether `keyword` (a slice of `text`: a vendor's name before a keyword-context value) is a
+/// piece of a longer word rather than a word or camelCase parts: glued after a letter
+/// (`CameraKit` holds `meraKi`, `rookTable` holds `okTa`, `SetSysctl` holds `etSy`), or ending
+/// inside a camelCase part it began (`sumObj` holds `sumO`; `MessageBirdToken` holds
+/// `MessageBird` whole).
+pub(in crate::redact) fn is_inside_a_word(text: &str, keyword: &str) -> bool {
+    let start = (keyword.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    let bytes = text.as_bytes();
+    let kw = keyword.as_bytes();
+    let camel_inside = kw
+        .windows(2)
+        .any(|pair| pair[0].is_ascii_lowercase() && pair[1].is_ascii_uppercase());
+    let after = bytes.get(start + kw.len());
+    if camel_inside && after.is_some_and(u8::is_ascii_lowercase) {
+        return true;
+    }
+    let Some(&before) = start.checked_sub(1).and_then(|at| bytes.get(at)) else {
+        return false;
+    };
+    let camel_start = before.is_ascii_lowercase() && kw.first().is_some_and(u8::is_ascii_uppercase);
+    before.is_ascii_alphabetic() && !camel_start
 }
 
 /// `ghp_xxxx…`, `glpat-XXXXXXXXXXX-XXXXXXXX`: a run of six or more `x` or `X` after which
@@ -143,6 +210,15 @@ pub(super) fn is_placeholder(value: &str, quote: Option<char>) -> bool {
         || has_template_reference(v)
         || value.starts_with(char::is_whitespace)
         || value.ends_with(char::is_whitespace)
+    {
+        return true;
+    }
+    // A key's name standing for its value: `?access_token=ACCESS_TOKEN`, `YOUR_API_KEY`.
+    if v.contains('_')
+        && v.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+        && ["TOKEN", "KEY", "SECRET", "PASSWORD"]
+            .iter()
+            .any(|w| v.contains(w))
     {
         return true;
     }
