@@ -192,7 +192,6 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
     Ok(exposition::render_text(&Counted {
         metrics: accountant.metrics(),
         gauges: accountant.gauges(),
-        redaction_kinds: crate::redact::kind_names(),
         run: None,
     }))
 }

@@ -182,11 +182,6 @@ pub fn render_text(what: &impl Describe) -> String {
 pub struct Counted<'a> {
     pub metrics: &'a Metrics,
     pub gauges: Gauges,
-    /// Not read: a redaction kind is shown only once it has replaced something, so that 140
-    /// kinds never seen are not 140 series at 0 per pod (docs/metrics.md). Left for `replay`,
-    /// which still names every kind; it goes with that line.
-    #[expect(dead_code, reason = "replay.rs still sets it; remove both together")]
-    pub redaction_kinds: &'a [&'a str],
     /// `None` for `replay`.
     pub run: Option<&'a RunStats>,
 }
@@ -422,7 +417,6 @@ mod tests {
         let text = render_text(&Counted {
             metrics: &m,
             gauges: Gauges::default(),
-            redaction_kinds: &["github_token", "aws_access_key"],
             run: Some(&RunStats::default()),
         });
         assert!(text.contains("permission_denials_total{reason=\"hook\",tool=\"Bash\",workflow=\"re\\\"view\"} 2\n"), "{text}");
@@ -441,7 +435,6 @@ mod tests {
         let text = render_text(&Counted {
             metrics: &m,
             gauges: Gauges::default(),
-            redaction_kinds: &[],
             run: None,
         });
         let kinds: Vec<&str> = text

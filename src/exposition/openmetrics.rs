@@ -214,7 +214,6 @@ mod tests {
         let counted = Counted {
             metrics: &m,
             gauges: Gauges::default(),
-            redaction_kinds: &["github_token"],
             run: Some(&run),
         };
         let text = write(Format::OpenMetrics, &counted, String::new());

@@ -132,7 +132,6 @@ mod tests {
         let text = render_text(&Counted {
             metrics: &Metrics::default(),
             gauges: Gauges::default(),
-            redaction_kinds: &[],
             run: None,
         });
         assert!(!text.contains("permission_denials_total"), "{text}");

@@ -99,7 +99,6 @@ impl Shared {
         let counted = Counted {
             metrics: &published.metrics,
             gauges: published.gauges,
-            redaction_kinds: &[],
             run: Some(&published.run),
         };
         let body = Bytes::from(exposition::write(
