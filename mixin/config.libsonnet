@@ -21,14 +21,20 @@
     // DenialsExporterSpendSpike: USD a workflow may spend on model usage per hour.
     spendBudgetUSDPerHour: 25,
 
-    // DenialsExporterDangerousDenial, and the dashboards' "Dangerous denials" panels: denials of
-    // these tools for these reasons page at once. Add 'permissionPromptTool' if your canUseTool
-    // callback is a security guard (docs/formats.md).
+    // The dashboards' "Dangerous denials" panels: denials of these tools for these reasons, by the
+    // layer that denied them. Add 'permissionPromptTool' if your canUseTool callback is a security
+    // guard (docs/formats.md). The DenialsExporterDangerousDenial alert does not use them: it
+    // wakes on what was attempted (the risk class), whatever the reason.
     dangerousTools: ['Bash'],
     dangerousReasons: ['hook', 'safetyCheck'],
 
-    // Where each alert's runbook_url points; %s is the alert name in lower case.
-    runbookURLPattern: 'https://github.com/denials-exporter/denials-exporter/blob/main/docs/runbook.md#%s',
+    // Where the runbook (docs/runbook.md) is published for your team: every alert's runbook_url is
+    // this plus '#' and the alert name in lower case (its section's anchor). The default is a
+    // PLACEHOLDER on a reserved, unresolvable domain: set it, e.g. to
+    // 'https://github.com/<your-org>/<your-fork>/blob/main/docs/runbook.md'.
+    runbookURLBase: 'https://runbook-url-not-set.invalid/docs/runbook.md',
+    // The whole pattern, for a runbook laid out differently; %s is the alert name in lower case.
+    runbookURLPattern: self.runbookURLBase + '#%s',
 
     // Dashboards: their tags (and the tag their cross-links look for), and the drill-down.
     dashboardTags: ['denials-exporter'],

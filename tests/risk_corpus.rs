@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use denials_exporter::risk::{Risk, RiskRules};
+use denials_exporter::risk::{Attempt, Input, Risk, RiskRules};
 
 mod risk_support;
 
@@ -100,5 +100,44 @@ fn the_corpus_is_large_and_covers_every_class() {
     for class in RiskRules::builtin().labels() {
         let n = cases.iter().filter(|c| c.expected == class).count();
         assert!(n >= 3, "class {class} has only {n} cases");
+    }
+}
+
+/// The accounting stage hands the classifier a tool input as its logged JSON text
+/// (`Input::JsonText`), parsed only when the memo of recent attempts does not know it. Every
+/// case gets the class its parsed input gets, both when first seen and when remembered, and a
+/// string or an unparsable text reads as a command line.
+#[test]
+fn an_input_given_as_its_json_text_gets_the_class_of_its_parsed_value() {
+    let rules = RiskRules::builtin();
+    for case in risk_support::corpus() {
+        let Some(value) = &case.input else { continue };
+        let parsed = rules.classify(&case.attempt());
+        let text = value.to_string();
+        for seen in ["first", "remembered"] {
+            let attempt = Attempt {
+                tool: &case.tool,
+                input: Some(Input::JsonText(&text)),
+                reason: None,
+            };
+            assert_eq!(
+                rules.classify(&attempt),
+                parsed,
+                "line {} ({seen}): {text}",
+                case.line
+            );
+        }
+    }
+    // A JSON string is the command line it holds; a text that does not parse is one itself.
+    for text in [
+        "\"git push --force origin main\"",
+        "{\"command\": \"git push -f\"",
+    ] {
+        let given = Attempt {
+            tool: "Bash",
+            input: Some(Input::JsonText(text)),
+            reason: None,
+        };
+        assert_eq!(rules.classify(&given), Risk::HistoryRewrite, "{text}");
     }
 }

@@ -35,31 +35,6 @@
           {
             alert: "DenialsExporterDangerousDenial",
             expr: |||
-              sum by (%(clusterBy)snamespace, job, workflow, tool, reason) (
-                increase(permission_denials_total{%(jobSelector)s, tool=~"%(dangerousToolsRegex)s", reason=~"%(dangerousReasonsRegex)s"}[5m])
-              ) > 0
-              or
-              (
-                sum by (%(clusterBy)snamespace, job, workflow, tool, reason) (
-                  permission_denials_total{%(jobSelector)s, tool=~"%(dangerousToolsRegex)s", reason=~"%(dangerousReasonsRegex)s"}
-                )
-                unless
-                sum by (%(clusterBy)snamespace, job, workflow, tool, reason) (
-                  permission_denials_total{%(jobSelector)s, tool=~"%(dangerousToolsRegex)s", reason=~"%(dangerousReasonsRegex)s"} offset 5m
-                )
-              )
-            ||| % $._config,
-            'for': "0m",
-            labels: {severity: "critical"},
-            annotations: {
-              summary: "A Bash command was denied by a hook or the safety check, a possible prompt injection.",
-              description: "{{ $value | humanize }} {{ $labels.tool }} call(s) of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} were denied with reason {{ $labels.reason }} in the last 5 minutes. Read the audit log for the command and the execution that tried it. Only denials the executor logged as they happened carry this reason: hook and canUseTool denials it does not log count as unknown and are not covered here.",
-              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterDangerousDenial"),
-            },
-          },
-          {
-            alert: "DenialsExporterDangerousAttempt",
-            expr: |||
               sum by (%(clusterBy)snamespace, job, workflow, tool, risk) (
                 increase(permission_denial_risks_total{%(jobSelector)s, risk!~"none|unknown"}[5m])
               ) > 0
@@ -79,7 +54,7 @@
             annotations: {
               summary: "An agent tried something dangerous and a permission layer denied it.",
               description: "{{ $value | humanize }} denied {{ $labels.tool }} call(s) of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} attempted {{ $labels.risk }} in the last 5 minutes, whatever layer denied them. Read the audit log for the attempt and the execution that made it.",
-              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterDangerousAttempt"),
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterDangerousDenial"),
             },
           },
           {
@@ -108,7 +83,7 @@
             labels: {severity: "warning"},
             annotations: {
               summary: "A rising share of a workflow's denials is known only from execution records.",
-              description: "The share of denials of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} that only the execution record revealed (reason \"unknown\") rose by {{ $value | humanizePercentage }} (points of share) over the day before: the executor does not log these denials as they happen, so they are counted late and without a reason, and the dangerous-denial alert does not see them.",
+              description: "The share of denials of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} that only the execution record revealed (reason \"unknown\") rose by {{ $value | humanizePercentage }} (points of share) over the day before: the executor does not log these denials as they happen, so they are counted late and without a reason, and the dangerous-denial alert sees them only when their executions end.",
               runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterUnknownDenialsRising"),
             },
           },

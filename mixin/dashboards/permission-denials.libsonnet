@@ -174,7 +174,7 @@ local variables = import '../lib/variables.libsonnet';
           "id": 3,
           "type": "stat",
           "title": "Dangerous denials",
-          "description": "Bash calls denied by a hook or by the safety check in the selected range: the prompt-injection signal behind DenialsExporterDangerousDenial. Anything above 0 deserves a look at the audit log. Only denials the executor logs as they happen carry a reason: with the real Agent SDK, PreToolUse-hook denials the executor does not log itself count as unknown and are not here (docs/formats.md).",
+          "description": "Bash calls denied by a hook or by the safety check in the selected range: a view by the layer that denied them; DenialsExporterDangerousDenial wakes on what was attempted instead (What they tried). Anything above 0 deserves a look at the audit log. Only denials the executor logs as they happen carry a reason: with the real Agent SDK, PreToolUse-hook denials the executor does not log itself count as unknown and are not here (docs/formats.md).",
           "datasource": {
             "type": "prometheus",
             "uid": "${datasource}"
@@ -1122,7 +1122,7 @@ local variables = import '../lib/variables.libsonnet';
           "id": 15,
           "type": "timeseries",
           "title": "Dangerous denials",
-          "description": "Bash calls denied by a hook or the safety check, per minute, by workflow and reason: each one fires DenialsExporterDangerousDenial. The series links open their audit records (the commands) in Loki. Hook denials the executor does not log itself count as unknown and are not here. A workflow without any shows a flat line labelled none.",
+          "description": "Bash calls denied by a hook or the safety check, per minute, by workflow and reason; if the command was dangerous, DenialsExporterDangerousDenial fired for its risk class. The series links open their audit records (the commands) in Loki. Hook denials the executor does not log itself count as unknown and are not here. A workflow without any shows a flat line labelled none.",
           "datasource": {
             "type": "prometheus",
             "uid": "${datasource}"
@@ -1284,7 +1284,7 @@ local variables = import '../lib/variables.libsonnet';
           "id": 17,
           "type": "timeseries",
           "title": "What they tried",
-          "description": "Denials per minute by what was attempted (the risk class of the command, path, URL or content, docs/risk.md) and workflow, whatever layer denied them: the question behind DenialsExporterDangerousAttempt, which fires on every class but none and unknown. A mid-stream denial whose input comes with its execution's record is classified then. Click a series for the exporter's recent denials of that class.",
+          "description": "Denials per minute by what was attempted (the risk class of the command, path, URL or content, docs/risk.md) and workflow, whatever layer denied them: the question behind DenialsExporterDangerousDenial, which fires on every class but none and unknown. A mid-stream denial whose input comes with its execution's record is classified then. Click a series for the exporter's recent denials of that class.",
           "datasource": {
             "type": "prometheus",
             "uid": "${datasource}"

@@ -15,10 +15,9 @@
 //! reconciliation ([`super::reconcile`]), the audit schema ([`crate::vocab::AuditRecord`]).
 //!
 //! Cost: per denial, never per line. Classification reads the unredacted input in memory and
-//! keeps only the class; the state holds label values and classes, no text. A JSON input is
-//! parsed once, here, at most [`crate::decode::MAX_ATTEMPT_BYTES`] of it.
-
-use serde_json::Value;
+//! keeps only the class; the state holds label values and classes, no text. A JSON input (at
+//! most [`crate::decode::MAX_ATTEMPT_BYTES`] of it) reaches the classifier as its text, parsed
+//! there only when the same tool and text were not classified before.
 
 use super::reconcile::PendingRisk;
 use super::shown::Field;
@@ -64,20 +63,13 @@ impl Accountant {
         attempted: Option<&Attempted>,
         reason: Option<&str>,
     ) -> Risk {
-        let parsed;
-        let input = match attempted {
-            Some(Attempted::Json(text)) => {
-                parsed = serde_json::from_str::<Value>(text).ok();
-                Some(match &parsed {
-                    Some(Value::String(s)) => Input::Text(s),
-                    Some(value) => Input::Json(value),
-                    // Nested past what serde_json parses: its text, as a command line.
-                    None => Input::Text(text),
-                })
-            }
-            Some(Attempted::Text(text)) => Some(Input::Text(text)),
-            None => None,
-        };
+        // The JSON text goes to the classifier unparsed: a repeated attempt (an agent retrying,
+        // the same hook denial across executions) is known from its text, so most denials
+        // never parse their input.
+        let input = attempted.map(|attempted| match attempted {
+            Attempted::Json(text) => Input::JsonText(text),
+            Attempted::Text(text) => Input::Text(text),
+        });
         self.risk.classify(&Attempt {
             tool,
             input,

@@ -2,13 +2,16 @@
 //! (an agent retrying a forbidden command, the same hook denial across executions) costs a
 //! lookup instead of a classification.
 //!
-//! Owns the memo: keyed by the exact text the classifier would examine (each field's role and
-//! bytes, within the budget) and by which [`super::RiskRules`] asked, so a hit returns exactly
-//! what classifying would. Bounded: at most [`MEMO_ENTRIES`] entries a thread, emptied when
-//! full; keys longer than [`MEMO_MAX_KEY_BYTES`] are not remembered.
+//! Owns the memo: keyed by which [`super::RiskRules`] asked and by either the tool and the
+//! input's JSON text as logged, or the exact text the classifier would examine (each field's
+//! role and bytes, within the budget); `scan` writes the keys. Classifying is a function of
+//! what the key holds, so a hit returns exactly what classifying would. Bounded: at most
+//! [`MEMO_ENTRIES`] entries a thread, emptied when full; keys longer than
+//! [`MEMO_MAX_KEY_BYTES`] are not remembered.
 //! **Not here:** classifying (`scan`).
 //!
-//! Cost: one hash of the key a classification; about 128 KiB a thread at most.
+//! Cost: one hash of the key a classification; at most about 1 MiB a thread (entries times the
+//! longest key), a few hundred KiB with the short commands most denials carry.
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -8,7 +8,8 @@
 //! text within the byte budget, `rules` holds the built-in patterns and `engine` runs them,
 //! `hosts` decides whether a URL or a destination host is outside the allowlist, `scan`
 //! walks the input's fields and keeps the most severe class found, and `memo` remembers, per
-//! thread, the class of recent attempts (keyed by exactly the text that would be examined).
+//! thread, the class of recent attempts (keyed by the tool and the input's text as logged, or
+//! by exactly the text that would be examined).
 //!
 //! Owns the class set and its order of severity ([`Risk::BUILTIN`]); a user class ranks below
 //! every built-in dangerous class, in the order the user gave. [`RiskRules::labels`] lists every
@@ -27,7 +28,8 @@
 //! then only the few rules whose anchors occur (plus one small `RegexSet` for the path of a file
 //! write, and one for user rules when there are any); a URL or destination host is parsed only
 //! when a rule says one matters. Each rule compiles the first time a text needs it. An attempt
-//! seen before on the thread (same fields, same rules) is a memo lookup instead. Every regex
+//! seen before on the thread (same tool and input text, same rules) is a memo lookup instead,
+//! before its JSON is even parsed. Every regex
 //! runs in time linear in its input, so a classification is bounded by the byte budget whatever
 //! the input is.
 //!
@@ -168,6 +170,11 @@ pub enum Input<'a> {
     /// The input object as recorded (`tool_input`, `toolInput`): its `command`, `file_path`,
     /// `url`, `content`, … fields are examined by role.
     Json(&'a Value),
+    /// The input object's JSON text as logged: parsed (and then examined as [`Input::Json`])
+    /// only when this thread has not classified the same tool and text before. A text that
+    /// does not parse (nested past what the parser takes) is examined as a command line, a
+    /// JSON string as the command line it holds.
+    JsonText(&'a str),
     /// A one-string summary of the input (the agent CLI's `input_summary`), examined as a
     /// command line.
     Text(&'a str),

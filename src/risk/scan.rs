@@ -51,12 +51,17 @@ enum Role {
 }
 
 impl Role {
-    /// True if a built-in pattern of class `risk` applies to a field in this role.
-    fn admits(self, risk: Risk) -> bool {
-        match self {
-            Role::Command => true,
-            Role::Url | Role::ReadPath | Role::WritePath => risk == Risk::CredentialAccess,
-            Role::Content => risk == Risk::RemoteCode,
+    /// True if a built-in pattern with this effect applies to a field in this role: a command
+    /// meets every rule; a path or URL only the credential rules, written content only the
+    /// remote-code rules. The engine runs no other rule on the field.
+    fn admits(self, effect: Effect) -> bool {
+        match (self, effect) {
+            (Role::Command, _) => true,
+            (Role::Url | Role::ReadPath | Role::WritePath, Effect::Class(risk)) => {
+                risk == Risk::CredentialAccess
+            }
+            (Role::Content, Effect::Class(risk)) => risk == Risk::RemoteCode,
+            (_, Effect::Send | Effect::Url) => false,
         }
     }
 }
@@ -96,20 +101,48 @@ struct Scan<'r> {
     found: Found,
 }
 
+thread_local! {
+    /// The memo key being written, reused from one classification to the next.
+    static KEY: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
+
 pub(super) fn classify(user: &UserRules, rules_id: u64, attempt: &Attempt<'_>) -> Risk {
-    if attempt.input.is_none() && attempt.reason.is_none() {
-        return Risk::Unknown;
-    }
-    // The same walk twice: first writing down what would be examined (the memo's key), then,
-    // unless the memo knows the answer, examining it.
-    let mut keying = Scan::new(user, Some(String::with_capacity(128)));
-    keying.attempt(attempt);
-    let key = keying.key.take().expect("a keying scan keeps its key");
-    memo::recall_or(rules_id, &key, || {
+    let examine = || {
         let mut scan = Scan::new(user, None);
         scan.attempt(attempt);
         scan.found.most_severe()
-    })
+    };
+    let mut key = KEY.take();
+    key.clear();
+    match (attempt.input, attempt.reason) {
+        (None, None) => return Risk::Unknown,
+        // Keyed by the tool and the text as logged: a repeated attempt is known before its
+        // JSON is parsed. The tag and the tool's length keep the key apart from other kinds
+        // (an examined-text key starts with a role digit).
+        (Some(Input::JsonText(text)), _) => {
+            // Tag, the tool's length (at most 20 digits) and ':', the tool, the text.
+            let longest = 1 + 20 + 1 + attempt.tool.len() + text.len();
+            if longest > memo::MEMO_MAX_KEY_BYTES {
+                KEY.set(key);
+                return examine();
+            }
+            key.push('J');
+            key.push_str(itoa(attempt.tool.len(), &mut [0; 20]));
+            key.push(':');
+            key.push_str(attempt.tool);
+            key.push_str(text);
+        }
+        // Otherwise, the same walk twice: first writing down what would be examined (the
+        // memo's key), then, unless the memo knows the answer, examining it.
+        _ => {
+            let mut keying = Scan::new(user, Some(key));
+            keying.attempt(attempt);
+            key = keying.key.take().expect("a keying scan keeps its key");
+        }
+    }
+    let risk = memo::recall_or(rules_id, &key, examine);
+    KEY.set(key);
+    risk
 }
 
 /// `n` in decimal, written into `buf`.
@@ -168,6 +201,12 @@ impl<'r> Scan<'r> {
     fn attempt(&mut self, attempt: &Attempt<'_>) {
         match (attempt.input, attempt.reason) {
             (Some(Input::Json(value)), _) => self.input(attempt.tool, value),
+            (Some(Input::JsonText(text)), _) => match serde_json::from_str::<Value>(text) {
+                Ok(Value::String(command)) => self.field(&command, Role::Command),
+                Ok(value) => self.input(attempt.tool, &value),
+                // Nested past what the parser takes: its text, as a command line.
+                Err(_) => self.field(text, Role::Command),
+            },
             (Some(Input::Text(text)), _) | (None, Some(text)) => self.field(text, Role::Command),
             (None, None) => {}
         }
@@ -237,11 +276,11 @@ impl<'r> Scan<'r> {
         let folded = self.folded.as_bytes();
         let (mut send, mut url) = (false, role == Role::Url);
         let found = &mut self.found;
-        engine::text_rules_compiled().for_each_match(folded, |effect| match effect {
-            Effect::Class(risk) if role.admits(risk) => found.add(risk),
-            Effect::Send => send |= role == Role::Command,
-            Effect::Url => url |= role == Role::Command,
-            Effect::Class(_) => {}
+        let admits = |effect| role.admits(effect);
+        engine::text_rules_compiled().for_each_match(folded, admits, |effect| match effect {
+            Effect::Class(risk) => found.add(risk),
+            Effect::Send => send = true,
+            Effect::Url => url = true,
         });
         let allow = &self.user.allow;
         if !self.found.has(Risk::Exfiltration)

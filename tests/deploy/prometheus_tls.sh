@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proves --web.config.file with a real Prometheus (issue #9, finding 9), on loopback only:
+# Proves --web.config.file with a real Prometheus, on loopback only:
 #   1. makes a throw-away CA, a server certificate (127.0.0.1, localhost) and a client certificate
 #      with the openssl CLI, in a temporary directory removed at exit;
 #   2. starts denials-exporter with TLS, RequireAndVerifyClientCert and basic auth;

@@ -11,6 +11,9 @@
 // Checks, each printed as `ok` or `FAIL` with a diff table of the series that differ:
 //   permission_denials_total{tool,workflow,reason}   label set by label set
 //   permission_denials_total by workflow, and in total
+//   permission_denial_risks_total{tool,workflow,risk} the class scenario.mjs gives each denied call
+//   permission_denial_risks_total summed over risk   = permission_denials_total summed over reason,
+//                                                      by tool and workflow (both from the exposition)
 //   agent_executions_total{workflow,outcome}         one per SDK result message
 //   agent_execution_cost_usd_sum{workflow}           = Σ sessions' last total_cost_usd
 //   agent_tokens_total{workflow,kind}                = Σ sessions' last modelUsage, all models
@@ -145,6 +148,12 @@ async function main () {
     collect(samples, D, ['workflow']), fromRows(expected.denials, ['workflow'], wf))
   compare(`${D} in total`, D, [],
     collect(samples, D, []), fromRows(expected.denials, [], wf))
+
+  const R = 'permission_denial_risks_total'
+  compare(`${R} by tool, workflow, risk`, R, ['tool', 'workflow', 'risk'],
+    collect(samples, R, ['tool', 'workflow', 'risk']), fromRows(expected.denialRisks, ['tool', 'workflow', 'risk'], wf))
+  compare(`${R} summed over risk = ${D} summed over reason, by tool, workflow`, R, ['tool', 'workflow'],
+    collect(samples, R, ['tool', 'workflow']), collect(samples, D, ['tool', 'workflow']))
 
   const E = 'agent_executions_total'
   compare(`${E} by workflow, outcome`, E, ['workflow', 'outcome'],

@@ -30,7 +30,7 @@ import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { hostname } from 'node:os'
 import { createHash } from 'node:crypto'
-import { EXECUTIONS, SCRIPTS, DESTRUCTIVE } from './scenario.mjs'
+import { EXECUTIONS, SCRIPTS, DESTRUCTIVE, FORCE_PUSH } from './scenario.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -117,6 +117,7 @@ async function runExecution (spec, index) {
   mkdirSync(join(cwd, 'src'), { recursive: true })
   mkdirSync(join(cwd, 'docs'), { recursive: true })
   writeFileSync(join(cwd, 'README.md'), `# ${spec.repo}\n`)
+  writeFileSync(join(cwd, 'src', 'app.ts'), 'export const port = 3000\n')
   writeFileSync(join(cwd, '.env'), 'DATABASE_URL=postgres://e2e:not-a-secret@127.0.0.1/e2e\n')
 
   const messages = []
@@ -141,20 +142,26 @@ async function runExecution (spec, index) {
     stderr: (data) => log.debug({ stderr: String(data).slice(0, 2000) }, 'claude code stderr')
   }
   if (spec.maxTurns) options.maxTurns = spec.maxTurns
-  if (spec.hook) {
+  if (spec.hook || spec.forcePushHook) {
     options.hooks = {
       PreToolUse: [{
         matcher: 'Bash',
         hooks: [async (input) => {
           const command = String(input?.tool_input?.command ?? '')
-          if (!DESTRUCTIVE.test(command)) return {}
-          return {
-            hookSpecificOutput: {
-              hookEventName: 'PreToolUse',
-              permissionDecision: 'deny',
-              permissionDecisionReason: `block-destructive-bash: ${command}`
+          if (spec.hook && DESTRUCTIVE.test(command)) {
+            return {
+              hookSpecificOutput: {
+                hookEventName: 'PreToolUse',
+                permissionDecision: 'deny',
+                permissionDecisionReason: `block-destructive-bash: ${command}`
+              }
             }
           }
+          // Denies and says nothing: no reason text anywhere.
+          if (spec.forcePushHook && FORCE_PUSH.test(command)) {
+            return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' } }
+          }
+          return {}
         }]
       }]
     }
@@ -227,7 +234,8 @@ async function runExecution (spec, index) {
   return { spec, executionId, messages, thrown, timedOut: abortController.signal.aborted, ms: Date.now() - started }
 }
 
-// The completed line, as the real executor builds it from a result message (seed 000 plus #10).
+// The completed line, as the real executor builds it from a result message (seed 000, plus the
+// denial logging docs/formats.md describes).
 function logCompleted (log, result) {
   const usage = result.usage ?? {}
   const denials = Array.isArray(result.permission_denials) ? result.permission_denials : []
@@ -280,6 +288,7 @@ function scripted (scripts, toolName, input) {
 function expectedFrom (runs) {
   const add = (map, key, n) => map.set(key, (map.get(key) ?? 0) + n)
   const denials = new Map() // tool \0 workflow \0 reason → n
+  const risks = new Map() // tool \0 workflow \0 risk → n (the class scenario.mjs gives the call)
   const executions = new Map() // workflow \0 outcome → n
   const tokens = new Map() // workflow \0 model \0 kind → n
   const cost = new Map() // workflow \0 model → usd
@@ -308,6 +317,9 @@ function expectedFrom (runs) {
         const reason = frame ? reasonOf(frame) : 'unknown'
         if (reason === null) problems.push(`frame without decision_reason_type for ${d.tool_name} ${d.tool_use_id} (${spec.name})`)
         add(denials, `${d.tool_name}\0${spec.workflow}\0${reason ?? 'other'}`, 1)
+        const found = scripted(spec.prompts, d.tool_name, d.tool_input)
+        if (!found?.call.risk) problems.push(`SCENARIO: ${spec.name} denied ${d.tool_name} ${JSON.stringify(d.tool_input).slice(0, 120)} has no risk in scenario.mjs`)
+        add(risks, `${d.tool_name}\0${spec.workflow}\0${found?.call.risk ?? 'unscripted'}`, 1)
       }
       if (r.model_usage_since_last_result && typeof r.model_usage_since_last_result === 'object') {
         deltaSum ??= {}
@@ -322,6 +334,7 @@ function expectedFrom (runs) {
       if (booked.has(f.tool_use_id)) continue
       booked.add(f.tool_use_id)
       add(denials, `${f.tool_name}\0${spec.workflow}\0${reasonOf(f) ?? 'other'}`, 1)
+      add(risks, `${f.tool_name}\0${spec.workflow}\0${scripted(spec.prompts, f.tool_name, f.tool_input)?.call.risk ?? 'unscripted'}`, 1)
       problems.push(`frame without a booking: ${f.tool_name} ${f.tool_use_id} (${spec.name})`)
     }
     // Tokens and cost: modelUsage and total_cost_usd are running totals per session, so the last
@@ -410,6 +423,7 @@ function expectedFrom (runs) {
     sdk: { package: '@anthropic-ai/claude-agent-sdk', version: sdkPackage.version, claudeCodeVersion: sdkPackage.claudeCodeVersion },
     modelUsageMethod,
     denials: denialRows,
+    denialRisks: rows(risks, ['tool', 'workflow', 'risk']),
     denialsByWorkflow: byWorkflow(denialRows),
     denialsTotal: denialRows.reduce((a, r) => a + r.value, 0),
     executions: rows(executions, ['workflow', 'outcome']),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end test with the REAL Claude Agent SDK (issue #10): the SDK's bundled Claude Code CLI runs
+# End-to-end test with the REAL Claude Agent SDK: the SDK's bundled Claude Code CLI runs
 # against a fake Messages API on loopback (fake-api.mjs), real permission layers deny scripted tool
 # calls, an executor (executor.mjs) logs them with real pino and writes the raw SDK messages as
 # stream-json, and the exporter's counts are compared with what the SDK itself reported.
