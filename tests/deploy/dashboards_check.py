@@ -40,7 +40,7 @@ RULES_FILE = "deploy/prometheus/denials-exporter.rules.yml"
 RULE_TESTS_GLOB = "deploy/prometheus/tests/*.yml"
 METRICS_DOC = "docs/metrics.md"
 RUNBOOK = "docs/runbook.md"
-RUNBOOK_URL_BASE = "https://github.com/denials-exporter/denials-exporter/blob/main/docs/runbook.md#"
+RUNBOOK_URL_BASE = "https://runbook-url-not-set.invalid/docs/runbook.md#"  # the mixin's placeholder runbookURLBase
 
 DATASOURCE_REF = {"type": "prometheus", "uid": "${datasource}"}
 PANEL_TYPES = {"timeseries", "stat", "bargauge", "table", "heatmap"}
