@@ -1,4 +1,4 @@
-//! Issue #9, findings 6-8, against the built binary: a client that never reads its responses is
+//! The HTTP limits, against the built binary: a client that never reads its responses is
 //! disconnected after `--web.write-timeout`; connections beyond `--web.max-connections` are
 //! closed at once and counted; `/-/healthy` and `/-/ready` are answered, not queued, while a
 //! hundred such clients hold connections and keep `/metrics` rendering.

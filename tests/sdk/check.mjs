@@ -3,17 +3,23 @@
 // written by executor.mjs), for the SDK end-to-end test (tests/sdk/run.sh).
 //
 //   node check.mjs METRICS EXPECTED.json [--name NAME] [--workflow-as WORKFLOW]
+//                  [--audit AUDIT.jsonl] [--log EXPORTER.log]
 //
 // METRICS is a URL (http://…/metrics) or a file holding the exposition (`denials-exporter replay`
 // output). --workflow-as maps every expected workflow to one name, for input that carries no
 // workflow of its own (stream-json replayed with --workflow-default). --name labels the output.
+// --audit is the exporter's audit log (--audit-log) of the same run, --log its own log (stderr).
 //
 // Checks, each printed as `ok` or `FAIL` with a diff table of the series that differ:
 //   permission_denials_total{tool,workflow,reason}   label set by label set
 //   permission_denials_total by workflow, and in total
-//   permission_denial_risks_total{tool,workflow,risk} the class scenario.mjs gives each denied call
-//   permission_denial_risks_total summed over risk   = permission_denials_total summed over reason,
-//                                                      by tool and workflow (both from the exposition)
+//   permission_denial_risks_total{tool,workflow,risk} the class scenario.mjs gives each denial
+//   permission_denial_risks_total summed over risk   = permission_denials_total, by tool and
+//                                                      workflow, and in total (both exposed)
+//   with --audit: each denial's class, by tool use id (the `risk` of its `permission_denial`
+//                 line, or of the `risk_decided` line that follows a `pending` one)
+//   the fake key pair of expected.json (`secrets`) in none of the exposition, the audit log and
+//                 the exporter's log
 //   agent_executions_total{workflow,outcome}         one per SDK result message
 //   agent_execution_cost_usd_sum{workflow}           = Σ sessions' last total_cost_usd
 //   agent_tokens_total{workflow,kind}                = Σ sessions' last modelUsage, all models
@@ -27,7 +33,7 @@ import { readFileSync } from 'node:fs'
 
 function parseArgs (argv) {
   const positional = []
-  const opts = { name: 'exposition', 'workflow-as': null }
+  const opts = { name: 'exposition', 'workflow-as': null, audit: null, log: null }
   for (let i = 2; i < argv.length; i++) {
     if (argv[i].startsWith('--')) {
       const key = argv[i].slice(2)
@@ -40,7 +46,7 @@ function parseArgs (argv) {
 }
 
 function usage (why) {
-  console.error(`check.mjs: ${why}\nusage: node check.mjs METRICS(URL|FILE) EXPECTED.json [--name NAME] [--workflow-as WORKFLOW]`)
+  console.error(`check.mjs: ${why}\nusage: node check.mjs METRICS(URL|FILE) EXPECTED.json [--name NAME] [--workflow-as WORKFLOW] [--audit FILE] [--log FILE]`)
   process.exit(2)
 }
 
@@ -105,10 +111,12 @@ const fmtNum = (v) => v === undefined ? 'missing' : (Number.isInteger(v) ? Strin
 
 async function main () {
   const args = parseArgs(process.argv)
-  let text, expected
+  let text, expected, audit, exporterLog
   try {
     text = await load(args.metrics)
     expected = JSON.parse(readFileSync(args.expected, 'utf8'))
+    audit = args.audit === null ? null : readFileSync(args.audit, 'utf8')
+    exporterLog = args.log === null ? null : readFileSync(args.log, 'utf8')
   } catch (e) {
     console.error(`check.mjs: ${e.message}`)
     process.exit(2)
@@ -117,26 +125,26 @@ async function main () {
   const wf = args['workflow-as'] ? () => args['workflow-as'] : (w) => w
   const results = []
 
-  function compare (title, metric, labelNames, have, want, same = exact) {
+  function compare (title, metric, labelNames, have, want, same = exact, columns = ['series', 'exporter', 'expected (SDK)', 'difference']) {
     const rows = []
     for (const key of [...new Set([...have.keys(), ...want.keys()])].sort()) {
       const h = have.get(key)
       const w = want.get(key)
       if ((h ?? 0) === 0 && (w ?? 0) === 0) continue
       if (!same(h ?? 0, w ?? 0)) {
-        const labels = key.split('\u0000').map((v, i) => `${labelNames[i]}="${v}"`).join(',')
+        const labels = labelNames.length ? key.split('\u0000').map((v, i) => `${labelNames[i]}="${v}"`).join(',') : ''
         rows.push([`${metric}{${labels}}`, fmtNum(h), fmtNum(w), h === undefined || w === undefined ? '' : fmtNum(h - w)])
       }
     }
     const present = samples.some((s) => s.name === metric)
     const ok = rows.length === 0
     results.push(ok)
-    const size = `${[...have.values()].filter((v) => v !== 0).length} series in the exposition, ${[...want.values()].filter((v) => v !== 0).length} expected`
+    const size = `${[...have.values()].filter((v) => v !== 0).length} series in the exposition, ${[...want.values()].filter((v) => v !== 0).length} ${columns[2].startsWith('expected') ? 'expected' : 'to match'}`
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${title}: ${size}${present ? '' : ` (no ${metric} in the exposition)`}`)
     // A metric missing altogether: a few rows say enough. Otherwise at most 40.
     const cap = present ? 40 : 4
     if (!ok) {
-      console.log(table(['series', 'exporter', 'expected (SDK)', 'difference'], rows.slice(0, cap)))
+      console.log(table(columns, rows.slice(0, cap)))
       if (rows.length > cap) console.log(`      … and ${rows.length - cap} more`)
     }
   }
@@ -149,11 +157,56 @@ async function main () {
   compare(`${D} in total`, D, [],
     collect(samples, D, []), fromRows(expected.denials, [], wf))
 
+  // What was attempted: the risk class of each denial, and the sums that tie it to the denials.
   const R = 'permission_denial_risks_total'
   compare(`${R} by tool, workflow, risk`, R, ['tool', 'workflow', 'risk'],
-    collect(samples, R, ['tool', 'workflow', 'risk']), fromRows(expected.denialRisks, ['tool', 'workflow', 'risk'], wf))
-  compare(`${R} summed over risk = ${D} summed over reason, by tool, workflow`, R, ['tool', 'workflow'],
-    collect(samples, R, ['tool', 'workflow']), collect(samples, D, ['tool', 'workflow']))
+    collect(samples, R, ['tool', 'workflow', 'risk']), fromRows(expected.risks ?? [], ['tool', 'workflow', 'risk'], wf))
+  const sumColumns = ['series', `Σ ${R} over risk`, D, 'difference']
+  compare(`Σ over risk of ${R} = ${D}, by tool, workflow`, R, ['tool', 'workflow'],
+    collect(samples, R, ['tool', 'workflow']), collect(samples, D, ['tool', 'workflow']), exact, sumColumns)
+  compare(`Σ over risk of ${R} = ${D}, in total`, R, [],
+    collect(samples, R, []), collect(samples, D, []), exact, sumColumns)
+  if (audit !== null) checkAudit(audit)
+
+  // Each denial's class in the audit log, by tool use id: the class of its `permission_denial`
+  // line, or, when that says `pending`, of the `risk_decided` line that follows.
+  function checkAudit (auditText) {
+    const classOf = new Map()
+    let lines = 0
+    for (const raw of auditText.split('\n')) {
+      if (!raw.trim()) continue
+      lines++
+      let r
+      try { r = JSON.parse(raw) } catch { classOf.set(`(line ${lines} is no JSON)`, 'malformed'); continue }
+      if (r.audit === 'permission_denial') classOf.set(r.tool_use_id, r.risk)
+      else if (r.audit === 'risk_decided') classOf.set(r.tool_use_id, r.risk)
+    }
+    const rows = []
+    for (const a of expected.attempts ?? []) {
+      const have = classOf.get(a.toolUseId)
+      if (have !== a.risk) rows.push([a.toolUseId, a.tool, a.workflow, a.layer, have ?? 'missing', a.risk])
+    }
+    const ids = new Set((expected.attempts ?? []).map((a) => a.toolUseId))
+    for (const [id, have] of classOf) if (!ids.has(id)) rows.push([id, '?', '?', '(not an SDK denial)', have, 'none expected'])
+    const ok = rows.length === 0 && (expected.attempts ?? []).length > 0
+    results.push(ok)
+    console.log(`${ok ? 'ok  ' : 'FAIL'} risk class of each denial in the audit log: ${classOf.size} denials in ${lines} lines, ${(expected.attempts ?? []).length} expected`)
+    if (rows.length) console.log(table(['tool use id', 'tool', 'workflow', 'layer', 'audit log', 'expected'], rows.slice(0, 40)))
+  }
+
+  // The fake key pair is in the input (run.sh checks that); nothing the exporter writes may hold it.
+  const outputs = [['the exposition', text], ['the audit log', audit], ["the exporter's log", exporterLog]].filter(([, t]) => t !== null)
+  const leaks = []
+  for (const [where, t] of outputs) {
+    for (const secret of expected.secrets ?? []) {
+      const n = t.split(secret).length - 1
+      if (n) leaks.push([where, `${secret.slice(0, 4)}…(${secret.length} characters)`, n])
+    }
+  }
+  const secretsOk = leaks.length === 0 && (expected.secrets ?? []).length > 0
+  results.push(secretsOk)
+  console.log(`${secretsOk ? 'ok  ' : 'FAIL'} the fake key pair in no output: ${(expected.secrets ?? []).length} secrets looked for in ${outputs.map(([w]) => w).join(', ')}`)
+  if (leaks.length) console.log(table(['output', 'secret', 'occurrences'], leaks))
 
   const E = 'agent_executions_total'
   compare(`${E} by workflow, outcome`, E, ['workflow', 'outcome'],

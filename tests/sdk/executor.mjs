@@ -26,11 +26,11 @@
 // otherwise silently test less).
 
 import { appendFileSync, mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs'
-import { join, dirname } from 'node:path'
+import { join, dirname, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { hostname } from 'node:os'
 import { createHash } from 'node:crypto'
-import { EXECUTIONS, SCRIPTS, DESTRUCTIVE, FORCE_PUSH } from './scenario.mjs'
+import { EXECUTIONS, SCRIPTS, HOOKS, CAN_USE_TOOL, SECRETS, APP_TS } from './scenario.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -48,6 +48,12 @@ function parseArgs (argv) {
     die(`--base-url must be on loopback, not ${url.hostname}`, 2)
   }
   return args
+}
+
+// The fake key pair masked, for this script's own output (which is not the exporter's, but needs
+// no key in it either).
+function masked (text) {
+  return SECRETS.reduce((t, secret) => t.split(secret).join('<fake key>'), String(text))
 }
 
 function die (message, code = 1) {
@@ -117,8 +123,8 @@ async function runExecution (spec, index) {
   mkdirSync(join(cwd, 'src'), { recursive: true })
   mkdirSync(join(cwd, 'docs'), { recursive: true })
   writeFileSync(join(cwd, 'README.md'), `# ${spec.repo}\n`)
-  writeFileSync(join(cwd, 'src', 'app.ts'), 'export const port = 3000\n')
   writeFileSync(join(cwd, '.env'), 'DATABASE_URL=postgres://e2e:not-a-secret@127.0.0.1/e2e\n')
+  writeFileSync(join(cwd, 'src', 'app.ts'), APP_TS)
 
   const messages = []
   const streamFiles = [join(args['stream-dir'], `${spec.workflow}.jsonl`), join(args['stream-dir'], 'all.jsonl')]
@@ -142,35 +148,30 @@ async function runExecution (spec, index) {
     stderr: (data) => log.debug({ stderr: String(data).slice(0, 2000) }, 'claude code stderr')
   }
   if (spec.maxTurns) options.maxTurns = spec.maxTurns
-  if (spec.hook || spec.forcePushHook) {
+  if (spec.hook) {
+    const hook = HOOKS[spec.hook] ?? die(`scenario.mjs: no hook ${spec.hook}`)
     options.hooks = {
       PreToolUse: [{
         matcher: 'Bash',
         hooks: [async (input) => {
           const command = String(input?.tool_input?.command ?? '')
-          if (spec.hook && DESTRUCTIVE.test(command)) {
-            return {
-              hookSpecificOutput: {
-                hookEventName: 'PreToolUse',
-                permissionDecision: 'deny',
-                permissionDecisionReason: `block-destructive-bash: ${command}`
-              }
-            }
-          }
-          // Denies and says nothing: no reason text anywhere.
-          if (spec.forcePushHook && FORCE_PUSH.test(command)) {
-            return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' } }
-          }
-          return {}
+          if (!hook.match.test(command)) return {}
+          const decision = { hookEventName: 'PreToolUse', permissionDecision: 'deny' }
+          if (hook.reason) decision.permissionDecisionReason = hook.reason(command)
+          return { hookSpecificOutput: decision }
         }]
       }]
     }
   }
   if (spec.canUseTool) {
+    const rules = CAN_USE_TOOL[spec.canUseTool] ?? die(`scenario.mjs: no canUseTool ${spec.canUseTool}`)
     options.canUseTool = async (toolName, input) => {
-      if (toolName === 'Bash' && /\bmake deploy\b/.test(String(input.command ?? ''))) {
-        return { behavior: 'deny', message: 'Deploys are not allowed from the implement workflow.' }
+      const denies = (r) => {
+        const value = String(input?.[r.field] ?? '')
+        return r.outside ? !resolve(cwd, value).startsWith(cwd + sep) : r.match.test(value)
       }
+      const rule = rules.find((r) => r.tool === toolName && denies(r))
+      if (rule) return { behavior: 'deny', message: rule.message }
       return { behavior: 'allow', updatedInput: input }
     }
   }
@@ -234,8 +235,8 @@ async function runExecution (spec, index) {
   return { spec, executionId, messages, thrown, timedOut: abortController.signal.aborted, ms: Date.now() - started }
 }
 
-// The completed line, as the real executor builds it from a result message (seed 000, plus the
-// denial logging docs/formats.md describes).
+// The completed line, as the real executor builds it from a result message (with the denial
+// record docs/formats.md asks for: tool name, tool use id and input of every denial).
 function logCompleted (log, result) {
   const usage = result.usage ?? {}
   const denials = Array.isArray(result.permission_denials) ? result.permission_denials : []
@@ -288,7 +289,8 @@ function scripted (scripts, toolName, input) {
 function expectedFrom (runs) {
   const add = (map, key, n) => map.set(key, (map.get(key) ?? 0) + n)
   const denials = new Map() // tool \0 workflow \0 reason → n
-  const risks = new Map() // tool \0 workflow \0 risk → n (the class scenario.mjs gives the call)
+  const risks = new Map() // tool \0 workflow \0 risk → n
+  const attempts = [] // one per denial: its tool use id and the class scenario.mjs expects
   const executions = new Map() // workflow \0 outcome → n
   const tokens = new Map() // workflow \0 model \0 kind → n
   const cost = new Map() // workflow \0 model → usd
@@ -318,8 +320,10 @@ function expectedFrom (runs) {
         if (reason === null) problems.push(`frame without decision_reason_type for ${d.tool_name} ${d.tool_use_id} (${spec.name})`)
         add(denials, `${d.tool_name}\0${spec.workflow}\0${reason ?? 'other'}`, 1)
         const found = scripted(spec.prompts, d.tool_name, d.tool_input)
-        if (!found?.call.risk) problems.push(`SCENARIO: ${spec.name} denied ${d.tool_name} ${JSON.stringify(d.tool_input).slice(0, 120)} has no risk in scenario.mjs`)
-        add(risks, `${d.tool_name}\0${spec.workflow}\0${found?.call.risk ?? 'unscripted'}`, 1)
+        const risk = found?.call.risk
+        if (!risk) problems.push(`SCENARIO: ${spec.name} ${d.tool_name} ${d.tool_use_id} was denied but scenario.mjs gives it no risk class`)
+        add(risks, `${d.tool_name}\0${spec.workflow}\0${risk ?? '(none given)'}`, 1)
+        attempts.push({ execution: spec.name, workflow: spec.workflow, tool: d.tool_name, toolUseId: d.tool_use_id, layer: found?.call.layer ?? '(not scripted)', risk: risk ?? '(none given)' })
       }
       if (r.model_usage_since_last_result && typeof r.model_usage_since_last_result === 'object') {
         deltaSum ??= {}
@@ -334,7 +338,7 @@ function expectedFrom (runs) {
       if (booked.has(f.tool_use_id)) continue
       booked.add(f.tool_use_id)
       add(denials, `${f.tool_name}\0${spec.workflow}\0${reasonOf(f) ?? 'other'}`, 1)
-      add(risks, `${f.tool_name}\0${spec.workflow}\0${scripted(spec.prompts, f.tool_name, f.tool_input)?.call.risk ?? 'unscripted'}`, 1)
+      add(risks, `${f.tool_name}\0${spec.workflow}\0(frame without a booking)`, 1)
       problems.push(`frame without a booking: ${f.tool_name} ${f.tool_use_id} (${spec.name})`)
     }
     // Tokens and cost: modelUsage and total_cost_usd are running totals per session, so the last
@@ -379,13 +383,14 @@ function expectedFrom (runs) {
         input: use.input.command ?? use.input.file_path ?? use.input.url,
         layer: found?.call.layer ?? '(not scripted)',
         expected: found?.call.expect ?? null,
+        risk: denied ? (found?.call.risk ?? null) : null,
         denied,
         frame: frame ? (frame.decision_reason_type ?? '(no type)') : null,
         decisionReason: frame?.decision_reason ?? null,
         messageLength: frame?.message?.length ?? null
       })
       if (found && (found.call.expect === 'deny') !== denied) {
-        problems.push(`SCENARIO: ${spec.name} ${use.name} ${JSON.stringify(use.input.command ?? use.input.file_path ?? use.input.url)} was ${denied ? 'denied' : 'not denied'}, scenario.mjs expects ${found.call.expect} (${found.call.layer})`)
+        problems.push(`SCENARIO: ${spec.name} ${use.name} ${masked(JSON.stringify(use.input.command ?? use.input.file_path ?? use.input.url))} was ${denied ? 'denied' : 'not denied'}, scenario.mjs expects ${found.call.expect} (${found.call.layer})`)
       }
     }
     sessions.push({
@@ -423,9 +428,11 @@ function expectedFrom (runs) {
     sdk: { package: '@anthropic-ai/claude-agent-sdk', version: sdkPackage.version, claudeCodeVersion: sdkPackage.claudeCodeVersion },
     modelUsageMethod,
     denials: denialRows,
-    denialRisks: rows(risks, ['tool', 'workflow', 'risk']),
     denialsByWorkflow: byWorkflow(denialRows),
     denialsTotal: denialRows.reduce((a, r) => a + r.value, 0),
+    risks: rows(risks, ['tool', 'workflow', 'risk']),
+    attempts,
+    secrets: SECRETS,
     executions: rows(executions, ['workflow', 'outcome']),
     tokens: rows(tokens, ['workflow', 'model', 'kind']),
     cost: costRows,
@@ -490,9 +497,9 @@ if (expected.fakeServed) {
 writeFileSync(args.expected, JSON.stringify(expected, null, 2) + '\n')
 
 // Which layer denied what, and whether the SDK sent a permission_denied frame for it.
-console.log('sdk-e2e: denied tool calls, by layer (frame = decision_reason_type of the permission_denied frame):')
+console.log('sdk-e2e: denied tool calls, by layer, with the risk class expected (frame = decision_reason_type of the permission_denied frame):')
 for (const l of expected.layers.filter((x) => x.denied)) {
-  console.log(`sdk-e2e:   ${l.workflow.padEnd(9)} ${l.tool.padEnd(8)} ${String(l.input).slice(0, 34).padEnd(34)} ${l.layer.padEnd(44)} ${l.frame ? 'frame ' + l.frame : 'no frame (record only)'}`)
+  console.log(`sdk-e2e:   ${l.workflow.padEnd(9)} ${l.tool.padEnd(8)} ${masked(l.input).slice(0, 34).padEnd(34)} ${l.layer.padEnd(36)} ${String(l.risk).padEnd(17)} ${l.frame ? 'frame ' + l.frame : 'no frame (record only)'}`)
 }
 
 let failed = false

@@ -2,7 +2,8 @@
 # End-to-end test with the REAL Claude Agent SDK: the SDK's bundled Claude Code CLI runs
 # against a fake Messages API on loopback (fake-api.mjs), real permission layers deny scripted tool
 # calls, an executor (executor.mjs) logs them with real pino and writes the raw SDK messages as
-# stream-json, and the exporter's counts are compared with what the SDK itself reported.
+# stream-json, and the exporter's counts, and the risk class of each denial, are compared with
+# what the SDK itself reported and what scenario.mjs says each attempt is.
 #
 #   bash tests/sdk/run.sh [BINARY]     (default target/release/denials-exporter; builds nothing)
 #
@@ -18,7 +19,9 @@
 #   1. the pino log (--workflow-default sdk; its lines name their workflow),
 #   2. the stream-json files, the workflow taken from the file name (--workflow-from-path),
 #   3. all.jsonl with --workflow-default sdk (every workflow becomes "sdk"),
-# and check.mjs compares each exposition with expected.json. Prints `sdk: N passed, N failed`
+# each with --audit-log, and check.mjs compares each exposition and audit log with expected.json
+# (and looks for the scenario's fake key pair in every output of the exporter, having checked that
+# the input holds it). Prints `sdk: N passed, N failed`
 # (N = checks); exits non-zero on any failure. KEEP=1 keeps the work directory.
 set -euo pipefail
 
@@ -94,7 +97,7 @@ say "SDK run done after $(elapsed)"
 replay() { # NAME EXPECTED_WORKFLOW_AS EXPORTER_ARGS...
     local name=$1 as=$2
     shift 2
-    if ! "$bin" replay "$@" >"$work/$name.prom" 2>"$work/$name.err"; then
+    if ! "$bin" replay --audit-log "$work/$name.audit.jsonl" "$@" >"$work/$name.prom" 2>"$work/$name.err"; then
         say "FAIL denials-exporter replay $* exited non-zero:"
         tail -n 20 "$work/$name.err"
         failed=$((failed + 1))
@@ -103,7 +106,8 @@ replay() { # NAME EXPECTED_WORKFLOW_AS EXPORTER_ARGS...
     echo "== $name: denials-exporter replay ${*//$work/WORK}"
     local out
     set +e
-    out=$(node "$here/check.mjs" "$work/$name.prom" "$work/expected.json" --name "$name" ${as:+--workflow-as "$as"})
+    out=$(node "$here/check.mjs" "$work/$name.prom" "$work/expected.json" --name "$name" ${as:+--workflow-as "$as"} \
+        --audit "$work/$name.audit.jsonl" --log "$work/$name.err")
     set -e
     echo "$out"
     local ok total
@@ -112,6 +116,20 @@ replay() { # NAME EXPECTED_WORKFLOW_AS EXPORTER_ARGS...
     passed=$((passed + ok))
     failed=$((failed + total - ok))
 }
+
+# The no-leak check of check.mjs means something only if the input holds the fake key pair.
+secrets_in_input=1
+while read -r secret; do
+    for f in "$work/executor.log" "$work/stream/all.jsonl"; do
+        grep -qF -- "$secret" "$f" || { secrets_in_input=0; say "FAIL the fake key ${secret:0:4}… is not in $(basename "$f"): the no-leak check would prove nothing"; }
+    done
+done < <(node -e 'for (const s of JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).secrets ?? []) console.log(s)' "$work/expected.json")
+if ((secrets_in_input)) && grep -q '"secrets": \[$' "$work/expected.json"; then
+    passed=$((passed + 1))
+    say "ok   the fake key pair is in the pino log and in the stream-json"
+else
+    failed=$((failed + 1))
+fi
 
 replay pino '' --workflow-default sdk "$work/executor.log"
 workflow_files=()
