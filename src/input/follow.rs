@@ -31,6 +31,9 @@
 //!   wherever in its directory the entry's file now is.
 //! * [`finish`]: a state entry's file found only compressed, read from its `.gz`.
 //! * [`truncation`]: noticing that a followed file was truncated or rewritten.
+//! * [`pass`]: one pass over the followed files: which to read, parked ones opened again.
+//! * [`park`]: closing files read to their end past the descriptor budget, opening them again
+//!   when they change.
 //! * [`drain`]: reading one file to its end, and judging its first line against a predecessor.
 //! * [`report`]: what the follower shows of itself between reads: its state-file entries and
 //!   its counters.
@@ -44,6 +47,8 @@
 mod drain;
 mod finish;
 mod open;
+mod park;
+mod pass;
 mod paths;
 mod report;
 mod truncation;
@@ -51,11 +56,10 @@ mod truncation;
 use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::io::ErrorKind;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use tracing::debug;
@@ -64,10 +68,9 @@ use super::chunk::LineBuffer;
 use super::identity::{Edge, Inode, Signature};
 use super::rejoin::{Orphan, MAX_ORPHANS};
 use super::roll::{self, Directions, Sequence};
-use drain::Reading;
 use open::fd_budget;
 use paths::{is_symlink, matching_paths, watch_root};
-use truncation::{check_truncation, widen_signature};
+use truncation::check_truncation;
 
 /// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
 /// was appended since the last wake-up, and many files must stay cheap.
@@ -194,6 +197,10 @@ pub struct FollowStats {
     pub rejoined: u64,
     /// Paths the globs match now that cannot be opened (permissions, the fd limit).
     pub unopenable: u64,
+    /// Times a file read to its end was closed to stay within the descriptor budget.
+    pub parked: u64,
+    /// Followed files that hold a descriptor now (the others are parked).
+    pub open_files: u64,
     /// Files a glob matched that start with the gzip magic bytes: never read as lines.
     pub compressed_skipped: u64,
     /// State entries whose file was found only compressed at a restart, finished from the `.gz`.
@@ -212,7 +219,16 @@ struct Followed {
     /// The name that places it in a roll sequence (a symlink's target).
     sequence_path: PathBuf,
     sequence: Option<Sequence>,
-    file: File,
+    /// Its descriptor; `None` while parked ([`park`]): read to its end and closed, to be opened
+    /// again when a stat or an event says it changed.
+    file: Option<File>,
+    /// Modification time when it was parked: with the size, what says a parked file changed.
+    parked_mtime: Option<SystemTime>,
+    /// Parked, rotated, and found nowhere: only its grace period is left.
+    vanished: bool,
+    /// When it was last read from or opened, in [`Follower`] ticks: the least recently active
+    /// open file is parked first.
+    active: u64,
     inode: Inode,
     signature: Signature,
     buffer: LineBuffer,
@@ -262,6 +278,12 @@ pub struct Follower {
     identities: u64,
     /// Files that get a lag series of their own ([`Follower::set_max_file_series`]).
     max_file_series: usize,
+    /// Followed files holding a descriptor (not parked).
+    open_count: usize,
+    /// A budget lower than the open files limit gives (the model test's, to park often).
+    fd_cap: usize,
+    /// The activity clock ([`Followed::active`]).
+    ticks: u64,
 }
 
 impl Follower {
@@ -287,6 +309,9 @@ impl Follower {
             compressed: BTreeSet::new(),
             identities: 0,
             max_file_series: crate::cli::defaults::MAX_FILE_SERIES,
+            open_count: 0,
+            fd_cap: usize::MAX,
+            ticks: 0,
         }
     }
 
@@ -295,6 +320,13 @@ impl Follower {
     /// `run` passes `--max-file-series` here; without it the flag's default applies.
     pub fn set_max_file_series(&mut self, n: usize) {
         self.max_file_series = n;
+    }
+
+    /// Holds at most `n` files open at once, whatever the open files limit (the model test's).
+    #[cfg(test)]
+    pub fn cap_fd_budget(&mut self, n: usize) {
+        self.fd_cap = n;
+        self.fd_budget = self.fd_budget.min(n);
     }
 
     /// What the follower holds: files followed, orphan fragments (for the model test's bound).
@@ -321,7 +353,7 @@ impl Follower {
         let opened_before = self.files.len();
         let paths = matching_paths(&self.config.patterns, &mut self.directions);
         self.unopenable.retain(|p| paths.contains(p)); // a path gone is no longer unopenable
-        self.fd_budget = fd_budget();
+        self.fd_budget = fd_budget().min(self.fd_cap);
         for path in paths {
             let meta = match fs::metadata(&path) {
                 Ok(meta) => meta,
@@ -389,89 +421,12 @@ impl Follower {
         }
     }
 
-    /// Reads every followed file to its end, handing what it read to `sink`; lets go of rotated
-    /// files that stayed drained for the grace period.
-    pub fn read_all(&mut self, sink: &mut impl Sink) {
-        let now = Instant::now();
-        let mut i = 0;
-        let mut signed = 0;
-        while i < self.files.len() {
-            if self.config.stop.load(Ordering::Acquire) {
-                break;
-            }
-            let (before, rest) = self.files.split_at_mut(i);
-            let f = &mut rest[0];
-            if is_unchanged(f) {
-                i += 1; // read to its end and not written since: one fstat, nothing else
-                continue;
-            }
-            let mut reading = Reading {
-                before,
-                orphans: &mut self.orphans,
-                directions: &self.directions,
-                stats: &mut self.stats,
-                stop: &self.config.stop,
-            };
-            if check_truncation(f, reading.stats, false) {
-                sink.reset(f.id);
-            }
-            let mut read = reading.drain(f, sink);
-            if read.rewritten && check_truncation(f, reading.stats, true) {
-                sink.reset(f.id);
-                read = reading.drain(f, sink);
-            }
-            if read.compressed {
-                // Created empty and then written compressed (gzip at work): never lines.
-                let f = self.files.remove(i);
-                self.skip_compressed(f.inode, &f.path);
-                sink.closed(f.id);
-                continue;
-            }
-            let grew = read.grew;
-            if let Ok(meta) = f.file.metadata() {
-                f.size = meta.len();
-                if meta.nlink() == 0 && !f.rotated {
-                    f.rotated = true;
-                    self.stats.rotations += 1;
-                }
-            }
-            signed += u64::from(widen_signature(f));
-            f.edge = Edge::at(&f.file, f.read_pos).ok().flatten();
-            f.buffer.release_if_idle();
-            if f.rotated && !grew && f.read_pos >= f.size {
-                let since = *f.drained_since.get_or_insert(now);
-                if now.duration_since(since) >= self.config.rotated_grace {
-                    debug!(path = %f.path.display(), "rotated file drained; letting go");
-                    let f = self.files.remove(i); // keep the others in the order they were opened
-                    self.let_go(f, sink);
-                    continue;
-                }
-            } else {
-                f.drained_since = None;
-            }
-            i += 1;
-        }
-        self.identities += signed;
-    }
-
-    /// A read of the `i`th file, with the files before it as its possible predecessors (what
-    /// [`Follower::read_all`] makes for each file, for a test to drive one read).
-    #[cfg(test)]
-    fn reading(&mut self, i: usize) -> (Reading<'_>, &mut Followed) {
-        let (before, rest) = self.files.split_at_mut(i);
-        let reading = Reading {
-            before,
-            orphans: &mut self.orphans,
-            directions: &self.directions,
-            stats: &mut self.stats,
-            stop: &self.config.stop,
-        };
-        (reading, &mut rest[0])
-    }
-
     /// A drained rotated file leaves: its fragment is handed up if a successor was judged
     /// against it, else kept as an orphan for one.
     fn let_go(&mut self, mut f: Followed, sink: &mut impl Sink) {
+        if f.file.take().is_some() {
+            self.open_count -= 1;
+        }
         f.buffer.consume();
         if let Some(fragment) = f.buffer.tail().map(<[u8]>::to_vec) {
             if f.superseded {
@@ -504,16 +459,4 @@ impl Follower {
             sink.unterminated(NO_FILE, &oldest.fragment);
         }
     }
-}
-
-/// Whether `f`, still under its name, was read to its end and has neither grown nor shrunk
-/// since: then a wake-up has nothing to read, check or sign in it, and costs one `fstat`. (A
-/// rewrite to the same size is the periodic scan's to notice: the edge kept from the last read
-/// is what it compares.)
-fn is_unchanged(f: &Followed) -> bool {
-    !f.rotated
-        && f.read_pos == f.size
-        && f.file
-            .metadata()
-            .is_ok_and(|meta| meta.len() == f.size && meta.nlink() > 0)
 }

@@ -73,6 +73,7 @@ impl Follower {
         }
         stats.files = files;
         stats.unopenable = self.unopenable.len() as u64;
+        stats.open_files = self.open_count as u64;
         stats
     }
 }
