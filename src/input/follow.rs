@@ -51,6 +51,7 @@ mod park;
 mod pass;
 mod paths;
 mod report;
+mod sweep;
 mod truncation;
 
 use std::collections::BTreeSet;
@@ -69,7 +70,8 @@ use super::identity::{Edge, Inode, Signature};
 use super::rejoin::{Orphan, MAX_ORPHANS};
 use super::roll::{self, Directions, Sequence};
 use open::fd_budget;
-use paths::{is_symlink, matching_paths, watch_root};
+pub use paths::watch_root;
+use paths::{is_symlink, matching_paths};
 use truncation::check_truncation;
 
 /// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
@@ -226,6 +228,11 @@ struct Followed {
     parked_mtime: Option<SystemTime>,
     /// Parked, rotated, and found nowhere: only its grace period is left.
     vanished: bool,
+    /// Read at the next pass: an event named it, or the sweep or a scan asked
+    /// ([`sweep`]).
+    due: bool,
+    /// inotify watches its directory reliably: the sweep leaves it to the events.
+    watched: bool,
     /// When it was last read from or opened, in [`Follower`] ticks: the least recently active
     /// open file is parked first.
     active: u64,
@@ -284,6 +291,14 @@ pub struct Follower {
     fd_cap: usize,
     /// The activity clock ([`Followed::active`]).
     ticks: u64,
+    /// The directories inotify watches reliably ([`Follower::watch_with`]).
+    watched_roots: Vec<(PathBuf, bool)>,
+    /// Files by the paths events name them by; rebuilt when it no longer fits.
+    index: std::collections::HashMap<PathBuf, usize>,
+    /// Where the next tick of the sweep starts.
+    sweep_cursor: usize,
+    /// Files not watched reliably, as of the last scan.
+    unwatched: usize,
 }
 
 impl Follower {
@@ -312,6 +327,10 @@ impl Follower {
             open_count: 0,
             fd_cap: usize::MAX,
             ticks: 0,
+            watched_roots: Vec::new(),
+            index: std::collections::HashMap::new(),
+            sweep_cursor: 0,
+            unwatched: 0,
         }
     }
 
@@ -354,6 +373,13 @@ impl Follower {
         let paths = matching_paths(&self.config.patterns, &mut self.directions);
         self.unopenable.retain(|p| paths.contains(p)); // a path gone is no longer unopenable
         self.fd_budget = fd_budget().min(self.fd_cap);
+        let by_inode: std::collections::HashMap<Inode, usize> = self
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.inode, i))
+            .collect();
+        let mut renamed = Vec::new();
         for path in paths {
             let meta = match fs::metadata(&path) {
                 Ok(meta) => meta,
@@ -374,7 +400,8 @@ impl Follower {
             if self.compressed.contains(&inode) {
                 continue;
             }
-            if let Some(f) = self.files.iter_mut().find(|f| f.inode == inode) {
+            if let Some(&i) = by_inode.get(&inode) {
+                let f = &mut self.files[i];
                 if f.rotated {
                     f.rotated = false; // it came back under a matching name
                     f.drained_since = None;
@@ -384,6 +411,8 @@ impl Follower {
                     f.sequence_path = fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
                     f.sequence = Sequence::of(&f.sequence_path);
                     f.path = path; // a rename keeps the offset; remember the new name
+                    f.due = true;
+                    renamed.push(i);
                 }
                 continue;
             }
@@ -414,7 +443,12 @@ impl Follower {
             |f| f.sequence.as_ref(),
             &self.directions,
         );
-        for f in &mut self.files {
+        for i in renamed {
+            self.files[i].watched = self.is_watched(&self.files[i].path);
+        }
+        self.count_unwatched();
+        // Files inotify watches are checked when an event names them.
+        for f in self.files.iter_mut().filter(|f| !f.watched) {
             if check_truncation(f, &mut self.stats, true) {
                 sink.reset(f.id);
             }

@@ -198,6 +198,8 @@ impl Follower {
             file: Some(file),
             parked_mtime: None,
             vanished: false,
+            due: true,
+            watched: self.is_watched(path),
             active,
             inode,
             signature,

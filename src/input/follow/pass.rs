@@ -23,6 +23,17 @@ impl Follower {
     /// files that stayed drained for the grace period; parks files read to their end when more
     /// are open than the descriptor budget allows ([`park`]).
     pub fn read_all(&mut self, sink: &mut impl Sink) {
+        self.pass(sink, true);
+    }
+
+    /// Reads the files that may have changed: those an event named or the sweep asked for
+    /// ([`Follower::touch`], [`Follower::sweep`]), rotated files (until they are let go), and
+    /// files whose last read stopped before their end. The others cost nothing.
+    pub fn read_due(&mut self, sink: &mut impl Sink) {
+        self.pass(sink, false);
+    }
+
+    fn pass(&mut self, sink: &mut impl Sink, all: bool) {
         let now = Instant::now();
         let mut i = 0;
         let mut signed = 0;
@@ -30,6 +41,12 @@ impl Follower {
         while i < self.files.len() {
             if self.config.stop.load(Ordering::Acquire) {
                 break;
+            }
+            let f = &mut self.files[i];
+            let due = std::mem::take(&mut f.due);
+            if !(all || due || pending(f)) {
+                i += 1;
+                continue;
             }
             if self.files[i].file.is_none() {
                 match self.visit_parked(i, &mut lookup) {
@@ -56,8 +73,15 @@ impl Follower {
                     }
                 }
             } else if is_unchanged(&self.files[i]) {
-                i += 1; // read to its end and not written since: one fstat, nothing else
-                continue;
+                // Read to its end, and its size has not moved since: one fstat. Named by an
+                // event, it may have been rewritten in place: its first bytes, and those before
+                // our offset, are checked.
+                if due && check_truncation(&mut self.files[i], &mut self.stats, true) {
+                    sink.reset(self.files[i].id);
+                } else {
+                    i += 1;
+                    continue;
+                }
             }
             let tick = self.tick();
             let (before, rest) = self.files.split_at_mut(i);
@@ -69,7 +93,9 @@ impl Follower {
                 stats: &mut self.stats,
                 stop: &self.config.stop,
             };
-            if check_truncation(f, reading.stats, false) {
+            // Named by an event or the sweep: the bytes before our offset are checked too (a
+            // rewrite that kept the first KiB and grew past our offset).
+            if check_truncation(f, reading.stats, due) {
                 sink.reset(f.id);
             }
             let mut read = reading.drain(f, sink);
@@ -133,6 +159,12 @@ impl Follower {
         };
         (reading, &mut rest[0])
     }
+}
+
+/// Whether `f` is read at every pass, named or not: rotated (drained until it is let go), or
+/// with bytes it has not read yet (a read stopped at shutdown's flag).
+fn pending(f: &Followed) -> bool {
+    f.rotated || f.vanished || f.read_pos < f.size
 }
 
 /// Whether `f`, still under its name, was read to its end and has neither grown nor shrunk
