@@ -9,7 +9,7 @@
 //! expands the globs), on a tick of the sweep (then reads the next slice of the files inotify
 //! does not watch reliably: symlinks to other directories, NFS, overlayfs), on the periodic
 //! stat (then also expands the globs and checks for truncation: every stat interval, or every
-//! tenth when inotify watches every root reliably), and on shutdown (then writes the state and
+//! thirtieth when inotify watches every root reliably), and on shutdown (then writes the state and
 //! returns; a read in progress stops at the next chunk boundary, so a large backlog never delays
 //! the final state write). An inotify overflow or error, or SIGHUP, reads every file.
 //!
@@ -47,7 +47,7 @@ use crate::input::follow::{FollowConfig, Follower, StartAt};
 use crate::input::rejoin::Orphan;
 use crate::input::watch::Watch;
 use crate::pipeline::Pipeline;
-use crate::state::{self, Fault, Faults, FileEntry, StateFile, StateV1};
+use crate::state::{self, Fault, Faults, FileEntry};
 use crate::web::{self, Published, RecentDenials, Shared, View, Web, WebOptions};
 
 /// What wakes the reading thread.
@@ -179,6 +179,7 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
                     watch,
                     faults,
                     state_failing: false,
+                    unpublished: false,
                 };
                 let result = loop_config.run(reader, &shared, wake_rx);
                 shared.healthy.store(false, Ordering::Release);
@@ -338,6 +339,8 @@ struct Reader {
     /// The last state write failed (the failure was logged; the next ones are not until one
     /// succeeds).
     state_failing: bool,
+    /// Counters changed since they were last published.
+    unpublished: bool,
 }
 
 /// The shortest time between two state writes made because a new identity was learned.
@@ -347,13 +350,16 @@ const IDENTITY_STATE_GAP: Duration = Duration::from_millis(100);
 /// file lag gauges move without reading).
 const REPUBLISH: Duration = Duration::from_secs(1);
 
+/// The shortest time between two publications of changed counters.
+const PUBLISH_GAP: Duration = Duration::from_millis(50);
+
 /// Ticks of the sweep per stat interval: each looks at this fraction of the files inotify does
 /// not watch reliably, so no tick stats them all at once.
 const SWEEP_SLICES: usize = 10;
 
 /// Stat intervals between two expansions of the globs when inotify watches every root reliably
 /// (its create, rename and delete events expand them at once): a safety net only.
-const SCAN_EVERY_WATCHED: u32 = 10;
+const SCAN_EVERY_WATCHED: u32 = 30;
 
 impl ReadLoop {
     fn run(self, mut r: Reader, shared: &Shared, wake_rx: Receiver<Wake>) -> Result<()> {
@@ -385,6 +391,7 @@ impl ReadLoop {
         // Identities known as of the last state write, and when a new one last caused a write.
         let (mut saved_identities, mut identity_write) = (r.follower.identities(), None::<Instant>);
         let mut written = Vec::new();
+        let mut saved_moves = r.moves();
         loop {
             // Every root watched reliably: its events say what changed, and a scan now and
             // then is only a safety net. Else the globs are expanded every stat interval.
@@ -397,6 +404,9 @@ impl ReadLoop {
             let mut deadline = next_scan.min(Instant::now() + REPUBLISH);
             if r.follower.has_unwatched() {
                 deadline = deadline.min(last_tick + tick);
+            }
+            if let Some(at) = r.published_at.filter(|_| r.unpublished) {
+                deadline = deadline.min(at + PUBLISH_GAP);
             }
             let timeout = deadline.saturating_duration_since(Instant::now());
             let (mut rescan, mut hangup) = (false, false);
@@ -457,12 +467,16 @@ impl ReadLoop {
             // found again by that identity in the state.
             let identity = r.follower.identities() != saved_identities
                 && identity_write.is_none_or(|at| at.elapsed() >= IDENTITY_STATE_GAP);
-            if hangup || identity || last_state.elapsed() >= self.state_interval {
+            // The interval's write only when something it holds moved: an idle exporter of
+            // thousands of files does not serialize them all every interval.
+            let moved = r.state_failing || r.moves() != saved_moves;
+            if hangup || identity || (moved && last_state.elapsed() >= self.state_interval) {
                 // A failure is counted and logged; the next interval tries again.
                 let _ = self.save(&mut r);
                 last_state = Instant::now();
                 identity_write = identity.then_some(last_state).or(identity_write);
                 saved_identities = r.follower.identities();
+                saved_moves = r.moves();
             }
             let changed = r.pipeline.accountant().metrics().read_bytes != read_before;
             r.publish(shared, changed);
@@ -476,7 +490,7 @@ impl ReadLoop {
         let Some(path) = &self.state_file else {
             return true;
         };
-        let state = compose_state(&mut r.follower, &r.pipeline);
+        let state = r.pipeline.compose_state(&mut r.follower);
         match state::write(path, &state) {
             Ok(()) => {
                 r.stats.state_writes_ok += 1;
@@ -502,6 +516,7 @@ impl ReadLoop {
     /// again what was read since the last good write.
     fn finish(&self, r: &mut Reader, shared: &Shared) -> Result<()> {
         let written = self.save(r);
+        r.published_at = None; // the last counters go out now
         r.publish(shared, true);
         if !written {
             bail!("cannot write the final state; the next start re-reads from the last good state");
@@ -515,37 +530,16 @@ impl ReadLoop {
     }
 }
 
-/// The state: the follower's offsets, what the pipeline held at them, and the counters they
-/// produced, taken together between two reads (also what the model test saves). It borrows the
-/// counting state: a copy of every execution in flight was most of `run`'s peak memory.
-pub(crate) fn compose_state<'a>(follower: &mut Follower, pipeline: &'a Pipeline) -> StateFile<'a> {
-    let saved = follower.save();
-    let files = saved
-        .files
-        .into_iter()
-        .map(|(id, file)| FileEntry {
-            file,
-            source: pipeline.save_source(id),
-        })
-        .collect();
-    let mut state = StateV1 {
-        written_at: wall_now(),
-        files,
-        orphans: saved.orphans,
-        account: std::borrow::Cow::Borrowed(pipeline.accountant().state()),
-        audit_len: pipeline.audit_len(),
-    };
-    state.scrub(); // no raw secret in the state file
-    StateFile::V1(state)
-}
-
 impl Reader {
-    /// Tells the follower which roots inotify watches reliably; returns whether that is all of
-    /// them.
+    /// What the state holds moves with: bytes read, and the follower's files.
+    fn moves(&self) -> (u64, u64) {
+        let read = self.pipeline.accountant().metrics().read_bytes;
+        (read, self.follower.changes())
+    }
+
+    /// Tells the follower which roots inotify watches reliably; returns whether all of them.
     fn watch_reliably(&mut self) -> bool {
-        let roots = self.follower.watch_roots();
-        let reliable = self.watch.reliable_roots(roots.clone());
-        let all = !roots.is_empty() && reliable.len() == roots.len();
+        let (reliable, all) = self.watch.reliable_roots(self.follower.watch_roots());
         self.follower.watch_with(reliable);
         all
     }
@@ -553,11 +547,17 @@ impl Reader {
     /// Publishes the counters for HTTP (when they `changed`, or their lag gauges may have) and
     /// the latest audit records for the recent-denials ring.
     fn publish(&mut self, shared: &Shared, changed: bool) {
-        let kept = self.pipeline.take_kept();
-        let due = self.published_at.is_none_or(|at| at.elapsed() >= REPUBLISH);
-        if !(changed || due || !kept.is_empty()) {
+        // At most one publication per PUBLISH_GAP however often reading wakes: its cost (the
+        // follower's stats) is not paid per write. What is held back goes out at the gap's end.
+        self.unpublished |= changed;
+        let since = self.published_at.map(|at| at.elapsed());
+        let due = since.is_none_or(|s| s >= REPUBLISH);
+        let soon = since.is_none_or(|s| s >= PUBLISH_GAP);
+        if !(due || (self.unpublished && soon)) {
             return;
         }
+        self.unpublished = false;
+        let kept = self.pipeline.take_kept();
         let accountant = self.pipeline.accountant();
         let mut run = self.stats.clone();
         run.follow = self.follower.stats();

@@ -19,8 +19,11 @@
 //!   so an execution's denials in an older roll are counted before its record in a newer one.
 //! * **rejoin**: a line a writer cut across two rolls is joined again ([`super::rejoin`]).
 //!
-//! Every wake-up (an inotify event, or the periodic stat) means "read every file to its end",
-//! never "one line". Offsets advance only past complete lines ([`LineBuffer`]), and everything
+//! Every wake-up means "read to its end every file that may have changed", never "one line":
+//! the files an inotify event named, those a paced sweep looks at (the ones inotify does not
+//! watch reliably), rotated files until they are let go; every file after a scan when polling.
+//! Past the open files limit, files read to their end are closed (parked) and opened again when
+//! they change, so any number of files is read in turn. Offsets advance only past complete lines ([`LineBuffer`]), and everything
 //! read is handed to a [`Sink`] on this same thread before the offset moves, so the stage above
 //! can keep its counters and these offsets describing the same lines.
 //!
@@ -34,6 +37,7 @@
 //! * [`pass`]: one pass over the followed files: which to read, parked ones opened again.
 //! * [`park`]: closing files read to their end past the descriptor budget, opening them again
 //!   when they change.
+//! * [`sweep`]: which files a wake-up reads: those events name, a slice of the others per tick.
 //! * [`drain`]: reading one file to its end, and judging its first line against a predecessor.
 //! * [`report`]: what the follower shows of itself between reads: its state-file entries and
 //!   its counters.
@@ -41,8 +45,9 @@
 //! A leaf: it knows files and bytes, never JSON, counters or HTTP. **Not here:** inotify
 //! plumbing and the loop (`crate::run`), what lines mean (the [`Sink`]).
 //!
-//! Cold per wake-up (one `fstat` per file, plus a ≤1 KiB signature read when its size changed);
-//! hot inside [`Follower::read_all`].
+//! Cold per wake-up (one `fstat` per file it reads, plus ≤1 KiB signature reads, and a flag per
+//! file); per scan, a few `stat`s per matching path; hot inside [`Follower::read_all`] and
+//! [`Follower::read_due`].
 
 mod drain;
 mod finish;
@@ -299,6 +304,10 @@ pub struct Follower {
     sweep_cursor: usize,
     /// Files not watched reliably, as of the last scan.
     unwatched: usize,
+    /// The identities of the followed files.
+    followed: std::collections::HashSet<Inode>,
+    /// Files let go or renamed, orphans kept ([`Follower::changes`]).
+    changes: u64,
 }
 
 impl Follower {
@@ -331,6 +340,8 @@ impl Follower {
             index: std::collections::HashMap::new(),
             sweep_cursor: 0,
             unwatched: 0,
+            followed: std::collections::HashSet::new(),
+            changes: 0,
         }
     }
 
@@ -346,6 +357,12 @@ impl Follower {
     pub fn cap_fd_budget(&mut self, n: usize) {
         self.fd_cap = n;
         self.fd_budget = self.fd_budget.min(n);
+    }
+
+    /// A count that moves whenever what [`Follower::save`] returns may have changed other than
+    /// by reading: a file followed, let go, rotated, truncated or renamed, an orphan kept.
+    pub fn changes(&self) -> u64 {
+        self.identities() + self.changes + self.stats.rotations + self.stats.truncations
     }
 
     /// What the follower holds: files followed, orphan fragments (for the model test's bound).
@@ -413,6 +430,7 @@ impl Follower {
                     f.path = path; // a rename keeps the offset; remember the new name
                     f.due = true;
                     renamed.push(i);
+                    self.changes += 1;
                 }
                 continue;
             }
@@ -458,6 +476,8 @@ impl Follower {
     /// A drained rotated file leaves: its fragment is handed up if a successor was judged
     /// against it, else kept as an orphan for one.
     fn let_go(&mut self, mut f: Followed, sink: &mut impl Sink) {
+        self.followed.remove(&f.inode);
+        self.changes += 1;
         if f.file.take().is_some() {
             self.open_count -= 1;
         }
@@ -487,6 +507,7 @@ impl Follower {
     }
 
     fn keep_orphan(&mut self, orphan: Orphan, sink: &mut impl Sink) {
+        self.changes += 1;
         self.orphans.push(orphan);
         if self.orphans.len() > MAX_ORPHANS {
             let oldest = self.orphans.remove(0);

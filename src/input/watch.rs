@@ -135,15 +135,19 @@ impl Watch {
 
     /// The watched roots inotify reports every change under (`(dir, recursive)`): none while
     /// polling, and none on a filesystem whose changes may come from elsewhere (NFS, SMB, FUSE,
-    /// 9p, Ceph, overlayfs), where only the periodic stat sees them.
-    pub fn reliable_roots(&self, roots: Vec<(PathBuf, bool)>) -> Vec<(PathBuf, bool)> {
+    /// 9p, Ceph, overlayfs), where only the periodic stat sees them; and whether that is all
+    /// of `roots`.
+    pub fn reliable_roots(&self, roots: Vec<(PathBuf, bool)>) -> (Vec<(PathBuf, bool)>, bool) {
         if !self.is_armed() {
-            return Vec::new();
+            return (Vec::new(), false);
         }
-        roots
+        let all = roots.len();
+        let reliable: Vec<_> = roots
             .into_iter()
             .filter(|(root, _)| is_local(root))
-            .collect()
+            .collect();
+        let every = all > 0 && reliable.len() == all;
+        (reliable, every)
     }
 
     /// Notes a filesystem event, adding the paths of files it says were written to `written`;

@@ -133,7 +133,7 @@ impl Follower {
             return None;
         };
         let inode = Inode::of(&meta);
-        if self.files.iter().any(|f| f.inode == inode) {
+        if self.followed.contains(&inode) {
             return Some(inode); // already followed (the path was swapped under us)
         }
         if is_gzip(&file) {
@@ -214,6 +214,7 @@ impl Follower {
             resumed_fragment,
         });
         self.open_count += 1;
+        self.followed.insert(inode);
         // Past the budget: an idle file gives its descriptor, or this one waits parked, to be
         // read when its turn comes.
         if !self.fit_budget(None, self.fd_budget) {

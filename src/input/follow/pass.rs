@@ -107,6 +107,7 @@ impl Follower {
                 // Created empty and then written compressed (gzip at work): never lines.
                 let f = self.files.remove(i);
                 self.open_count -= 1;
+                self.followed.remove(&f.inode);
                 self.skip_compressed(f.inode, &f.path);
                 sink.closed(f.id);
                 continue;

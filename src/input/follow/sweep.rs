@@ -24,6 +24,9 @@ impl Follower {
     /// (polling): the files under them are read when an event names them, and left out of the
     /// sweep.
     pub fn watch_with(&mut self, roots: Vec<(PathBuf, bool)>) {
+        if roots == self.watched_roots {
+            return; // files opened since were judged when opened
+        }
         self.watched_roots = roots;
         for i in 0..self.files.len() {
             self.files[i].watched = self.is_watched(&self.files[i].path);

@@ -1,6 +1,6 @@
 //! The exporter under test: the real [`Follower`] and [`Pipeline`], driven as `crate::run`'s
 //! reading thread drives them, without threads or inotify: a wake-up is `scan` + `read_all`, a
-//! state write is composed by `run`'s own function, a crash drops both.
+//! state write is composed by the function `run` uses, a crash drops both.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -102,7 +102,7 @@ impl Exporter {
 
     /// The state, as `ReadLoop::save` composes it (the same function).
     fn compose(&mut self) -> StateFile<'_> {
-        crate::run::compose_state(&mut self.follower, &self.pipeline)
+        self.pipeline.compose_state(&mut self.follower)
     }
 
     pub fn save(&mut self, state: &Path) {
