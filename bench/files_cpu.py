@@ -86,6 +86,18 @@ def wait_ready(port, proc, timeout=60):
     sys.exit("exporter not ready")
 
 
+def launch(binary, d):
+    """`run` on `d/*.log` with a state file, once it is ready: (port, process)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [binary, "run", "--path", os.path.join(d, "*.log"),
+         "--web.listen-address", f"127.0.0.1:{port}",
+         "--state-file", os.path.join(d, "state.json")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_ready(port, proc)
+    return port, proc
+
+
 def denials(port):
     """permission_denials_total summed over its series."""
     try:
@@ -113,14 +125,8 @@ def run_case(binary, name, beside, idle, rate, seconds):
         for i in range(idle):
             with open(os.path.join(d, f"idle-{i}.log"), "w") as f:
                 f.write(DENIAL % (i, i))
-        port = free_port()
-        proc = subprocess.Popen(
-            [binary, "run", "--path", os.path.join(d, "*.log"),
-             "--web.listen-address", f"127.0.0.1:{port}",
-             "--state-file", os.path.join(d, "state.json")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        port, proc = launch(binary, d)
         try:
-            wait_ready(port, proc)
             wait_counted(port, idle, 120)
             time.sleep(2)  # the start-up read of what is there is not the figure
             written = os.path.join(d, f"app.{beside + 1}.log")
@@ -157,14 +163,8 @@ def soak(binary, minutes, rate, roll_bytes):
     """The pino-roll-like writer for `minutes`; per-minute CPU, RSS and rolls."""
     d = tempfile.mkdtemp(prefix="files-cpu-soak-")
     try:
-        port = free_port()
-        proc = subprocess.Popen(
-            [binary, "run", "--path", os.path.join(d, "*.log"),
-             "--web.listen-address", f"127.0.0.1:{port}",
-             "--state-file", os.path.join(d, "state.json")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        port, proc = launch(binary, d)
         try:
-            wait_ready(port, proc)
             rows, written, roll, size, lines = [], 0, 1, 0, 0
             w = open(os.path.join(d, f"app.{roll}.log"), "a")
             start = time.time()
