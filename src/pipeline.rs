@@ -23,11 +23,10 @@ use crate::account::{Accountant, LineSource};
 use crate::audit::AuditWriter;
 use crate::config::Config;
 use crate::decode::{self, Skip};
-use crate::input::follow::{FileId, Follower, Opened, Sink};
+use crate::input::follow::{FileId, Opened, Sink};
 use crate::input::frame::{self, ChunkJoiner, Joined, SavedPartial};
 use crate::input::identity::Inode;
 use crate::input::prefilter::{is_plain_object_line, Pick, Prefilter};
-use crate::state::{FileEntry, StateFile, StateV1};
 use crate::vocab::{AuditRecord, LineOutcome};
 
 /// The reading state of one source (a file, or stdin), kept across chunks.
@@ -329,33 +328,6 @@ impl Pipeline {
                 self.audit_failed = true;
             }
         }
-    }
-}
-
-impl Pipeline {
-    /// The state: the follower's offsets, what the pipeline held at them, and the counters they
-    /// produced, taken together between two reads (what `run` writes, and the model test
-    /// saves). It borrows the counting state: a copy of every execution in flight was most of
-    /// `run`'s peak memory.
-    pub(crate) fn compose_state(&self, follower: &mut Follower) -> StateFile<'_> {
-        let saved = follower.save();
-        let files = saved
-            .files
-            .into_iter()
-            .map(|(id, file)| FileEntry {
-                file,
-                source: self.save_source(id),
-            })
-            .collect();
-        let mut state = StateV1 {
-            written_at: crate::account::wall_now(),
-            files,
-            orphans: saved.orphans,
-            account: Cow::Borrowed(self.accountant().state()),
-            audit_len: self.audit_len(),
-        };
-        state.scrub(); // no raw secret in the state file
-        StateFile::V1(state)
     }
 }
 

@@ -490,7 +490,7 @@ impl ReadLoop {
         let Some(path) = &self.state_file else {
             return true;
         };
-        let state = r.pipeline.compose_state(&mut r.follower);
+        let state = state::compose(&mut r.follower, &r.pipeline);
         match state::write(path, &state) {
             Ok(()) => {
                 r.stats.state_writes_ok += 1;

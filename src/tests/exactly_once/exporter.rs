@@ -102,7 +102,7 @@ impl Exporter {
 
     /// The state, as `ReadLoop::save` composes it (the same function).
     fn compose(&mut self) -> StateFile<'_> {
-        self.pipeline.compose_state(&mut self.follower)
+        crate::state::compose(&mut self.follower, &self.pipeline)
     }
 
     pub fn save(&mut self, state: &Path) {
