@@ -373,6 +373,7 @@ impl ReadLoop {
         // now on restarts from a state, never fresh (a fresh start cannot find the files rotated
         // out of the globs since). A failure is counted and logged; the interval tries again.
         let _ = self.save(&mut r);
+        let mut saved_moves = r.moves();
         let started = Instant::now();
         r.follower.read_all(&mut r.pipeline);
         let follow = r.follower.stats();
@@ -391,7 +392,6 @@ impl ReadLoop {
         // Identities known as of the last state write, and when a new one last caused a write.
         let (mut saved_identities, mut identity_write) = (r.follower.identities(), None::<Instant>);
         let mut written = Vec::new();
-        let mut saved_moves = r.moves();
         loop {
             // Every root watched reliably: its events say what changed, and a scan now and
             // then is only a safety net. Else the globs are expanded every stat interval.
