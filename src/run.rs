@@ -5,10 +5,13 @@
 //! always describe the same lines; after each batch it publishes an immutable snapshot of the
 //! counters for HTTP, so a scrape never waits for reading, nor reading for a scrape. The tokio
 //! runtime serves HTTP and waits for signals. The reading thread wakes on
-//! an inotify event (then reads every file to its end), on the periodic stat (then also expands
-//! the globs and checks for truncation: this catches missed or overflowed events, symlink swaps,
-//! NFS and overlayfs), and on shutdown (then writes the state and returns; a read in progress
-//! stops at the next chunk boundary, so a large backlog never delays the final state write).
+//! an inotify event (then reads the files it names to their end; a create, rename or delete also
+//! expands the globs), on a tick of the sweep (then reads the next slice of the files inotify
+//! does not watch reliably: symlinks to other directories, NFS, overlayfs), on the periodic
+//! stat (then also expands the globs and checks for truncation: every stat interval, or every
+//! thirtieth when inotify watches every root reliably), and on shutdown (then writes the state and
+//! returns; a read in progress stops at the next chunk boundary, so a large backlog never delays
+//! the final state write). An inotify overflow or error, or SIGHUP, reads every file.
 //!
 //! Start-up fails only on the configuration (flags, the web config, a port that cannot be had):
 //! whatever the data, it serves `/-/healthy` at once. A state file that cannot be used is set
@@ -44,7 +47,7 @@ use crate::input::follow::{FollowConfig, Follower, StartAt};
 use crate::input::rejoin::Orphan;
 use crate::input::watch::Watch;
 use crate::pipeline::Pipeline;
-use crate::state::{self, Fault, Faults, FileEntry, StateFile, StateV1};
+use crate::state::{self, Fault, Faults, FileEntry};
 use crate::web::{self, Published, RecentDenials, Shared, View, Web, WebOptions};
 
 /// What wakes the reading thread.
@@ -179,6 +182,7 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
                     watch,
                     faults,
                     state_failing: false,
+                    unpublished: false,
                 };
                 let result = loop_config.run(reader, &shared, wake_rx);
                 shared.healthy.store(false, Ordering::Release);
@@ -276,7 +280,7 @@ fn check_globs(patterns: &[String], faults: &mut Faults) {
         if matched {
             continue;
         }
-        let dir = literal_dir(pattern);
+        let (dir, _) = crate::input::follow::watch_root(pattern);
         if dir.is_dir() {
             warn!(glob = %pattern, dir = %dir.display(), "glob matches nothing yet; files that appear later are followed");
         } else {
@@ -284,24 +288,6 @@ fn check_globs(patterns: &[String], faults: &mut Faults) {
             warn!(glob = %pattern, dir = %dir.display(), "glob matches nothing: its directory does not exist (yet)");
         }
     }
-}
-
-/// The directory a glob looks in: its components before the first one with a wildcard.
-fn literal_dir(pattern: &str) -> PathBuf {
-    let path = std::path::Path::new(pattern);
-    let mut dir = PathBuf::new();
-    let components: Vec<_> = path.components().collect();
-    for (i, component) in components.iter().enumerate() {
-        let text = component.as_os_str().to_string_lossy();
-        if i + 1 == components.len() || text.contains(['*', '?', '[']) {
-            break;
-        }
-        dir.push(component);
-    }
-    if dir.as_os_str().is_empty() {
-        dir.push(".");
-    }
-    dir
 }
 
 /// The tokio runtime that serves HTTP: one worker, its threads asking for a short CPU slice.
@@ -356,6 +342,8 @@ struct Reader {
     /// The last state write failed (the failure was logged; the next ones are not until one
     /// succeeds).
     state_failing: bool,
+    /// Counters changed since they were last published.
+    unpublished: bool,
 }
 
 /// The shortest time between two state writes made because a new identity was learned.
@@ -365,17 +353,30 @@ const IDENTITY_STATE_GAP: Duration = Duration::from_millis(100);
 /// file lag gauges move without reading).
 const REPUBLISH: Duration = Duration::from_secs(1);
 
+/// The shortest time between two publications of changed counters.
+const PUBLISH_GAP: Duration = Duration::from_millis(50);
+
+/// Ticks of the sweep per stat interval: each looks at this fraction of the files inotify does
+/// not watch reliably, so no tick stats them all at once.
+const SWEEP_SLICES: usize = 10;
+
+/// Stat intervals between two expansions of the globs when inotify watches every root reliably
+/// (its create, rename and delete events expand them at once): a safety net only.
+const SCAN_EVERY_WATCHED: u32 = 30;
+
 impl ReadLoop {
     fn run(self, mut r: Reader, shared: &Shared, wake_rx: Receiver<Wake>) -> Result<()> {
         if !self.poll {
             r.watch.arm(r.follower.watch_roots(), true);
         }
         r.stats.inotify = r.watch.is_armed();
+        let mut all_watched = r.watch_reliably();
         r.follower.scan(&mut r.pipeline);
         // The first state write, as soon as the offsets to start from are known: a crash from
         // now on restarts from a state, never fresh (a fresh start cannot find the files rotated
         // out of the globs since). A failure is counted and logged; the interval tries again.
         let _ = self.save(&mut r);
+        let mut saved_moves = r.moves();
         let started = Instant::now();
         r.follower.read_all(&mut r.pipeline);
         let follow = r.follower.stats();
@@ -389,13 +390,31 @@ impl ReadLoop {
         r.publish(shared, true);
         shared.ready.store(true, Ordering::Release);
         let (mut last_scan, mut last_state) = (Instant::now(), Instant::now());
+        let mut last_tick = Instant::now();
+        let tick = self.stat_interval / SWEEP_SLICES as u32;
         // Identities known as of the last state write, and when a new one last caused a write.
         let (mut saved_identities, mut identity_write) = (r.follower.identities(), None::<Instant>);
+        let mut written = Vec::new();
         loop {
-            let next_scan = last_scan + self.stat_interval;
-            let timeout = next_scan.saturating_duration_since(Instant::now());
+            // Every root watched reliably: its events say what changed, and a scan now and
+            // then is only a safety net. Else the globs are expanded every stat interval.
+            let scan_every = if all_watched {
+                self.stat_interval * SCAN_EVERY_WATCHED
+            } else {
+                self.stat_interval
+            };
+            let next_scan = last_scan + scan_every;
+            let mut deadline = next_scan.min(Instant::now() + REPUBLISH);
+            if r.follower.has_unwatched() {
+                deadline = deadline.min(last_tick + tick);
+            }
+            if let Some(at) = r.published_at.filter(|_| r.unpublished) {
+                deadline = deadline.min(at + PUBLISH_GAP);
+            }
+            let timeout = deadline.saturating_duration_since(Instant::now());
             let (mut rescan, mut hangup) = (false, false);
             let read_before = r.pipeline.accountant().metrics().read_bytes;
+            let errors_before = r.watch.stats.errors;
             match wake_rx.recv_timeout(timeout) {
                 Ok(Wake::Shutdown) | Err(RecvTimeoutError::Disconnected) => break,
                 Ok(wake) => {
@@ -404,12 +423,15 @@ impl ReadLoop {
                     while let Some(w) = wake.take().or_else(|| wake_rx.try_recv().ok()) {
                         match w {
                             Wake::Shutdown => return self.finish(&mut r, shared),
-                            Wake::Fs(event) => rescan |= r.watch.note(event),
+                            Wake::Fs(event) => rescan |= r.watch.note(event, &mut written),
                             Wake::Hangup => hangup = true,
                         }
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {}
+            }
+            for path in written.drain(..) {
+                r.follower.touch(&path);
             }
             if hangup {
                 if let Err(error) = r.pipeline.reopen_audit() {
@@ -420,6 +442,9 @@ impl ReadLoop {
                 }
                 rescan = true;
             }
+            // Every file is read after a signal, an inotify error or overflow (events were
+            // lost), and at each scan while polling; else only those events or the sweep name.
+            let mut read_all = hangup || r.watch.stats.errors != errors_before;
             if rescan || Instant::now() >= next_scan {
                 r.follower.scan(&mut r.pipeline);
                 last_scan = Instant::now();
@@ -427,20 +452,34 @@ impl ReadLoop {
                     r.watch.recheck(r.follower.watch_roots());
                 }
                 r.stats.inotify = r.watch.is_armed();
+                all_watched = r.watch_reliably();
+                read_all |= !r.watch.is_armed();
             }
-            r.follower.read_all(&mut r.pipeline);
+            if r.follower.has_unwatched() && Instant::now() >= last_tick + tick {
+                r.follower.sweep(SWEEP_SLICES);
+                last_tick = Instant::now();
+            }
+            if read_all {
+                r.follower.read_all(&mut r.pipeline);
+            } else {
+                r.follower.read_due(&mut r.pipeline);
+            }
             // A file followed for the first time, or the first bytes of one created empty, are
             // written into the state soon (at most ten such writes a second): renamed out of the
             // globs (and compressed) before the next interval and then a crash, it could only be
             // found again by that identity in the state.
             let identity = r.follower.identities() != saved_identities
                 && identity_write.is_none_or(|at| at.elapsed() >= IDENTITY_STATE_GAP);
-            if hangup || identity || last_state.elapsed() >= self.state_interval {
+            // The interval's write only when something it holds moved: an idle exporter of
+            // thousands of files does not serialize them all every interval.
+            let moved = r.state_failing || r.moves() != saved_moves;
+            if hangup || identity || (moved && last_state.elapsed() >= self.state_interval) {
                 // A failure is counted and logged; the next interval tries again.
                 let _ = self.save(&mut r);
                 last_state = Instant::now();
                 identity_write = identity.then_some(last_state).or(identity_write);
                 saved_identities = r.follower.identities();
+                saved_moves = r.moves();
             }
             let changed = r.pipeline.accountant().metrics().read_bytes != read_before;
             r.publish(shared, changed);
@@ -454,7 +493,7 @@ impl ReadLoop {
         let Some(path) = &self.state_file else {
             return true;
         };
-        let state = compose_state(&mut r.follower, &r.pipeline);
+        let state = state::compose(&mut r.follower, &r.pipeline);
         match state::write(path, &state) {
             Ok(()) => {
                 r.stats.state_writes_ok += 1;
@@ -480,6 +519,7 @@ impl ReadLoop {
     /// again what was read since the last good write.
     fn finish(&self, r: &mut Reader, shared: &Shared) -> Result<()> {
         let written = self.save(r);
+        r.published_at = None; // the last counters go out now
         r.publish(shared, true);
         if !written {
             bail!("cannot write the final state; the next start re-reads from the last good state");
@@ -493,39 +533,34 @@ impl ReadLoop {
     }
 }
 
-/// The state: the follower's offsets, what the pipeline held at them, and the counters they
-/// produced, taken together between two reads (also what the model test saves). It borrows the
-/// counting state: a copy of every execution in flight was most of `run`'s peak memory.
-pub(crate) fn compose_state<'a>(follower: &mut Follower, pipeline: &'a Pipeline) -> StateFile<'a> {
-    let saved = follower.save();
-    let files = saved
-        .files
-        .into_iter()
-        .map(|(id, file)| FileEntry {
-            file,
-            source: pipeline.save_source(id),
-        })
-        .collect();
-    let mut state = StateV1 {
-        written_at: wall_now(),
-        files,
-        orphans: saved.orphans,
-        account: std::borrow::Cow::Borrowed(pipeline.accountant().state()),
-        audit_len: pipeline.audit_len(),
-    };
-    state.scrub(); // no raw secret in the state file
-    StateFile::V1(state)
-}
-
 impl Reader {
+    /// What the state holds moves with: bytes read, and the follower's files.
+    fn moves(&self) -> (u64, u64) {
+        let read = self.pipeline.accountant().metrics().read_bytes;
+        (read, self.follower.changes())
+    }
+
+    /// Tells the follower which roots inotify watches reliably; returns whether all of them.
+    fn watch_reliably(&mut self) -> bool {
+        let (reliable, all) = self.watch.reliable_roots(self.follower.watch_roots());
+        self.follower.watch_with(reliable);
+        all
+    }
+
     /// Publishes the counters for HTTP (when they `changed`, or their lag gauges may have) and
     /// the latest audit records for the recent-denials ring.
     fn publish(&mut self, shared: &Shared, changed: bool) {
-        let kept = self.pipeline.take_kept();
-        let due = self.published_at.is_none_or(|at| at.elapsed() >= REPUBLISH);
-        if !(changed || due || !kept.is_empty()) {
+        // At most one publication per PUBLISH_GAP however often reading wakes: its cost (the
+        // follower's stats) is not paid per write. What is held back goes out at the gap's end.
+        self.unpublished |= changed;
+        let since = self.published_at.map(|at| at.elapsed());
+        let due = since.is_none_or(|s| s >= REPUBLISH);
+        let soon = since.is_none_or(|s| s >= PUBLISH_GAP);
+        if !(due || (self.unpublished && soon)) {
             return;
         }
+        self.unpublished = false;
+        let kept = self.pipeline.take_kept();
         let accountant = self.pipeline.accountant();
         let mut run = self.stats.clone();
         run.follow = self.follower.stats();

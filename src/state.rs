@@ -338,6 +338,34 @@ fn tmp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// The state: the follower's offsets, what the pipeline held at them, and the counters they
+/// produced, taken together between two reads (what `run` writes, and the model test saves).
+/// It borrows the counting state: a copy of every execution in flight was most of `run`'s peak
+/// memory.
+pub(crate) fn compose<'a>(
+    follower: &mut crate::input::follow::Follower,
+    pipeline: &'a crate::pipeline::Pipeline,
+) -> StateFile<'a> {
+    let saved = follower.save();
+    let files = saved
+        .files
+        .into_iter()
+        .map(|(id, file)| FileEntry {
+            file,
+            source: pipeline.save_source(id),
+        })
+        .collect();
+    let mut state = StateV1 {
+        written_at: crate::account::wall_now(),
+        files,
+        orphans: saved.orphans,
+        account: std::borrow::Cow::Borrowed(pipeline.accountant().state()),
+        audit_len: pipeline.audit_len(),
+    };
+    state.scrub(); // no raw secret in the state file
+    StateFile::V1(state)
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;

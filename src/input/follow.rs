@@ -19,8 +19,11 @@
 //!   so an execution's denials in an older roll are counted before its record in a newer one.
 //! * **rejoin**: a line a writer cut across two rolls is joined again ([`super::rejoin`]).
 //!
-//! Every wake-up (an inotify event, or the periodic stat) means "read every file to its end",
-//! never "one line". Offsets advance only past complete lines ([`LineBuffer`]), and everything
+//! Every wake-up means "read to its end every file that may have changed", never "one line":
+//! the files an inotify event named, those a paced sweep looks at (the ones inotify does not
+//! watch reliably), rotated files until they are let go; every file after a scan when polling.
+//! Past the open files limit, files read to their end are closed (parked) and opened again when
+//! they change, so any number of files is read in turn. Offsets advance only past complete lines ([`LineBuffer`]), and everything
 //! read is handed to a [`Sink`] on this same thread before the offset moves, so the stage above
 //! can keep its counters and these offsets describing the same lines.
 //!
@@ -31,6 +34,10 @@
 //!   wherever in its directory the entry's file now is.
 //! * [`finish`]: a state entry's file found only compressed, read from its `.gz`.
 //! * [`truncation`]: noticing that a followed file was truncated or rewritten.
+//! * [`pass`]: one pass over the followed files: which to read, parked ones opened again.
+//! * [`park`]: closing files read to their end past the descriptor budget, opening them again
+//!   when they change.
+//! * [`sweep`]: which files a wake-up reads: those events name, a slice of the others per tick.
 //! * [`drain`]: reading one file to its end, and judging its first line against a predecessor.
 //! * [`report`]: what the follower shows of itself between reads: its state-file entries and
 //!   its counters.
@@ -38,24 +45,27 @@
 //! A leaf: it knows files and bytes, never JSON, counters or HTTP. **Not here:** inotify
 //! plumbing and the loop (`crate::run`), what lines mean (the [`Sink`]).
 //!
-//! Cold per wake-up (one `fstat` per file, plus a ≤1 KiB signature read when its size changed);
-//! hot inside [`Follower::read_all`].
+//! Cold per wake-up (one `fstat` per file it reads, plus ≤1 KiB signature reads, and a flag per
+//! file); per scan, a few `stat`s per matching path; hot inside [`Follower::read_all`] and
+//! [`Follower::read_due`].
 
 mod drain;
 mod finish;
 mod open;
+mod park;
+mod pass;
 mod paths;
 mod report;
+mod sweep;
 mod truncation;
 
 use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::io::ErrorKind;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use tracing::debug;
@@ -64,10 +74,10 @@ use super::chunk::LineBuffer;
 use super::identity::{Edge, Inode, Signature};
 use super::rejoin::{Orphan, MAX_ORPHANS};
 use super::roll::{self, Directions, Sequence};
-use drain::Reading;
 use open::fd_budget;
-use paths::{is_symlink, matching_paths, watch_root};
-use truncation::{check_truncation, widen_signature};
+pub use paths::watch_root;
+use paths::{is_symlink, matching_paths};
+use truncation::check_truncation;
 
 /// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
 /// was appended since the last wake-up, and many files must stay cheap.
@@ -194,6 +204,10 @@ pub struct FollowStats {
     pub rejoined: u64,
     /// Paths the globs match now that cannot be opened (permissions, the fd limit).
     pub unopenable: u64,
+    /// Times a file read to its end was closed to stay within the descriptor budget.
+    pub parked: u64,
+    /// Followed files that hold a descriptor now (the others are parked).
+    pub open_files: u64,
     /// Files a glob matched that start with the gzip magic bytes: never read as lines.
     pub compressed_skipped: u64,
     /// State entries whose file was found only compressed at a restart, finished from the `.gz`.
@@ -212,7 +226,21 @@ struct Followed {
     /// The name that places it in a roll sequence (a symlink's target).
     sequence_path: PathBuf,
     sequence: Option<Sequence>,
-    file: File,
+    /// Its descriptor; `None` while parked ([`park`]): read to its end and closed, to be opened
+    /// again when a stat or an event says it changed.
+    file: Option<File>,
+    /// Modification time when it was parked: with the size, what says a parked file changed.
+    parked_mtime: Option<SystemTime>,
+    /// Parked, rotated, and found nowhere: only its grace period is left.
+    vanished: bool,
+    /// Read at the next pass: an event named it, or the sweep or a scan asked
+    /// ([`sweep`]).
+    due: bool,
+    /// inotify watches its directory reliably: the sweep leaves it to the events.
+    watched: bool,
+    /// When it was last read from or opened, in [`Follower`] ticks: the least recently active
+    /// open file is parked first.
+    active: u64,
     inode: Inode,
     signature: Signature,
     buffer: LineBuffer,
@@ -262,6 +290,24 @@ pub struct Follower {
     identities: u64,
     /// Files that get a lag series of their own ([`Follower::set_max_file_series`]).
     max_file_series: usize,
+    /// Followed files holding a descriptor (not parked).
+    open_count: usize,
+    /// A budget lower than the open files limit gives (the model test's, to park often).
+    fd_cap: usize,
+    /// The activity clock ([`Followed::active`]).
+    ticks: u64,
+    /// The directories inotify watches reliably ([`Follower::watch_with`]).
+    watched_roots: Vec<(PathBuf, bool)>,
+    /// Files by the paths events name them by; rebuilt when it no longer fits.
+    index: std::collections::HashMap<PathBuf, usize>,
+    /// Where the next tick of the sweep starts.
+    sweep_cursor: usize,
+    /// Files not watched reliably, as of the last scan.
+    unwatched: usize,
+    /// The identities of the followed files.
+    followed: std::collections::HashSet<Inode>,
+    /// Files let go or renamed, orphans kept ([`Follower::changes`]).
+    changes: u64,
 }
 
 impl Follower {
@@ -287,6 +333,15 @@ impl Follower {
             compressed: BTreeSet::new(),
             identities: 0,
             max_file_series: crate::cli::defaults::MAX_FILE_SERIES,
+            open_count: 0,
+            fd_cap: usize::MAX,
+            ticks: 0,
+            watched_roots: Vec::new(),
+            index: std::collections::HashMap::new(),
+            sweep_cursor: 0,
+            unwatched: 0,
+            followed: std::collections::HashSet::new(),
+            changes: 0,
         }
     }
 
@@ -295,6 +350,19 @@ impl Follower {
     /// `run` passes `--max-file-series` here; without it the flag's default applies.
     pub fn set_max_file_series(&mut self, n: usize) {
         self.max_file_series = n;
+    }
+
+    /// Holds at most `n` files open at once, whatever the open files limit (the model test's).
+    #[cfg(test)]
+    pub fn cap_fd_budget(&mut self, n: usize) {
+        self.fd_cap = n;
+        self.fd_budget = self.fd_budget.min(n);
+    }
+
+    /// A count that moves whenever what [`Follower::save`] returns may have changed other than
+    /// by reading: a file followed, let go, rotated, truncated or renamed, an orphan kept.
+    pub fn changes(&self) -> u64 {
+        self.identities() + self.changes + self.stats.rotations + self.stats.truncations
     }
 
     /// What the follower holds: files followed, orphan fragments (for the model test's bound).
@@ -321,7 +389,14 @@ impl Follower {
         let opened_before = self.files.len();
         let paths = matching_paths(&self.config.patterns, &mut self.directions);
         self.unopenable.retain(|p| paths.contains(p)); // a path gone is no longer unopenable
-        self.fd_budget = fd_budget();
+        self.fd_budget = fd_budget().min(self.fd_cap);
+        let by_inode: std::collections::HashMap<Inode, usize> = self
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.inode, i))
+            .collect();
+        let mut renamed = Vec::new();
         for path in paths {
             let meta = match fs::metadata(&path) {
                 Ok(meta) => meta,
@@ -342,7 +417,8 @@ impl Follower {
             if self.compressed.contains(&inode) {
                 continue;
             }
-            if let Some(f) = self.files.iter_mut().find(|f| f.inode == inode) {
+            if let Some(&i) = by_inode.get(&inode) {
+                let f = &mut self.files[i];
                 if f.rotated {
                     f.rotated = false; // it came back under a matching name
                     f.drained_since = None;
@@ -352,6 +428,9 @@ impl Follower {
                     f.sequence_path = fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
                     f.sequence = Sequence::of(&f.sequence_path);
                     f.path = path; // a rename keeps the offset; remember the new name
+                    f.due = true;
+                    renamed.push(i);
+                    self.changes += 1;
                 }
                 continue;
             }
@@ -382,96 +461,26 @@ impl Follower {
             |f| f.sequence.as_ref(),
             &self.directions,
         );
-        for f in &mut self.files {
+        for i in renamed {
+            self.files[i].watched = self.is_watched(&self.files[i].path);
+        }
+        self.count_unwatched();
+        // Files inotify watches are checked when an event names them.
+        for f in self.files.iter_mut().filter(|f| !f.watched) {
             if check_truncation(f, &mut self.stats, true) {
                 sink.reset(f.id);
             }
         }
     }
 
-    /// Reads every followed file to its end, handing what it read to `sink`; lets go of rotated
-    /// files that stayed drained for the grace period.
-    pub fn read_all(&mut self, sink: &mut impl Sink) {
-        let now = Instant::now();
-        let mut i = 0;
-        let mut signed = 0;
-        while i < self.files.len() {
-            if self.config.stop.load(Ordering::Acquire) {
-                break;
-            }
-            let (before, rest) = self.files.split_at_mut(i);
-            let f = &mut rest[0];
-            if is_unchanged(f) {
-                i += 1; // read to its end and not written since: one fstat, nothing else
-                continue;
-            }
-            let mut reading = Reading {
-                before,
-                orphans: &mut self.orphans,
-                directions: &self.directions,
-                stats: &mut self.stats,
-                stop: &self.config.stop,
-            };
-            if check_truncation(f, reading.stats, false) {
-                sink.reset(f.id);
-            }
-            let mut read = reading.drain(f, sink);
-            if read.rewritten && check_truncation(f, reading.stats, true) {
-                sink.reset(f.id);
-                read = reading.drain(f, sink);
-            }
-            if read.compressed {
-                // Created empty and then written compressed (gzip at work): never lines.
-                let f = self.files.remove(i);
-                self.skip_compressed(f.inode, &f.path);
-                sink.closed(f.id);
-                continue;
-            }
-            let grew = read.grew;
-            if let Ok(meta) = f.file.metadata() {
-                f.size = meta.len();
-                if meta.nlink() == 0 && !f.rotated {
-                    f.rotated = true;
-                    self.stats.rotations += 1;
-                }
-            }
-            signed += u64::from(widen_signature(f));
-            f.edge = Edge::at(&f.file, f.read_pos).ok().flatten();
-            f.buffer.release_if_idle();
-            if f.rotated && !grew && f.read_pos >= f.size {
-                let since = *f.drained_since.get_or_insert(now);
-                if now.duration_since(since) >= self.config.rotated_grace {
-                    debug!(path = %f.path.display(), "rotated file drained; letting go");
-                    let f = self.files.remove(i); // keep the others in the order they were opened
-                    self.let_go(f, sink);
-                    continue;
-                }
-            } else {
-                f.drained_since = None;
-            }
-            i += 1;
-        }
-        self.identities += signed;
-    }
-
-    /// A read of the `i`th file, with the files before it as its possible predecessors (what
-    /// [`Follower::read_all`] makes for each file, for a test to drive one read).
-    #[cfg(test)]
-    fn reading(&mut self, i: usize) -> (Reading<'_>, &mut Followed) {
-        let (before, rest) = self.files.split_at_mut(i);
-        let reading = Reading {
-            before,
-            orphans: &mut self.orphans,
-            directions: &self.directions,
-            stats: &mut self.stats,
-            stop: &self.config.stop,
-        };
-        (reading, &mut rest[0])
-    }
-
     /// A drained rotated file leaves: its fragment is handed up if a successor was judged
     /// against it, else kept as an orphan for one.
     fn let_go(&mut self, mut f: Followed, sink: &mut impl Sink) {
+        self.followed.remove(&f.inode);
+        self.changes += 1;
+        if f.file.take().is_some() {
+            self.open_count -= 1;
+        }
         f.buffer.consume();
         if let Some(fragment) = f.buffer.tail().map(<[u8]>::to_vec) {
             if f.superseded {
@@ -498,22 +507,11 @@ impl Follower {
     }
 
     fn keep_orphan(&mut self, orphan: Orphan, sink: &mut impl Sink) {
+        self.changes += 1;
         self.orphans.push(orphan);
         if self.orphans.len() > MAX_ORPHANS {
             let oldest = self.orphans.remove(0);
             sink.unterminated(NO_FILE, &oldest.fragment);
         }
     }
-}
-
-/// Whether `f`, still under its name, was read to its end and has neither grown nor shrunk
-/// since: then a wake-up has nothing to read, check or sign in it, and costs one `fstat`. (A
-/// rewrite to the same size is the periodic scan's to notice: the edge kept from the last read
-/// is what it compares.)
-fn is_unchanged(f: &Followed) -> bool {
-    !f.rotated
-        && f.read_pos == f.size
-        && f.file
-            .metadata()
-            .is_ok_and(|meta| meta.len() == f.size && meta.nlink() > 0)
 }

@@ -225,34 +225,41 @@ pub fn order<T>(
     sequence: impl Fn(&T) -> Option<&Sequence>,
     directions: &Directions,
 ) {
-    let mut done = vec![false; items.len()];
-    for first in 0..items.len() {
-        if done[first] {
-            continue;
+    // Each sequence's places, in one pass (thousands of rolls make one sequence).
+    let mut sequences: BTreeMap<&Key, Vec<usize>> = BTreeMap::new();
+    for (i, item) in items.iter().enumerate() {
+        if let Some(s) = sequence(item) {
+            sequences.entry(&s.key).or_default().push(i);
         }
-        let Some(s) = sequence(&items[first]) else {
+    }
+    let sequences: Vec<Vec<usize>> = sequences.into_values().collect();
+    for places in sequences {
+        let Some(direction) = sequence(&items[places[0]]).map(|s| directions.of(s)) else {
             continue;
         };
-        let (key, direction) = (s.key.clone(), directions.of(s));
-        let places: Vec<usize> = (first..items.len())
-            .filter(|&i| sequence(&items[i]).is_some_and(|s| s.key == key))
-            .collect();
-        // A selection sort over the places: sequences are short, and it needs no Clone.
-        for (n, &place) in places.iter().enumerate() {
-            done[place] = true;
-            let oldest = places[n..]
-                .iter()
-                .copied()
-                .min_by(|&a, &b| {
-                    let (a, b) = (sequence(&items[a]), sequence(&items[b]));
-                    let by_number = a.map(|s| &s.numbers).cmp(&b.map(|s| &s.numbers));
-                    match direction {
-                        Direction::Up => by_number,
-                        Direction::Down => by_number.reverse(),
-                    }
-                })
-                .unwrap_or(place);
-            items.swap(place, oldest);
+        // perm[k]: which of the places holds the item that belongs at the kth.
+        let mut perm: Vec<usize> = (0..places.len()).collect();
+        perm.sort_by(|&a, &b| {
+            let (a, b) = (sequence(&items[places[a]]), sequence(&items[places[b]]));
+            let by_number = a.map(|s| &s.numbers).cmp(&b.map(|s| &s.numbers));
+            match direction {
+                Direction::Up => by_number,
+                Direction::Down => by_number.reverse(),
+            }
+        });
+        // Applied in place, one cycle at a time: it needs no Clone.
+        let mut placed = vec![false; perm.len()];
+        for k in 0..perm.len() {
+            if placed[k] {
+                continue;
+            }
+            placed[k] = true;
+            let mut cur = k;
+            while perm[cur] != k {
+                items.swap(places[cur], places[perm[cur]]);
+                cur = perm[cur];
+                placed[cur] = true;
+            }
         }
     }
 }

@@ -8,6 +8,9 @@
 //! **Not here:** what an event makes the reader do (the command, `crate::run`), reading files
 //! ([`super::follow`]), the periodic stat that finds what inotify missed (the follower's scan).
 //!
+//! Also says which roots inotify can be trusted on ([`Watch::reliable_roots`]: local
+//! filesystems) and which files an event says were written.
+//!
 //! Cost: per event, a match on its kind; per scan, a `stat` per root. Off with `--poll`.
 
 use std::path::{Path, PathBuf};
@@ -130,11 +133,48 @@ impl Watch {
         }
     }
 
-    /// Notes a filesystem event; returns true if the globs should be expanded again.
-    pub fn note(&mut self, event: notify::Result<notify::Event>) -> bool {
+    /// The watched roots inotify reports every change under (`(dir, recursive)`): none while
+    /// polling, and none on a filesystem whose changes may come from elsewhere (NFS, SMB, FUSE,
+    /// 9p, Ceph, overlayfs), where only the periodic stat sees them; and whether that is all
+    /// of `roots`.
+    pub fn reliable_roots(&self, roots: Vec<(PathBuf, bool)>) -> (Vec<(PathBuf, bool)>, bool) {
+        if !self.is_armed() {
+            return (Vec::new(), false);
+        }
+        let all = roots.len();
+        let reliable: Vec<_> = roots
+            .into_iter()
+            .filter(|(root, _)| is_local(root))
+            .collect();
+        let every = all > 0 && reliable.len() == all;
+        (reliable, every)
+    }
+
+    /// Notes a filesystem event, adding the paths of files it says were written to `written`;
+    /// returns true if the globs should be expanded again.
+    pub fn note(
+        &mut self,
+        event: notify::Result<notify::Event>,
+        written: &mut Vec<PathBuf>,
+    ) -> bool {
         match event {
             Ok(event) => {
-                use notify::EventKind::{Create, Modify, Remove};
+                use notify::event::{AccessKind, AccessMode, ModifyKind};
+                use notify::EventKind::{Access, Create, Modify, Remove};
+                let wrote = matches!(
+                    event.kind,
+                    Create(_)
+                        | Modify(
+                            ModifyKind::Data(_)
+                                | ModifyKind::Any
+                                | ModifyKind::Metadata(_)
+                                | ModifyKind::Other
+                        )
+                        | Access(AccessKind::Close(AccessMode::Write))
+                );
+                if wrote {
+                    written.extend(event.paths.iter().cloned());
+                }
                 if event.need_rescan() {
                     self.stats.errors += 1; // the queue overflowed
                     warn!("inotify queue overflowed; rescanning");
@@ -169,6 +209,37 @@ impl Watch {
                 .iter()
                 .any(|(root, armed)| std::fs::metadata(root).ok().map(|m| Inode::of(&m)) != *armed)
     }
+}
+
+/// Whether inotify sees every change of files under `dir`: the filesystem is local (changes
+/// made on another host, or below an overlay, are not reported).
+fn is_local(dir: &Path) -> bool {
+    const REMOTE: [i64; 13] = [
+        0x6969,      // NFS
+        0x517B,      // SMB
+        0xFF53_4D42, // CIFS
+        0xFE53_4D42, // SMB2
+        0x6573_5546, // FUSE
+        0x0102_1997, // 9p
+        0x00C3_6400, // Ceph
+        0x794C_7630, // overlayfs
+        0x5346_414F, // AFS
+        0x7375_7245, // Coda
+        0x0116_1970, // GFS2
+        0x7461_636F, // OCFS2
+        0x0BD0_0BD0, // Lustre
+    ];
+    let Ok(c_path) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    let mut stat: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a zeroed statfs the call fills.
+    if unsafe { libc::statfs(c_path.as_ptr(), &mut stat) } != 0 {
+        return false;
+    }
+    #[allow(clippy::unnecessary_cast)] // f_type's width differs between targets
+    let kind = stat.f_type as i64;
+    !REMOTE.contains(&kind)
 }
 
 #[cfg(test)]

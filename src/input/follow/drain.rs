@@ -38,7 +38,10 @@ impl Reading<'_> {
     pub(super) fn drain(&mut self, f: &mut Followed, sink: &mut impl Sink) -> Drain {
         let mut grew = false;
         loop {
-            let filled = match f.buffer.fill(&mut f.file) {
+            let Some(file) = f.file.as_mut() else {
+                return Drain::default(); // parked: opened again before it is read
+            };
+            let filled = match f.buffer.fill(file) {
                 Ok(filled) => filled,
                 Err(error) => {
                     self.stats.file_errors_read += 1;
@@ -52,7 +55,7 @@ impl Reading<'_> {
             let from = f.read_pos;
             f.read_pos += filled.read as u64;
             // Once, when its first two bytes arrive: a compressed file is never read as lines.
-            if from < 2 && f.read_pos >= 2 && is_gzip(&f.file) {
+            if from < 2 && f.read_pos >= 2 && is_gzip(file) {
                 return Drain {
                     grew,
                     compressed: true,
@@ -68,7 +71,7 @@ impl Reading<'_> {
             // The bytes just read count only if the file still starts as it did: a copytruncate
             // and rewrite between our last check and this read would otherwise hand us the middle
             // of new content as if it followed the old.
-            if filled.read > 0 && !f.signature.matches(&f.file).unwrap_or(true) {
+            if filled.read > 0 && !f.signature.matches(file).unwrap_or(true) {
                 return Drain {
                     grew,
                     rewritten: true,
@@ -111,7 +114,9 @@ impl Reading<'_> {
         for j in 0..self.before.len() {
             let g = &self.before[j];
             if !(g.rotated && g.first_path == f.first_path)
-                || g.file.metadata().map_or(true, |m| m.len() <= g.read_pos)
+                || g.file
+                    .as_ref()
+                    .is_none_or(|file| file.metadata().map_or(true, |m| m.len() <= g.read_pos))
             {
                 continue;
             }
@@ -149,9 +154,14 @@ impl Reading<'_> {
                 .iter()
                 .rposition(|g| g.rotated && g.first_path == f.path)
         };
-        if let Some(p) = older_roll.or_else(renamed) {
+        let predecessor = older_roll.or_else(renamed).filter(|&p| {
+            self.before[p].superseded = true;
+            // A renamed file with nothing unfinished gives way to an orphan of this path: the
+            // fragment of a file at this path deleted since (its entry dropped at a restart).
+            older_roll.is_some() || self.before[p].buffer.tail().is_some()
+        });
+        if let Some(p) = predecessor {
             let p = &mut self.before[p];
-            p.superseded = true;
             let Some(tail) = p.buffer.tail() else {
                 return 0;
             };

@@ -1,5 +1,6 @@
-//! Starting to follow a file: opened within the descriptor budget, from its state entry if one
-//! fits, else from its beginning (or, at the first start with `--read-from end`, its last line).
+//! Starting to follow a file, from its state entry if one fits, else from its beginning (or, at
+//! the first start with `--read-from end`, its last line); past the descriptor budget it waits
+//! parked ([`super::park`]) for its turn to be read.
 //!
 //! At start-up, a state-file entry whose file no longer matches the globs (rotated away while
 //! the exporter was down, or during its grace period) is looked up by identity in its directory
@@ -111,15 +112,7 @@ impl Follower {
         sink: &mut impl Sink,
         rotated: bool,
     ) -> Option<Inode> {
-        if self.files.len() >= self.fd_budget {
-            if self.unopenable.insert(path.to_path_buf()) {
-                self.stats.file_errors_open += 1;
-                warn!(path = %path.display(), followed = self.files.len(),
-                      "not opening: every descriptor the open files limit leaves is in use; will retry");
-            }
-            return None;
-        }
-        let file = match File::open(path) {
+        let file = match self.open_path(path) {
             Ok(file) => file,
             Err(error) if error.kind() == ErrorKind::NotFound => {
                 self.stats.file_errors_vanished += 1;
@@ -140,7 +133,7 @@ impl Follower {
             return None;
         };
         let inode = Inode::of(&meta);
-        if self.files.iter().any(|f| f.inode == inode) {
+        if self.followed.contains(&inode) {
             return Some(inode); // already followed (the path was swapped under us)
         }
         if is_gzip(&file) {
@@ -195,13 +188,19 @@ impl Follower {
             inode,
             resumed,
         });
+        let active = self.tick();
         self.files.push(Followed {
             id,
             path: path.to_path_buf(),
             first_path,
             sequence: Sequence::of(&sequence_path),
             sequence_path,
-            file,
+            file: Some(file),
+            parked_mtime: None,
+            vanished: false,
+            due: true,
+            watched: self.is_watched(path),
+            active,
             inode,
             signature,
             buffer,
@@ -214,6 +213,13 @@ impl Follower {
             superseded: false,
             resumed_fragment,
         });
+        self.open_count += 1;
+        self.followed.insert(inode);
+        // Past the budget: an idle file gives its descriptor, or this one waits parked, to be
+        // read when its turn comes.
+        if !self.fit_budget(None, self.fd_budget) {
+            self.park(self.files.len() - 1);
+        }
         Some(inode)
     }
 }

@@ -161,9 +161,10 @@ pub(super) fn is_symlink(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
-/// The directory to watch for a pattern, and whether it must be watched recursively (a glob in
-/// a directory component).
-pub(super) fn watch_root(pattern: &str) -> (PathBuf, bool) {
+/// The directory to watch for a pattern (the directory it looks in: its components before the
+/// first with a wildcard), and whether it must be watched recursively (a glob in a directory
+/// component).
+pub fn watch_root(pattern: &str) -> (PathBuf, bool) {
     let path = Path::new(pattern);
     let mut root = PathBuf::new();
     let mut components = path.components().peekable();

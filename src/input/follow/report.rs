@@ -7,10 +7,8 @@
 //!
 //! Cold: once per state write, once per scrape.
 
-use std::collections::BTreeMap;
-
 use super::truncation::widen_signature;
-use super::{FileState, FollowStats, Follower, Saved};
+use super::{FileState, FollowStats, Followed, Follower, Saved};
 
 impl Follower {
     /// Entries for the state file; call between reads (all complete lines were handed up).
@@ -49,32 +47,70 @@ impl Follower {
 
     /// The follower's counters, with each file's lag. A rotated file still being drained is
     /// named `<path> (rotated)` (its old name: the new one is unknown), and files sharing a name
-    /// are summed, so every name appears once (a `path` label must not repeat).
+    /// are summed, so every name appears once (a `path` label must not repeat). Only the names
+    /// that get a series are made: a scrape of thousands of files costs a sort, not thousands
+    /// of strings.
     pub fn stats(&self) -> FollowStats {
         let mut stats = self.stats.clone();
-        let mut lags: BTreeMap<String, u64> = BTreeMap::new();
-        for f in &self.files {
-            let mut name = f.path.display().to_string();
-            if f.rotated {
-                name.push_str(" (rotated)");
+        let lag = |f: &Followed| f.size.saturating_sub(f.buffer.committed());
+        // Files under their name each have their own; rotated files (few) are summed by name.
+        let mut lags: Vec<(Name<'_>, u64)> = self
+            .files
+            .iter()
+            .filter(|f| !f.rotated)
+            .map(|f| (name(f), lag(f)))
+            .collect();
+        let mut rotated: Vec<(Name<'_>, u64)> = self
+            .files
+            .iter()
+            .filter(|f| f.rotated)
+            .map(|f| (name(f), lag(f)))
+            .collect();
+        rotated.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        rotated.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 += later.1;
             }
-            *lags.entry(name).or_default() += f.size.saturating_sub(f.buffer.committed());
+            same
+        });
+        lags.append(&mut rotated);
+        stats.followed = lags.len() as u64;
+        let n = self.max_file_series;
+        if lags.len() > n {
+            // The most lag first (ties by name, so the set is stable); the rest summed.
+            let most = |a: &(Name<'_>, u64), b: &(Name<'_>, u64)| {
+                b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0))
+            };
+            if n > 0 {
+                lags.select_nth_unstable_by(n - 1, most);
+            }
+            stats.lag_others = lags[n..].iter().map(|l| l.1).sum();
+            lags.truncate(n);
         }
-        let mut files: Vec<(String, u64)> = lags.into_iter().collect();
-        stats.followed = files.len() as u64;
-        if files.len() > self.max_file_series {
-            // The most lag first (ties by name, so the set is stable), then back in name order.
-            files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            stats.lag_others = files
-                .drain(self.max_file_series..)
-                .map(|(_, lag)| lag)
-                .sum();
-            files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        }
+        let mut files: Vec<(String, u64)> = lags
+            .into_iter()
+            .map(|((path, rotated), lag)| {
+                let mut name = String::from_utf8_lossy(path).into_owned();
+                if rotated {
+                    name.push_str(" (rotated)");
+                }
+                (name, lag)
+            })
+            .collect();
+        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         stats.files = files;
         stats.unopenable = self.unopenable.len() as u64;
+        stats.open_files = self.open_count as u64;
         stats
     }
+}
+
+/// A lag series' name: the path's bytes, and whether the file was rotated away from it.
+type Name<'a> = (&'a [u8], bool);
+
+fn name(f: &Followed) -> Name<'_> {
+    (f.path.as_os_str().as_encoded_bytes(), f.rotated)
 }
 
 #[cfg(test)]

@@ -28,7 +28,10 @@ pub(super) fn check_truncation(
     stats: &mut FollowStats,
     check_prefix: bool,
 ) -> bool {
-    let Ok(meta) = f.file.metadata() else {
+    let Some(file) = &f.file else {
+        return false; // parked: checked when it is opened again
+    };
+    let Ok(meta) = file.metadata() else {
         return false;
     };
     let size = meta.len();
@@ -36,9 +39,9 @@ pub(super) fn check_truncation(
     let rewritten = !shrunk
         && f.read_pos > 0
         && check_prefix
-        && (!f.signature.matches(&f.file).unwrap_or(true)
+        && (!f.signature.matches(file).unwrap_or(true)
             || f.edge
-                .is_some_and(|e| e.offset == f.read_pos && !e.holds(&f.file).unwrap_or(true)));
+                .is_some_and(|e| e.offset == f.read_pos && !e.holds(file).unwrap_or(true)));
     if !(shrunk || rewritten) {
         return false;
     }
@@ -51,8 +54,11 @@ pub(super) fn check_truncation(
     f.edge = None;
     f.head_unjudged = false; // new content, not the rest of anything
     f.resumed_fragment = None;
-    f.signature = Signature::of(&f.file).unwrap_or(Signature { len: 0, hash: 0 });
-    if f.file.seek(SeekFrom::Start(0)).is_err() {
+    f.signature = Signature::of(file).unwrap_or(Signature { len: 0, hash: 0 });
+    if f.file
+        .as_mut()
+        .is_none_or(|file| file.seek(SeekFrom::Start(0)).is_err())
+    {
         stats.file_errors_read += 1;
     }
     true
@@ -63,12 +69,15 @@ pub(super) fn check_truncation(
 /// there (a rewrite is for [`check_truncation`] to notice, not to be signed). Returns true if
 /// the file had no signed bytes before and has now (its first bytes are known).
 pub(super) fn widen_signature(f: &mut Followed) -> bool {
+    let Some(file) = &f.file else {
+        return false; // parked: widened when read again
+    };
     if !f.signature.is_short() || f.size <= f.signature.len {
         return false;
     }
     let was_empty = f.signature.len == 0;
-    if f.signature.matches(&f.file).unwrap_or(false) {
-        if let Ok(signature) = Signature::of(&f.file) {
+    if f.signature.matches(file).unwrap_or(false) {
+        if let Ok(signature) = Signature::of(file) {
             f.signature = signature;
         }
     }

@@ -1,6 +1,6 @@
 //! The exporter under test: the real [`Follower`] and [`Pipeline`], driven as `crate::run`'s
 //! reading thread drives them, without threads or inotify: a wake-up is `scan` + `read_all`, a
-//! state write is composed by `run`'s own function, a crash drops both.
+//! state write is composed by the function `run` uses, a crash drops both.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -31,8 +31,15 @@ pub struct Exporter {
 
 impl Exporter {
     /// Starts as `run` does: from the state file at `state` if there is one, else fresh at
-    /// `start_at`; rotated files are kept for `grace` once read to their end.
-    pub fn start(pattern: &str, state: &Path, start_at: StartAt, grace: Duration) -> Exporter {
+    /// `start_at`; rotated files are kept for `grace` once read to their end; at most
+    /// `descriptors` files are open at once (the others parked), if given.
+    pub fn start(
+        pattern: &str,
+        state: &Path,
+        start_at: StartAt,
+        grace: Duration,
+        descriptors: Option<usize>,
+    ) -> Exporter {
         let restored = state::read(state).expect("the state file is readable");
         let fresh = restored.is_none();
         let (account, entries, orphans) = match restored {
@@ -55,8 +62,12 @@ impl Exporter {
             file_states.push(entry.file);
             (inode, entry.source)
         }));
+        let mut follower = Follower::new(follow, file_states, orphans, fresh);
+        if let Some(n) = descriptors {
+            follower.cap_fd_budget(n);
+        }
         Exporter {
-            follower: Follower::new(follow, file_states, orphans, fresh),
+            follower,
             pipeline,
             stop,
             resumed: !fresh,
@@ -91,7 +102,7 @@ impl Exporter {
 
     /// The state, as `ReadLoop::save` composes it (the same function).
     fn compose(&mut self) -> StateFile<'_> {
-        crate::run::compose_state(&mut self.follower, &self.pipeline)
+        crate::state::compose(&mut self.follower, &self.pipeline)
     }
 
     pub fn save(&mut self, state: &Path) {

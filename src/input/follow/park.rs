@@ -1,0 +1,203 @@
+//! Parking: a followed file read to its end is closed when the descriptors run short, and opened
+//! again when it changes (filebeat's `close_inactive`), so that any number of files is read within
+//! the open files limit.
+//!
+//! A parked file stays a [`Followed`] in its place: its identity (device, inode, signature), its
+//! offset, its unfinished last line and where it stands in its roll sequence are all kept, only
+//! its descriptor is given back. The least recently active open file read to its end is parked
+//! first, so the files being written keep theirs. A parked file is looked at by path: a `stat`
+//! that shows its inode with a new size or modification time (or bytes it still has to read)
+//! opens it again, checked as any reopened file is ([`super::truncation`], prefix included), and
+//! it is read from its offset. Found rotated (the scan no longer sees its inode under the
+//! globs), it is looked up by identity in its directory ([`super::paths::locate`]) and drained
+//! from there; gone, it is let go like any drained rotated file.
+//!
+//! **Not here:** when a file is visited (the [`Follower`]'s pass), reading it ([`super::drain`]).
+//!
+//! Cold: one `stat` per visit of a parked file, an `open` per change; a directory listing per
+//! parked file found rotated.
+
+use std::fs::{self, File};
+use std::io::{ErrorKind, Seek, SeekFrom};
+use std::path::PathBuf;
+
+use tracing::{debug, warn};
+
+use super::paths::{locate, Located, Lookup};
+use super::{FileState, Followed, Follower};
+use crate::input::identity::Inode;
+
+/// What a visit found of a parked file.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Parked {
+    /// Nothing to read: it stays parked.
+    Unchanged,
+    /// Opened again at its offset: read it.
+    Reopened,
+    /// Rotated and no longer anywhere in its directory: let it go once its grace period is over.
+    Gone,
+}
+
+/// `errno` EMFILE: the process is at its open files limit.
+const EMFILE: i32 = 24;
+
+impl Follower {
+    /// Parks open files until no more than the budget are open, least recently active first,
+    /// among those read to their end that are still under their name (a rotated file keeps its
+    /// descriptor until it is let go: its path no longer leads to it). `keep` is never parked.
+    /// Returns false if no file could be parked while the budget was exceeded.
+    pub(super) fn fit_budget(&mut self, keep: Option<usize>, budget: usize) -> bool {
+        while self.open_count > budget {
+            let victim = self
+                .files
+                .iter()
+                .enumerate()
+                .filter(|&(i, f)| Some(i) != keep && parkable(f))
+                .min_by_key(|(_, f)| f.active)
+                .map(|(i, _)| i);
+            let Some(i) = victim else {
+                return false;
+            };
+            self.park(i);
+        }
+        true
+    }
+
+    /// Closes the `i`th file's descriptor, recording its size and modification time.
+    pub(super) fn park(&mut self, i: usize) {
+        let f = &mut self.files[i];
+        let Some(file) = f.file.take() else {
+            return;
+        };
+        if let Ok(meta) = file.metadata() {
+            f.size = meta.len();
+            f.parked_mtime = meta.modified().ok();
+        }
+        f.buffer.release_if_idle();
+        self.open_count -= 1;
+        self.stats.parked += 1;
+        debug!(path = %f.path.display(), offset = f.read_pos, "file parked (descriptor closed)");
+    }
+
+    /// Looks at the parked `i`th file: opens it again when it changed or still has bytes to read.
+    /// When its path no longer leads to it, it is looked for by identity (where the path led
+    /// when it was opened, then its directory), opened there and drained as a rotated file.
+    pub(super) fn visit_parked(&mut self, i: usize, lookup: &mut Lookup) -> Parked {
+        let f = &self.files[i];
+        if f.vanished {
+            return Parked::Gone;
+        }
+        if !f.rotated {
+            if let Ok(meta) = fs::metadata(&f.path) {
+                if Inode::of(&meta) == f.inode {
+                    let unchanged = f.read_pos >= f.size
+                        && meta.len() == f.size
+                        && meta.modified().ok() == f.parked_mtime;
+                    if unchanged {
+                        return Parked::Unchanged;
+                    }
+                    return self.reopen(i, f.path.clone());
+                }
+            }
+        }
+        let Some(path) = find(f, lookup) else {
+            if !f.rotated {
+                return Parked::Unchanged; // the scan says it rotated; then it is let go
+            }
+            if f.read_pos < f.size {
+                self.stats.file_errors_vanished += 1;
+                warn!(path = %f.path.display(), offset = f.read_pos, size = f.size,
+                      "parked file rotated away and gone before its end was read");
+            }
+            self.files[i].vanished = true;
+            return Parked::Gone;
+        };
+        let reopened = self.reopen(i, path);
+        let f = &mut self.files[i];
+        if reopened == Parked::Reopened && !f.rotated {
+            f.rotated = true; // kept open, drained and let go as any rotated file
+            self.stats.rotations += 1;
+            debug!(path = %f.path.display(), "parked file rotated away; draining it");
+        }
+        reopened
+    }
+
+    /// Opens the parked `i`th file again from `path`, at its offset, if `path` still leads to its
+    /// inode; makes room within the budget first.
+    fn reopen(&mut self, i: usize, path: PathBuf) -> Parked {
+        if self.open_count >= self.fd_budget {
+            self.fit_budget(Some(i), self.fd_budget.saturating_sub(1));
+        }
+        let file = match self.open_path(&path) {
+            Ok(file) => file,
+            Err(error) => {
+                if error.kind() != ErrorKind::NotFound {
+                    self.stats.file_errors_read += 1;
+                    warn!(path = %path.display(), %error, "cannot open a parked log file again; will retry");
+                }
+                return Parked::Unchanged;
+            }
+        };
+        let tick = self.tick();
+        let f = &mut self.files[i];
+        let same = file.metadata().is_ok_and(|m| Inode::of(&m) == f.inode);
+        let mut file = file;
+        if !same || file.seek(SeekFrom::Start(f.read_pos)).is_err() {
+            return Parked::Unchanged; // swapped between the stat and the open
+        }
+        debug!(path = %path.display(), offset = f.read_pos, "parked file changed; opened again");
+        f.file = Some(file);
+        f.parked_mtime = None;
+        f.active = tick;
+        self.open_count += 1;
+        Parked::Reopened
+    }
+
+    /// Opens `path`; at the process's open files limit, parks one more file and tries again.
+    pub(super) fn open_path(&mut self, path: &std::path::Path) -> std::io::Result<File> {
+        match File::open(path) {
+            Err(error) if error.raw_os_error() == Some(EMFILE) => {
+                let fewer = self.open_count.saturating_sub(1);
+                if self.fit_budget(None, fewer) {
+                    File::open(path)
+                } else {
+                    Err(error)
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// A new tick of the activity clock.
+    pub(super) fn tick(&mut self) -> u64 {
+        self.ticks += 1;
+        self.ticks
+    }
+}
+
+/// Where the parked `f`, its path no longer leading to it, is now: the path it was opened
+/// under (a symlink's target then), else a file of its identity in its directory.
+fn find(f: &Followed, lookup: &mut Lookup) -> Option<PathBuf> {
+    let fits = |meta: &fs::Metadata| Inode::of(meta) == f.inode && meta.len() >= f.read_pos;
+    if fs::metadata(&f.sequence_path).is_ok_and(|m| fits(&m)) {
+        return Some(f.sequence_path.clone());
+    }
+    let entry = FileState {
+        path: f.path.display().to_string(),
+        inode: f.inode,
+        signature: f.signature,
+        offset: f.read_pos,
+        fragment: None,
+        sequence_path: None,
+        first_path: None,
+    };
+    match locate(&entry, lookup) {
+        Located::Plain(path) => Some(path),
+        Located::Compressed(_) | Located::Gone => None,
+    }
+}
+
+/// Whether `f` may be parked: open, under its name, read to its end as far as we know.
+fn parkable(f: &Followed) -> bool {
+    f.file.is_some() && !f.rotated && f.read_pos >= f.size
+}

@@ -1,0 +1,182 @@
+//! One pass over the followed files: each read to its end if it may have changed, parked files
+//! looked at by path and opened again when they did ([`super::park`]), drained rotated files let
+//! go after their grace period, and the descriptor budget kept after each file.
+//!
+//! **Not here:** reading one file ([`super::drain`]), finding files (the scan).
+//!
+//! Cold per file that did not change (one `fstat`, or a `stat` if parked); hot inside
+//! [`Reading::drain`].
+
+use std::os::unix::fs::MetadataExt;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use tracing::debug;
+
+use super::drain::Reading;
+use super::truncation::{check_truncation, widen_signature};
+use super::{park, paths, Followed, Follower, Sink};
+use crate::input::identity::Edge;
+
+impl Follower {
+    /// Reads every followed file to its end, handing what it read to `sink`; lets go of rotated
+    /// files that stayed drained for the grace period; parks files read to their end when more
+    /// are open than the descriptor budget allows ([`park`]).
+    pub fn read_all(&mut self, sink: &mut impl Sink) {
+        self.pass(sink, true);
+    }
+
+    /// Reads the files that may have changed: those an event named or the sweep asked for
+    /// ([`Follower::touch`], [`Follower::sweep`]), rotated files (until they are let go), and
+    /// files whose last read stopped before their end. The others cost nothing.
+    pub fn read_due(&mut self, sink: &mut impl Sink) {
+        self.pass(sink, false);
+    }
+
+    fn pass(&mut self, sink: &mut impl Sink, all: bool) {
+        let now = Instant::now();
+        let mut i = 0;
+        let mut signed = 0;
+        let mut lookup = paths::Lookup::default();
+        while i < self.files.len() {
+            if self.config.stop.load(Ordering::Acquire) {
+                break;
+            }
+            let f = &mut self.files[i];
+            let due = std::mem::take(&mut f.due);
+            if !(all || due || pending(f)) {
+                i += 1;
+                continue;
+            }
+            if self.files[i].file.is_none() {
+                match self.visit_parked(i, &mut lookup) {
+                    park::Parked::Unchanged => {
+                        i += 1;
+                        continue;
+                    }
+                    park::Parked::Gone => {
+                        // Kept for the grace period as an open rotated file would be: a
+                        // successor's first line may still join its unfinished last one.
+                        let since = *self.files[i].drained_since.get_or_insert(now);
+                        if now.duration_since(since) >= self.config.rotated_grace {
+                            let f = self.files.remove(i);
+                            self.let_go(f, sink);
+                        } else {
+                            i += 1;
+                        }
+                        continue;
+                    }
+                    park::Parked::Reopened => {
+                        if check_truncation(&mut self.files[i], &mut self.stats, true) {
+                            sink.reset(self.files[i].id);
+                        }
+                    }
+                }
+            } else if is_unchanged(&self.files[i]) {
+                // Read to its end, and its size has not moved since: one fstat. Named by an
+                // event, it may have been rewritten in place: its first bytes, and those before
+                // our offset, are checked.
+                if due && check_truncation(&mut self.files[i], &mut self.stats, true) {
+                    sink.reset(self.files[i].id);
+                } else {
+                    i += 1;
+                    continue;
+                }
+            }
+            let tick = self.tick();
+            let (before, rest) = self.files.split_at_mut(i);
+            let f = &mut rest[0];
+            let mut reading = Reading {
+                before,
+                orphans: &mut self.orphans,
+                directions: &self.directions,
+                stats: &mut self.stats,
+                stop: &self.config.stop,
+            };
+            // Named by an event or the sweep: the bytes before our offset are checked too (a
+            // rewrite that kept the first KiB and grew past our offset).
+            if check_truncation(f, reading.stats, due) {
+                sink.reset(f.id);
+            }
+            let mut read = reading.drain(f, sink);
+            if read.rewritten && check_truncation(f, reading.stats, true) {
+                sink.reset(f.id);
+                read = reading.drain(f, sink);
+            }
+            if read.compressed {
+                // Created empty and then written compressed (gzip at work): never lines.
+                let f = self.files.remove(i);
+                self.open_count -= 1;
+                self.followed.remove(&f.inode);
+                self.skip_compressed(f.inode, &f.path);
+                sink.closed(f.id);
+                continue;
+            }
+            let grew = read.grew;
+            if grew {
+                f.active = tick;
+            }
+            if let Some(meta) = f.file.as_ref().and_then(|file| file.metadata().ok()) {
+                f.size = meta.len();
+                if meta.nlink() == 0 && !f.rotated {
+                    f.rotated = true;
+                    self.stats.rotations += 1;
+                }
+            }
+            signed += u64::from(widen_signature(f));
+            f.edge = f
+                .file
+                .as_ref()
+                .and_then(|file| Edge::at(file, f.read_pos).ok().flatten());
+            f.buffer.release_if_idle();
+            if f.rotated && !grew && f.read_pos >= f.size {
+                let since = *f.drained_since.get_or_insert(now);
+                if now.duration_since(since) >= self.config.rotated_grace {
+                    debug!(path = %f.path.display(), "rotated file drained; letting go");
+                    let f = self.files.remove(i); // keep the others in the order they were opened
+                    self.let_go(f, sink);
+                    continue;
+                }
+            } else {
+                f.drained_since = None;
+            }
+            self.fit_budget(None, self.fd_budget);
+            i += 1;
+        }
+        self.identities += signed;
+    }
+
+    /// A read of the `i`th file, with the files before it as its possible predecessors (what
+    /// [`Follower::read_all`] makes for each file, for a test to drive one read).
+    #[cfg(test)]
+    pub(super) fn reading(&mut self, i: usize) -> (Reading<'_>, &mut Followed) {
+        let (before, rest) = self.files.split_at_mut(i);
+        let reading = Reading {
+            before,
+            orphans: &mut self.orphans,
+            directions: &self.directions,
+            stats: &mut self.stats,
+            stop: &self.config.stop,
+        };
+        (reading, &mut rest[0])
+    }
+}
+
+/// Whether `f` is read at every pass, named or not: rotated (drained until it is let go), or
+/// with bytes it has not read yet (a read stopped at shutdown's flag).
+fn pending(f: &Followed) -> bool {
+    f.rotated || f.vanished || f.read_pos < f.size
+}
+
+/// Whether `f`, still under its name, was read to its end and has neither grown nor shrunk
+/// since: then a wake-up has nothing to read, check or sign in it, and costs one `fstat`. (A
+/// rewrite to the same size is the periodic scan's to notice: the edge kept from the last read
+/// is what it compares.)
+fn is_unchanged(f: &Followed) -> bool {
+    !f.rotated
+        && f.read_pos == f.size
+        && f.file.as_ref().is_some_and(|file| {
+            file.metadata()
+                .is_ok_and(|meta| meta.len() == f.size && meta.nlink() > 0)
+        })
+}

@@ -1,0 +1,119 @@
+//! What a wake-up reads: the files an inotify event named, and a paced sweep of the files
+//! inotify does not watch reliably, so that the cost of a write is that of the file written, not
+//! of every file followed.
+//!
+//! Owns [`Follower::touch`] (an event's path marks its file due, found through an index by path
+//! rebuilt when it no longer fits), [`Follower::watch_with`] (which directories inotify watches
+//! reliably: a file is *watched* when its path is no symlink and its directory is one of them, or
+//! under a recursive one) and [`Follower::sweep`] (each tick marks the next slice of the files
+//! that are not watched, so each is looked at once per stat interval, never all at once).
+//!
+//! **Not here:** which directories are watched and which filesystems inotify can be trusted on
+//! (`crate::input::watch`), reading the files marked ([`super::pass`]).
+//!
+//! Cold: per event, a hash lookup; per tick, one flag per file of the slice.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::paths::is_symlink;
+use super::{Followed, Follower};
+
+impl Follower {
+    /// The directories inotify watches reliably (`(dir, recursive)`), none when it does not
+    /// (polling): the files under them are read when an event names them, and left out of the
+    /// sweep.
+    pub fn watch_with(&mut self, roots: Vec<(PathBuf, bool)>) {
+        if roots == self.watched_roots {
+            return; // files opened since were judged when opened
+        }
+        self.watched_roots = roots;
+        for i in 0..self.files.len() {
+            self.files[i].watched = self.is_watched(&self.files[i].path);
+        }
+        self.count_unwatched();
+    }
+
+    /// Counts the files that are not watched reliably (after a scan, or new roots).
+    pub(super) fn count_unwatched(&mut self) {
+        self.unwatched = self.files.iter().filter(|f| !f.watched).count();
+    }
+
+    /// Whether a file followed under `path` is watched by inotify reliably.
+    pub(super) fn is_watched(&self, path: &Path) -> bool {
+        let Some(dir) = path.parent() else {
+            return false;
+        };
+        self.watched_roots
+            .iter()
+            .any(|(root, recursive)| dir == root || (*recursive && dir.starts_with(root)))
+            && !is_symlink(path)
+    }
+
+    /// An event named `path`: the file followed under it (or read through it) is read at the
+    /// next [`Follower::read_due`].
+    pub fn touch(&mut self, path: &Path) {
+        let fits = |files: &[Followed], i: usize| {
+            files
+                .get(i)
+                .is_some_and(|f| !f.rotated && (f.path == path || f.sequence_path == path))
+        };
+        let found = self
+            .index
+            .get(path)
+            .copied()
+            .filter(|&i| fits(&self.files, i));
+        let found = found.or_else(|| {
+            self.index = index(&self.files);
+            self.index
+                .get(path)
+                .copied()
+                .filter(|&i| fits(&self.files, i))
+        });
+        if let Some(i) = found {
+            self.files[i].due = true;
+        }
+    }
+
+    /// One tick of the sweep: marks due the next `1 / slices` of the files, those inotify does
+    /// not watch reliably; returns how many it marked.
+    pub fn sweep(&mut self, slices: usize) -> usize {
+        let n = self.files.len();
+        if n == 0 {
+            return 0;
+        }
+        let slice = n.div_ceil(slices.max(1));
+        let mut marked = 0;
+        for k in 0..slice {
+            let f = &mut self.files[(self.sweep_cursor + k) % n];
+            if !f.watched {
+                f.due = true;
+                marked += 1;
+            }
+        }
+        self.sweep_cursor = (self.sweep_cursor + slice) % n;
+        marked
+    }
+
+    /// Whether some followed file is not watched reliably (then the sweep has work).
+    pub fn has_unwatched(&self) -> bool {
+        self.unwatched > 0
+    }
+}
+
+/// Each file by the paths an event may name it by, files under their name winning over rotated
+/// ones that had it.
+fn index(files: &[Followed]) -> HashMap<PathBuf, usize> {
+    let mut index = HashMap::with_capacity(files.len());
+    for rotated in [true, false] {
+        for (i, f) in files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.rotated == rotated)
+        {
+            index.insert(f.sequence_path.clone(), i);
+            index.insert(f.path.clone(), i);
+        }
+    }
+    index
+}
