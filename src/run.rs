@@ -446,6 +446,8 @@ impl ReadLoop {
             // lost), and at each scan while polling; else only those events or the sweep name.
             let mut read_all = hangup || r.watch.stats.errors != errors_before;
             if rescan || Instant::now() >= next_scan {
+                // The periodic scan is the safety net for lost events: every file is looked at.
+                read_all |= !rescan;
                 r.follower.scan(&mut r.pipeline);
                 last_scan = Instant::now();
                 if !self.poll {

@@ -134,6 +134,7 @@ impl Follower {
                 if error.kind() != ErrorKind::NotFound {
                     self.stats.file_errors_read += 1;
                     warn!(path = %path.display(), %error, "cannot open a parked log file again; will retry");
+                    self.files[i].due = true; // the next pass tries again
                 }
                 return Parked::Unchanged;
             }
