@@ -97,4 +97,13 @@ fn files_past_the_descriptor_budget_are_read_in_turn_and_again_when_they_grow() 
         0.0,
         "no file was refused a descriptor"
     );
+    assert!(
+        exporter.value("denials_exporter_files_parked_total", &[]) > 0.0,
+        "files past the budget were closed, and the count says so"
+    );
+    let open = exporter.value("denials_exporter_files_open", &[]);
+    assert!(
+        open > 0.0 && open < FILES as f64,
+        "{open} files hold a descriptor"
+    );
 }

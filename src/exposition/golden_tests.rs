@@ -95,6 +95,8 @@ fn state() -> (Metrics, Gauges, RunStats) {
             rotations: 2,
             truncations: 3,
             unopenable: 1,
+            open_files: 4,
+            parked: 7,
             rejoined: 4,
             file_errors_open: 5,
             file_errors_read: 6,

@@ -332,6 +332,8 @@ fn describe_run(r: &RunStats, out: &mut impl Emit) {
     out.single(f::ROTATIONS, r.follow.rotations as f64);
     out.single(f::TRUNCATIONS, r.follow.truncations as f64);
     out.single(f::FILES_UNOPENABLE, r.follow.unopenable as f64);
+    out.single(f::FILES_OPEN, r.follow.open_files as f64);
+    out.single(f::FILES_PARKED, r.follow.parked as f64);
     out.single(f::LINES_REJOINED, r.follow.rejoined as f64);
     out.by_label(
         f::FILE_ERRORS,

@@ -188,6 +188,16 @@ pub const FILES_UNOPENABLE: Family = family(
     "Paths the globs match that cannot be opened now (permissions, the fd limit).",
     Gauge,
 );
+pub const FILES_OPEN: Family = family(
+    "denials_exporter_files_open",
+    "Followed files holding a descriptor (the others are closed until they change).",
+    Gauge,
+);
+pub const FILES_PARKED: Family = family(
+    "denials_exporter_files_parked_total",
+    "Times a file read to its end was closed to stay within the open files limit.",
+    Counter,
+);
 pub const LINES_REJOINED: Family = family(
     "denials_exporter_lines_rejoined_total",
     "Lines a writer cut across two rolled files, joined again.",
@@ -320,7 +330,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 54] = [
+pub const ALL: [Family; 56] = [
     DENIALS,
     DENIAL_RISKS,
     EXECUTIONS,
@@ -351,6 +361,8 @@ pub const ALL: [Family; 54] = [
     ROTATIONS,
     TRUNCATIONS,
     FILES_UNOPENABLE,
+    FILES_OPEN,
+    FILES_PARKED,
     LINES_REJOINED,
     FILE_ERRORS,
     COMPRESSED_FILES,
