@@ -166,11 +166,7 @@ impl Accountant {
         if !self.auditing {
             return;
         }
-        let mut shown = |field: Field, s: &str| {
-            field
-                .oversized(s)
-                .unwrap_or_else(|| self.excerpt(s, AUDIT_TEXT_CHARS))
-        };
+        let mut shown = |field: Field, s: &str| self.shown(field, s);
         let record = AuditRecord {
             kind: AuditKind::RiskDecided,
             time: decode::time::format_rfc3339(at.time.unwrap_or_else(wall_now)),

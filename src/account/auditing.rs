@@ -36,13 +36,7 @@ impl Accountant {
             return; // nobody reads audit records: skip building (and redacting) them
         }
         let source_file = self.excerpt(input.source, AUDIT_TEXT_CHARS);
-        // A field past its bound is shown as its length, unscanned; the rest is redacted whole,
-        // then cut.
-        let mut shown = |field: Field, s: &str| {
-            field
-                .oversized(s)
-                .unwrap_or_else(|| self.excerpt(s, AUDIT_TEXT_CHARS))
-        };
+        let mut shown = |field: Field, s: &str| self.shown(field, s);
         let record = AuditRecord {
             kind: AuditKind::Denial,
             time: decode::time::format_rfc3339(input.time.unwrap_or_else(wall_now)),
@@ -60,5 +54,13 @@ impl Accountant {
             count: input.count,
         };
         self.audit.push(record);
+    }
+
+    /// What an audit record shows of a field: past its bound, its length, unscanned; else the
+    /// text redacted whole, then cut.
+    pub(super) fn shown(&mut self, field: Field, s: &str) -> String {
+        field
+            .oversized(s)
+            .unwrap_or_else(|| self.excerpt(s, AUDIT_TEXT_CHARS))
     }
 }

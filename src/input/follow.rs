@@ -150,6 +150,21 @@ pub struct FollowConfig {
     pub read_chunk_bytes: usize,
 }
 
+#[cfg(test)]
+impl FollowConfig {
+    /// A follower's settings for unit tests: one glob, read from the beginning, small reads.
+    pub(crate) fn for_test(pattern: &std::path::Path, rotated_grace: Duration) -> FollowConfig {
+        FollowConfig {
+            patterns: vec![pattern.display().to_string()],
+            start_at: StartAt::Beginning,
+            max_line_bytes: 1 << 20,
+            stop: Arc::new(AtomicBool::new(false)),
+            rotated_grace,
+            read_chunk_bytes: 1024,
+        }
+    }
+}
+
 /// Where one followed file was: its state-file entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileState {

@@ -26,23 +26,8 @@ if ! python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",
   echo "prometheus_ipv6: this host has no IPv6 loopback" >&2
   exit 2
 fi
-if [[ ! -x $exporter ]]; then
-  (cd "$root" && cargo build --quiet --bin denials-exporter)
-fi
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    wait "$pid" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work"
+# shellcheck source=tests/deploy/scratch.sh
+source "$root/tests/deploy/scratch.sh"
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::", 0)); print(s.getsockname()[1])'

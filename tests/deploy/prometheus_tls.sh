@@ -25,23 +25,8 @@ for tool in "$prometheus" openssl curl python3; do
     exit 2
   fi
 done
-if [[ ! -x $exporter ]]; then
-  (cd "$root" && cargo build --quiet --bin denials-exporter)
-fi
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    wait "$pid" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work"
+# shellcheck source=tests/deploy/scratch.sh
+source "$root/tests/deploy/scratch.sh"
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

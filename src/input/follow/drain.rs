@@ -241,11 +241,10 @@ pub(super) struct Drain {
 mod tests {
     use std::fs;
     use std::io::Write;
-    use std::sync::Arc;
     use std::time::Duration;
 
     use super::*;
-    use crate::input::follow::{FileId, FollowConfig, Follower, Opened, StartAt};
+    use crate::input::follow::{FileId, FollowConfig, Follower, Opened};
 
     /// Records the regions handed up, in order.
     struct Recorder(Vec<(FileId, Vec<u8>)>);
@@ -276,14 +275,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (log, renamed) = (dir.path().join("app.log"), dir.path().join("app.log.1"));
         fs::write(&log, "a1\n").unwrap();
-        let config = FollowConfig {
-            patterns: vec![log.display().to_string()],
-            start_at: StartAt::Beginning,
-            max_line_bytes: 1 << 20,
-            stop: Arc::new(AtomicBool::new(false)),
-            rotated_grace: Duration::from_secs(3600),
-            read_chunk_bytes: 1024,
-        };
+        let config = FollowConfig::for_test(&log, Duration::from_secs(3600));
         let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
         let mut sink = Recorder(Vec::new());
         follower.scan(&mut sink);

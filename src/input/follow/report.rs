@@ -115,11 +115,9 @@ fn name(f: &Followed) -> Name<'_> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicBool;
-    use std::sync::Arc;
     use std::time::Duration;
 
-    use crate::input::follow::{FileId, FollowConfig, Follower, Opened, Sink, StartAt};
+    use crate::input::follow::{FileId, FollowConfig, Follower, Opened, Sink};
 
     struct Nothing;
 
@@ -142,14 +140,7 @@ mod tests {
         for (name, lag) in [("a", 30), ("b", 10), ("c", 50), ("d", 20), ("e", 40)] {
             std::fs::write(dir.path().join(format!("{name}.log")), "x".repeat(lag)).unwrap();
         }
-        let config = FollowConfig {
-            patterns: vec![dir.path().join("*.log").display().to_string()],
-            start_at: StartAt::Beginning,
-            max_line_bytes: 1 << 20,
-            stop: Arc::new(AtomicBool::new(false)),
-            rotated_grace: Duration::from_secs(5),
-            read_chunk_bytes: 1024,
-        };
+        let config = FollowConfig::for_test(&dir.path().join("*.log"), Duration::from_secs(5));
         let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
         follower.set_max_file_series(2);
         follower.scan(&mut Nothing);
