@@ -23,6 +23,7 @@ use super::FileState;
 use crate::input::compressed::decompressed_head;
 use crate::input::identity::Inode;
 use crate::input::roll::{self, Directions, Sequence};
+use crate::input::watch::Root;
 
 /// The paths the globs match, oldest first (by modification time, and by roll number within
 /// a roll sequence, in the direction its members' modification times show), symlinks last,
@@ -159,6 +160,21 @@ pub(super) fn locate(entry: &FileState, lookup: &mut Lookup) -> Located {
 
 pub(super) fn is_symlink(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The root to watch for a pattern ([`watch_root`]), with the names its last component matches
+/// there when it is not recursive.
+pub(super) fn root(pattern: &str) -> Root {
+    let (dir, recursive) = watch_root(pattern);
+    let names = (!recursive)
+        .then(|| Path::new(pattern).file_name()?.to_str())
+        .flatten()
+        .and_then(|name| glob::Pattern::new(name).ok());
+    Root {
+        dir,
+        recursive,
+        names,
+    }
 }
 
 /// The directory to watch for a pattern (the directory it looks in: its components before the

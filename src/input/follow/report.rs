@@ -7,8 +7,9 @@
 //!
 //! Cold: once per state write, once per scrape.
 
+use super::hot::lag;
 use super::truncation::widen_signature;
-use super::{FileState, FollowStats, Followed, Follower, Saved};
+use super::{FileId, FileState, FollowStats, Followed, Follower, Saved};
 
 impl Follower {
     /// Entries for the state file; call between reads (all complete lines were handed up).
@@ -47,25 +48,24 @@ impl Follower {
 
     /// The follower's counters, with each file's lag. A rotated file still being drained is
     /// named `<path> (rotated)` (its old name: the new one is unknown), and files sharing a name
-    /// are summed, so every name appears once (a `path` label must not repeat). Only the names
-    /// that get a series are made: a scrape of thousands of files costs a sort, not thousands
-    /// of strings.
+    /// are summed, so every name appears once (a `path` label must not repeat). Only the files
+    /// that lag or were rotated ([`super::hot`]) and the first names of the others are looked
+    /// at: a publication of thousands of quiet files costs what the few that lag cost.
     pub fn stats(&self) -> FollowStats {
         let mut stats = self.stats.clone();
-        let lag = |f: &Followed| f.size.saturating_sub(f.buffer.committed());
+        let hot = &self.hot;
+        let file = |id: &FileId| hot.slots.get(id).and_then(|&i| self.files.get(i));
         // Files under their name each have their own; rotated files (few) are summed by name.
-        let mut lags: Vec<(Name<'_>, u64)> = self
-            .files
-            .iter()
-            .filter(|f| !f.rotated)
-            .map(|f| (name(f), lag(f)))
-            .collect();
-        let mut rotated: Vec<(Name<'_>, u64)> = self
-            .files
-            .iter()
-            .filter(|f| f.rotated)
-            .map(|f| (name(f), lag(f)))
-            .collect();
+        let mut lags: Vec<(Name<'_>, u64)> = Vec::new();
+        let mut rotated: Vec<(Name<'_>, u64)> = Vec::new();
+        for f in hot.notable.iter().filter_map(file) {
+            match f.rotated {
+                true => rotated.push((name(f), lag(f))),
+                false if lag(f) > 0 => lags.push((name(f), lag(f))),
+                false => {}
+            }
+        }
+        let under_name = self.files.len() - rotated.len();
         rotated.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         rotated.dedup_by(|later, kept| {
             let same = later.0 == kept.0;
@@ -74,9 +74,19 @@ impl Follower {
             }
             same
         });
+        stats.followed = (under_name + rotated.len()) as u64;
+        let total: u64 = lags.iter().chain(&rotated).map(|l| l.1).sum();
         lags.append(&mut rotated);
-        stats.followed = lags.len() as u64;
         let n = self.max_file_series;
+        // The quiet files (no lag) with a series, if any is left, are the first by name: only
+        // that many are candidates.
+        let quiet = hot
+            .by_name
+            .iter()
+            .filter_map(file)
+            .filter(|f| !f.rotated && lag(f) == 0)
+            .take(n.saturating_sub(lags.len()));
+        lags.extend(quiet.map(|f| (name(f), 0)));
         if lags.len() > n {
             // The most lag first (ties by name, so the set is stable); the rest summed.
             let most = |a: &(Name<'_>, u64), b: &(Name<'_>, u64)| {
@@ -85,9 +95,9 @@ impl Follower {
             if n > 0 {
                 lags.select_nth_unstable_by(n - 1, most);
             }
-            stats.lag_others = lags[n..].iter().map(|l| l.1).sum();
             lags.truncate(n);
         }
+        stats.lag_others = total - lags.iter().map(|l| l.1).sum::<u64>();
         let mut files: Vec<(String, u64)> = lags
             .into_iter()
             .map(|((path, rotated), lag)| {
@@ -117,21 +127,7 @@ fn name(f: &Followed) -> Name<'_> {
 mod tests {
     use std::time::Duration;
 
-    use crate::input::follow::{FileId, FollowConfig, Follower, Opened, Sink};
-
-    struct Nothing;
-
-    impl Sink for Nothing {
-        fn opened(&mut self, _: &Opened<'_>) {}
-        fn lines(&mut self, _: FileId, _: &[u8]) {}
-        fn oversized(&mut self, _: FileId, _: u64) {}
-        fn unterminated(&mut self, _: FileId, _: &[u8]) {}
-        fn reset(&mut self, _: FileId) {}
-        fn closed(&mut self, _: FileId) {}
-        fn is_whole_line(&self, _: &[u8]) -> bool {
-            true
-        }
-    }
+    use crate::input::follow::{FollowConfig, Follower, Recorder};
 
     #[test]
     fn only_the_files_lagging_most_get_a_series_and_the_others_are_summed() {
@@ -143,7 +139,7 @@ mod tests {
         let config = FollowConfig::for_test(&dir.path().join("*.log"), Duration::from_secs(5));
         let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
         follower.set_max_file_series(2);
-        follower.scan(&mut Nothing);
+        follower.scan(&mut Recorder::default());
         let stats = follower.stats();
         let named: Vec<(String, u64)> = stats
             .files
