@@ -442,7 +442,11 @@ impl Follower {
         let mut present: BTreeSet<Inode> = BTreeSet::new();
         let opened_before = self.files.len();
         let paths = matching_paths(&self.config.patterns, &mut self.directions);
-        self.unopenable.retain(|p| paths.contains(p)); // a path gone is no longer unopenable
+        if !self.unopenable.is_empty() {
+            // A path gone is no longer unopenable.
+            let listed: std::collections::HashSet<&PathBuf> = paths.iter().map(|p| &p.0).collect();
+            self.unopenable.retain(|p| listed.contains(p));
+        }
         self.fd_budget = fd_budget().min(self.fd_cap);
         let by_inode: std::collections::HashMap<Inode, usize> = self
             .files
@@ -451,8 +455,8 @@ impl Follower {
             .map(|(i, f)| (f.inode, i))
             .collect();
         let mut renamed = Vec::new();
-        for path in paths {
-            let meta = match fs::metadata(&path) {
+        for (path, meta) in paths {
+            let meta = match meta.map_or_else(|| fs::metadata(&path), Ok) {
                 Ok(meta) => meta,
                 Err(error) => {
                     // Listed by the glob, gone at stat (a dangling symlink is not "vanished").
@@ -477,7 +481,7 @@ impl Follower {
                     f.rotated = false; // it came back under a matching name
                     f.drained_since = None;
                 }
-                if !is_symlink(&path) && f.path != path {
+                if f.path != path && !is_symlink(&path) {
                     // Named as open() names it, so that it is in the sequence it was learned in.
                     f.sequence_path = fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
                     f.sequence = Sequence::of(&f.sequence_path);
