@@ -80,7 +80,7 @@ use super::roll::{self, Directions, Sequence};
 use super::watch::Root;
 use open::fd_budget;
 pub use paths::watch_root;
-use paths::{is_symlink, matching_paths};
+use paths::{is_symlink, matching_paths, Stat};
 use truncation::check_truncation;
 
 /// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
@@ -456,7 +456,7 @@ impl Follower {
             .collect();
         let mut renamed = Vec::new();
         for (path, meta) in paths {
-            let meta = match meta.map_or_else(|| fs::metadata(&path), Ok) {
+            let meta = match meta.map_or_else(|| fs::metadata(&path).map(|m| Stat::of(&m)), Ok) {
                 Ok(meta) => meta,
                 Err(error) => {
                     // Listed by the glob, gone at stat (a dangling symlink is not "vanished").
@@ -467,10 +467,10 @@ impl Follower {
                     continue;
                 }
             };
-            if !meta.is_file() {
+            if !meta.is_file {
                 continue;
             }
-            let inode = Inode::of(&meta);
+            let inode = meta.inode;
             present.insert(inode);
             if self.compressed.contains(&inode) {
                 continue;

@@ -33,7 +33,7 @@ use crate::input::watch::Root;
 pub(super) fn matching_paths(
     patterns: &[String],
     directions: &mut Directions,
-) -> Vec<(PathBuf, Option<fs::Metadata>)> {
+) -> Vec<(PathBuf, Option<Stat>)> {
     let mut paths = Vec::new();
     for pattern in patterns {
         match glob::glob(pattern) {
@@ -83,7 +83,7 @@ pub(super) fn matching_paths(
             let sequence = (!symlink)
                 .then(|| Sequence::of_real(&path, &mut real_dirs))
                 .flatten();
-            (symlink, mtime, path, sequence, meta)
+            (symlink, mtime, path, sequence, meta.as_ref().map(Stat::of))
         })
         .collect();
     keyed.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
@@ -94,13 +94,24 @@ pub(super) fn matching_paths(
 
 /// A path as [`matching_paths`] orders it: symlink, modification time, path, roll sequence,
 /// and its `stat`.
-type Keyed = (
-    bool,
-    SystemTime,
-    PathBuf,
-    Option<Sequence>,
-    Option<fs::Metadata>,
-);
+type Keyed = (bool, SystemTime, PathBuf, Option<Sequence>, Option<Stat>);
+
+/// What a scan needs of a path's `stat` (kept for every path until the scan is done: a few
+/// bytes, not the whole `stat`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stat {
+    pub(super) is_file: bool,
+    pub(super) inode: Inode,
+}
+
+impl Stat {
+    pub(super) fn of(meta: &fs::Metadata) -> Stat {
+        Stat {
+            is_file: meta.is_file(),
+            inode: Inode::of(meta),
+        }
+    }
+}
 
 /// Where a state entry's file is at a restart.
 #[derive(Debug, Clone, PartialEq, Eq)]

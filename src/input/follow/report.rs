@@ -78,14 +78,13 @@ impl Follower {
         let total: u64 = lags.iter().chain(&rotated).map(|l| l.1).sum();
         lags.append(&mut rotated);
         let n = self.max_file_series;
-        // The quiet files (no lag) with a series, if any is left, are the first by name: only
-        // that many are candidates.
+        // The quiet files (no lag) that get a series are among the first `n` by name.
         let quiet = hot
             .by_name
             .iter()
             .filter_map(file)
             .filter(|f| !f.rotated && lag(f) == 0)
-            .take(n.saturating_sub(lags.len()));
+            .take(n);
         lags.extend(quiet.map(|f| (name(f), 0)));
         if lags.len() > n {
             // The most lag first (ties by name, so the set is stable); the rest summed.
@@ -151,5 +150,73 @@ mod tests {
             [("c.log".to_string(), 50), ("e.log".to_string(), 40)]
         );
         assert_eq!((stats.followed, stats.lag_others), (5, 60));
+    }
+
+    /// The series every file would get, as the whole list ranks them: files under their name
+    /// each, rotated files summed by name, the `n` with the most lag (ties by name) named, the
+    /// others summed. What [`Follower::stats`] must give while looking at fewer files.
+    fn ranked_by_every_file(follower: &Follower, n: usize) -> (Vec<(String, u64)>, u64, u64) {
+        let mut all: Vec<((String, bool), u64)> = Vec::new();
+        for f in &follower.files {
+            let lag = super::lag(f);
+            let key = (f.path.display().to_string(), f.rotated);
+            match all.iter_mut().find(|(k, _)| f.rotated && *k == key) {
+                Some(entry) => entry.1 += lag,
+                None => all.push((key, lag)),
+            }
+        }
+        all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let others = all.iter().skip(n).map(|e| e.1).sum();
+        let followed = all.len() as u64;
+        let mut named: Vec<(String, u64)> = all
+            .into_iter()
+            .take(n)
+            .map(|((path, rotated), lag)| match rotated {
+                true => (format!("{path} (rotated)"), lag),
+                false => (path, lag),
+            })
+            .collect();
+        named.sort();
+        (named, others, followed)
+    }
+
+    #[test]
+    fn the_series_are_those_a_ranking_of_every_file_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = |k: usize| dir.path().join(format!("f{k:02}.log"));
+        // Quiet files, files ending in half a line (they lag), a file not read yet.
+        for k in 0..30 {
+            let tail = if k % 4 == 1 {
+                "x".repeat(k)
+            } else {
+                String::new()
+            };
+            std::fs::write(log(k), "line\n".repeat(k % 3 + 1) + &tail).unwrap();
+        }
+        let config = FollowConfig::for_test(&dir.path().join("*.log"), Duration::from_secs(3600));
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder::default();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        // Rotated away twice under one name (summed), once under another, still lagging.
+        for (k, to) in [(5, "a.old"), (9, "b.old"), (9, "c.old")] {
+            std::fs::rename(log(k), dir.path().join(to)).unwrap();
+            std::fs::write(log(k), "new\nhalf").unwrap();
+            follower.scan(&mut sink);
+            follower.read_all(&mut sink);
+        }
+        std::fs::write(log(30), "unread\n").unwrap();
+        follower.scan(&mut sink);
+        for n in [0, 1, 3, 8, 20, 33, 50] {
+            follower.set_max_file_series(n);
+            let stats = follower.stats();
+            let (named, others, followed) = ranked_by_every_file(&follower, n);
+            assert_eq!(stats.files, named, "n = {n}");
+            assert_eq!(
+                (stats.lag_others, stats.followed),
+                (others, followed),
+                "n = {n}"
+            );
+        }
     }
 }
