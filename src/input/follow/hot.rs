@@ -15,7 +15,7 @@
 //! Cold: per wake-up, a hash lookup per file due; per layout change, a sort of the paths.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::Path;
 
 use super::{FileId, Followed, Follower};
 
@@ -28,9 +28,9 @@ pub(super) struct Hot {
     pub(super) notable: HashSet<FileId>,
     /// Each file's position in the follower's list.
     pub(super) slots: HashMap<FileId, usize>,
-    /// Each file's position by the paths an event may name it by, files under their name winning
-    /// over rotated ones that had it.
-    pub(super) index: HashMap<PathBuf, usize>,
+    /// Each file's position by a hash of the paths an event may name it by ([`path_key`]), files
+    /// under their name winning over rotated ones that had it: no copy of every path.
+    pub(super) index: HashMap<u64, usize>,
     /// The files' ids, by path.
     pub(super) by_name: Vec<FileId>,
     /// Files a pass looked at since the start (what the tests count, never time).
@@ -130,7 +130,7 @@ pub(super) fn pending(f: &Followed) -> bool {
 
 /// Each file by the paths an event may name it by, files under their name winning over rotated
 /// ones that had it.
-fn index(files: &[Followed]) -> HashMap<PathBuf, usize> {
+fn index(files: &[Followed]) -> HashMap<u64, usize> {
     let mut index = HashMap::with_capacity(files.len());
     for rotated in [true, false] {
         for (i, f) in files
@@ -138,11 +138,20 @@ fn index(files: &[Followed]) -> HashMap<PathBuf, usize> {
             .enumerate()
             .filter(|(_, f)| f.rotated == rotated)
         {
-            index.insert(f.sequence_path.clone(), i);
-            index.insert(f.path.clone(), i);
+            index.insert(path_key(&f.sequence_path), i);
+            index.insert(path_key(&f.path), i);
         }
     }
     index
+}
+
+/// The key of `path` in the index: a hash (the same for paths that are equal). Two paths of
+/// one hash are told apart by the file the key leads to ([`Follower::touch`]).
+pub(super) fn path_key(path: &Path) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    path.hash(&mut hasher);
+    hasher.finish()
 }
 
 #[cfg(test)]

@@ -15,8 +15,9 @@
 
 use std::path::Path;
 
+use super::hot::path_key;
 use super::paths::is_symlink;
-use super::Follower;
+use super::{Followed, Follower};
 use crate::input::watch::Root;
 
 impl Follower {
@@ -54,11 +55,15 @@ impl Follower {
     /// next [`Follower::read_due`]. A path no file is followed by (a file not followed yet, or
     /// one the globs do not match) costs a hash lookup: the scan its creation causes follows it.
     pub fn touch(&mut self, path: &Path) {
-        let found = self.hot.index.get(path).copied().filter(|&i| {
-            self.files
-                .get(i)
-                .is_some_and(|f| !f.rotated && (f.path == path || f.sequence_path == path))
-        });
+        let named = |f: &Followed| f.path == path || f.sequence_path == path;
+        let found = match self.hot.index.get(&path_key(path)) {
+            None => None, // no file is followed by that path
+            Some(&i) => match self.files.get(i) {
+                Some(f) if named(f) => (!f.rotated).then_some(i),
+                // Another path with the same key: looked for.
+                _ => self.files.iter().position(|f| !f.rotated && named(f)),
+            },
+        };
         if let Some(i) = found {
             self.mark_due(i);
         }
