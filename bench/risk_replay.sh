@@ -11,9 +11,12 @@
 # Environment (all optional):
 #   RUNS=11              runs of each binary (medians reported)
 #   SEED=1               generator seed
-#   BASELINE=PATH        a third binary measured in the same run (for instance the previous
-#                        release); none by default
+#   BASELINE="PATH ..."  more binaries measured in the same run (for instance the previous
+#                        release), named by their file names; none by default
 #   BENCH_DIR=/tmp/denials-bench   where the generated log lives (shared with bench/replay.sh)
+#   CALLGRIND=1          also count each build's instructions once under valgrind's callgrind
+#                        (slow: about 7 s a run; exact, so it holds on a loaded machine where
+#                        the medians move by several percent from one invocation to the next)
 #   BENCH_SKIP_BUILD=1   use target/release/denials-exporter and $BENCH_DIR/denials-exporter-bypass
 #                        as they are
 #
@@ -57,11 +60,11 @@ fi
 
 names=(bypassed classified)
 bins=("$BYPASS" "$RISK")
-if [[ -n ${BASELINE:-} ]]; then
-    [[ -x $BASELINE ]] || die "no baseline at $BASELINE"
-    names+=(baseline)
-    bins+=("$BASELINE")
-fi
+for baseline in ${BASELINE:-}; do
+    [[ -x $baseline ]] || die "no baseline at $baseline"
+    names+=("$(basename "$baseline")")
+    bins+=("$baseline")
+done
 
 # One run: "wall_ms cpu_ms" on stdout.
 measure() {
@@ -108,3 +111,19 @@ for name in "${names[@]}"; do
     awk -v n="$name" -v w="$wall" -v c="$cpu" -v bw="$base_wall" -v bc="$base_cpu" \
         'BEGIN { printf "| %s | %.0f | %+.1f%% | %.0f | %+.1f%% |\n", n, w, (w / bw - 1) * 100, c, (c / bc - 1) * 100 }'
 done
+
+if [[ -n ${CALLGRIND:-} ]]; then
+    command -v valgrind >/dev/null 2>&1 || die "CALLGRIND=1 needs valgrind"
+    echo
+    echo "| build | instructions (callgrind) | vs bypassed |"
+    echo "| --- | ---: | ---: |"
+    base_ir=
+    for i in "${!bins[@]}"; do
+        ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "${bins[$i]}" replay "$LOG" 2>&1 >/dev/null |
+            awk '/Collected/ { print $4 }')
+        [[ -n $ir ]] || die "no instruction count from callgrind for ${bins[$i]}"
+        base_ir=${base_ir:-$ir}
+        awk -v n="${names[$i]}" -v ir="$ir" -v b="$base_ir" \
+            'BEGIN { printf "| %s | %d | %+.2f%% |\n", n, ir, (ir / b - 1) * 100 }'
+    done
+fi
