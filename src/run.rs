@@ -183,6 +183,7 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
                     faults,
                     state_failing: false,
                     unpublished: false,
+                    lag_series: Default::default(),
                 };
                 let result = loop_config.run(reader, &shared, wake_rx);
                 shared.healthy.store(false, Ordering::Release);
@@ -344,7 +345,14 @@ struct Reader {
     state_failing: bool,
     /// Counters changed since they were last published.
     unpublished: bool,
+    /// The per-file lag series last published: as the follower gave them, and with their paths
+    /// made label values. Unchanged series (old rolls beside the file being written) are not
+    /// made label values again at each publication.
+    lag_series: (LagSeries, LagSeries),
 }
+
+/// Per-file lag series: a path (or its label value) and its lag in bytes.
+type LagSeries = Vec<(String, u64)>;
 
 /// The shortest time between two state writes made because a new identity was learned.
 const IDENTITY_STATE_GAP: Duration = Duration::from_millis(100);
@@ -573,14 +581,18 @@ impl Reader {
         // A path is a label value and shown on `/`: one that holds a secret is `redacted`
         // (lags of paths that become one name are summed, so no series repeats).
         // A path seen before is not scanned again: the redactor remembers recent clean texts.
-        let mut lags: std::collections::BTreeMap<String, u64> = Default::default();
-        for (path, lag) in std::mem::take(&mut run.follow.files) {
-            *lags
-                .entry(crate::redact::label_value(&path).to_string())
-                .or_default() += lag;
-        }
-        run.follow.files = lags.into_iter().collect();
-        let files = run.follow.files.clone();
+        let series = std::mem::take(&mut run.follow.files);
+        let files = (series != self.lag_series.0).then(|| {
+            let mut lags: std::collections::BTreeMap<String, u64> = Default::default();
+            for (path, lag) in &series {
+                *lags
+                    .entry(crate::redact::label_value(path).to_string())
+                    .or_default() += lag;
+            }
+            self.lag_series = (series, lags.into_iter().collect());
+            self.lag_series.1.clone()
+        });
+        run.follow.files = self.lag_series.1.clone();
         shared.publish(Published {
             generation: 0, // set by `publish`
             metrics: accountant.metrics().clone(),
@@ -589,7 +601,9 @@ impl Reader {
         });
         self.published_at = Some(Instant::now());
         let mut view = shared.view.lock().expect("view lock");
-        view.files = files;
+        if let Some(files) = files {
+            view.files = files;
+        }
         view.recent.extend(&kept);
     }
 }
