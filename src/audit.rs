@@ -51,6 +51,9 @@ use tracing::warn;
 
 use crate::vocab::{AuditKind, AuditRecord};
 
+mod thread;
+pub use thread::WriterThread;
+
 /// The write buffer: some forty records (a record's line is about 400 bytes), so a replay
 /// writing 15 MB of records makes about a thousand writes; a 64 KiB buffer saved no measurable
 /// time and held 48 KiB more for the life of the process.
