@@ -169,42 +169,25 @@ impl Redactor {
         max_chars: usize,
         tally: &mut BTreeMap<String, u64>,
     ) -> String {
-        cut(self.redact(text, tally), max_chars).into_owned()
-    }
-
-    /// [`Redactor::excerpt`] of `text`, into `text`: no new string when nothing is replaced or
-    /// cut (most texts an audit record shows).
-    pub fn excerpt_in_place(
-        &self,
-        text: &mut String,
-        max_chars: usize,
-        tally: &mut BTreeMap<String, u64>,
-    ) {
-        if let Cow::Owned(shown) = cut(self.redact(text, tally), max_chars) {
-            *text = shown;
+        let redacted = self.redact(text, tally);
+        if redacted.chars().count() <= max_chars {
+            return redacted.into_owned();
         }
+        let Some(keep) = max_chars.checked_sub(1) else {
+            return String::new();
+        };
+        let mut cut = redacted
+            .char_indices()
+            .nth(keep)
+            .map_or(redacted.len(), |(at, _)| at);
+        if let Some(&(start, _)) = spans::marker_spans(&redacted)
+            .iter()
+            .find(|&&(start, end)| start < cut && cut < end)
+        {
+            cut = start;
+        }
+        format!("{}…", &redacted[..cut])
     }
-}
-
-/// At most `max_chars` characters of `redacted`, ending in `…` when cut, never part of a marker.
-fn cut(redacted: Cow<'_, str>, max_chars: usize) -> Cow<'_, str> {
-    if redacted.chars().count() <= max_chars {
-        return redacted;
-    }
-    let Some(keep) = max_chars.checked_sub(1) else {
-        return Cow::Owned(String::new());
-    };
-    let mut cut = redacted
-        .char_indices()
-        .nth(keep)
-        .map_or(redacted.len(), |(at, _)| at);
-    if let Some(&(start, _)) = spans::marker_spans(&redacted)
-        .iter()
-        .find(|&&(start, end)| start < cut && cut < end)
-    {
-        cut = start;
-    }
-    Cow::Owned(format!("{}…", &redacted[..cut]))
 }
 
 /// What the memo knows of a text: clean, remembered redacted (what was read of it), or nothing

@@ -64,7 +64,7 @@ impl Pending {
         let Pending { mut record, raw } = self;
         let mut show = |bit: u8, text: &mut String| {
             if raw & bit != 0 {
-                redactor.excerpt_in_place(text, AUDIT_TEXT_CHARS, tally);
+                *text = redactor.excerpt(text, AUDIT_TEXT_CHARS, tally);
             }
         };
         let bit = |field: Field| 1u8 << field as u8;
