@@ -304,7 +304,9 @@ pub fn write(path: &Path, state: &StateFile<'_>) -> io::Result<()> {
     let tmp = tmp_path(path);
     {
         let mut file = create_tmp(&tmp)?;
-        let mut out = io::BufWriter::new(&mut file);
+        // Few large writes: each write is an inotify event for whoever watches the directory
+        // (the exporter itself, when the state file is beside the logs).
+        let mut out = io::BufWriter::with_capacity(WRITE_BUFFER_BYTES, &mut file);
         serde_json::to_writer(&mut out, state)?;
         out.flush()?;
         drop(out);
@@ -317,6 +319,9 @@ pub fn write(path: &Path, state: &StateFile<'_>) -> io::Result<()> {
         .unwrap_or(Path::new("."));
     File::open(dir)?.sync_all()
 }
+
+/// Bytes handed to each `write` of the state file.
+const WRITE_BUFFER_BYTES: usize = 256 * 1024;
 
 /// Creates the temp file anew, readable by the owner only. Whatever is at its name (a leftover
 /// of a crash, or a planted symlink) is removed first, never followed.

@@ -19,8 +19,10 @@
 //! most [`crate::decode::MAX_ATTEMPT_BYTES`] of it) reaches the classifier as its text, parsed
 //! there only when the same tool and text were not classified before.
 
+use std::sync::OnceLock;
+
 use super::deferred::RawFields;
-use super::reconcile::PendingRisk;
+use super::reconcile::{PendingRisk, Undecided, DEFERRED_REASON_BYTES};
 use super::shown::Field;
 use super::{wall_now, Accountant};
 use crate::decode::{self, Attempted, RecordedDenial, RecordedDenials};
@@ -31,12 +33,12 @@ use crate::vocab::counters::{DenialKey, RiskKey};
 use crate::vocab::{AuditKind, AuditRecord, Origin, RISK_PENDING};
 
 /// When the class of a denial being counted is decided.
-pub(super) enum Decision {
+pub(super) enum Decision<'a> {
     /// Now: this class.
     Now(Risk),
-    /// When its execution's record brings its input; this class (of its reason text) if none
-    /// comes.
-    Wait(Risk),
+    /// When its execution's record brings its input; the class of this reason text if none
+    /// comes (decided only then).
+    Wait(Option<&'a str>),
 }
 
 /// Where a class decided later came from, for its audit record.
@@ -84,19 +86,16 @@ impl Accountant {
     pub(super) fn decide(
         &mut self,
         key: &DenialKey,
-        decision: Decision,
+        tool: &str,
+        decision: Decision<'_>,
         n: u64,
         ids: (Option<&str>, Option<&str>),
         time: Option<f64>,
     ) -> String {
         let risk = match (decision, ids) {
-            (Decision::Wait(fallback), (Some(execution), Some(tool_use))) => {
-                let pending = PendingRisk {
-                    tool: key.tool.clone(),
-                    workflow: key.workflow.clone(),
-                    reason: key.reason,
-                    fallback: self.risk.label(fallback).to_string(),
-                };
+            (Decision::Now(risk), _) => risk,
+            (Decision::Wait(reason_text), (Some(execution), Some(tool_use))) => {
+                let pending = self.pending_risk(key, tool, reason_text);
                 if self
                     .state
                     .executions
@@ -104,13 +103,50 @@ impl Accountant {
                 {
                     return RISK_PENDING.to_string();
                 }
-                fallback
+                self.classify(tool, None, reason_text)
             }
-            (Decision::Wait(risk) | Decision::Now(risk), _) => risk,
+            (Decision::Wait(reason_text), _) => self.classify(tool, None, reason_text),
         };
         let label = self.risk.label(risk).to_string();
         self.count_risk(&key.tool, &key.workflow, &label, n, ids, time);
         label
+    }
+
+    /// A denial of `tool` (as logged) counted under `key`, waiting for its input. Its reason
+    /// text's class is decided later, when needed, unless the text is too long to keep.
+    fn pending_risk(&self, key: &DenialKey, tool: &str, reason_text: Option<&str>) -> PendingRisk {
+        let fallback = OnceLock::new();
+        let undecided = match reason_text {
+            Some(text) if text.len() > DEFERRED_REASON_BYTES => {
+                let risk = self.classify(tool, None, Some(text));
+                let _ = fallback.set(self.risk.label(risk).to_string());
+                None
+            }
+            _ => Some(Box::new(Undecided {
+                tool: tool.into(),
+                reason_text: reason_text.map(Into::into),
+            })),
+        };
+        PendingRisk {
+            tool: key.tool.clone(),
+            workflow: key.workflow.clone(),
+            reason: key.reason,
+            fallback,
+            undecided,
+        }
+    }
+
+    /// The class of `waiting`'s reason text: its class if no input comes.
+    pub(super) fn fallback<'p>(&self, waiting: &'p PendingRisk) -> &'p str {
+        waiting.fallback.get_or_init(|| {
+            let (tool, text) = match waiting.undecided.as_deref() {
+                Some(u) => (&*u.tool, u.reason_text.as_deref()),
+                // Loaded from a state file: decided before it was saved.
+                None => (waiting.tool.as_str(), None),
+            };
+            let risk = self.classify(tool, None, text);
+            self.risk.label(risk).to_string()
+        })
     }
 
     /// Decides the classes `record` brings for an execution's `pending` denials: from the input
@@ -138,7 +174,7 @@ impl Accountant {
                     let risk = self.classify(&e.tool, Some(attempted), None);
                     self.risk.label(risk).to_string()
                 }
-                None => waiting.fallback.clone(),
+                None => self.fallback(&waiting).to_string(),
             };
             self.settle(waiting, risk, Decided { entry, ..at });
         }
@@ -147,7 +183,7 @@ impl Accountant {
     /// Decides the classes of denials whose executions were evicted before their records came.
     pub(super) fn decide_ended(&mut self) {
         for waiting in self.state.executions.take_ended() {
-            let risk = waiting.fallback.clone();
+            let risk = self.fallback(&waiting).to_string();
             let at = Decided {
                 time: None,
                 execution_id: None,

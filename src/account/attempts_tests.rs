@@ -109,6 +109,55 @@ fn a_midstream_denial_waits_for_its_record_and_is_classified_once() {
 }
 
 #[test]
+fn a_waiting_denial_classifies_its_reason_text_only_when_needed_and_saves_no_text() {
+    let frame = FRAME.replace("PreToolUse hook denied", "hook denied: rm -rf ~/");
+    let mut a = Accountant::new(Config::default());
+    feed(&mut a, &frame);
+    let undecided = |a: &Accountant| {
+        a.state
+            .executions
+            .waiting()
+            .filter(|w| w.fallback.get().is_none() && w.undecided.is_some())
+            .count()
+    };
+    assert_eq!(
+        undecided(&a),
+        1,
+        "counted, its reason text not yet classified"
+    );
+    // A record that brings the input decides from it; the reason text is never classified.
+    let mut with_input = Accountant::new(Config::default());
+    feed(&mut with_input, &frame);
+    feed(&mut with_input, &SDK_RECORD.replace('\n', ""));
+    assert_eq!(risk(&with_input, "Bash", "history_rewrite"), 1);
+    // Saving decides it first: the state holds the class, not the text.
+    let saved = serde_json::to_string(a.state()).unwrap();
+    assert_eq!(undecided(&a), 0);
+    assert!(
+        saved.contains("data_destruction") && !saved.contains("rm -rf"),
+        "{saved}"
+    );
+    let mut a = Accountant::with_state(Config::default(), serde_json::from_str(&saved).unwrap());
+    let record = r#"{"executionId":"e1","subtype":"success","permissionDenialCount":1,"msg":"Claude Agent SDK execution completed"}"#;
+    feed(&mut a, record);
+    assert_eq!(risk(&a, "Bash", "data_destruction"), 1, "{:?}", risks(&a));
+}
+
+#[test]
+fn a_long_reason_text_is_classified_at_once_not_kept() {
+    let long = format!("hook denied: rm -rf ~/ {}", "x".repeat(2000));
+    let mut a = Accountant::new(Config::default());
+    feed(&mut a, &FRAME.replace("PreToolUse hook denied", &long));
+    let waiting: Vec<_> = a.state.executions.waiting().collect();
+    assert_eq!(waiting.len(), 1);
+    assert!(waiting[0].undecided.is_none());
+    assert_eq!(
+        waiting[0].fallback.get().map(String::as_str),
+        Some("data_destruction")
+    );
+}
+
+#[test]
 fn a_record_without_the_input_decides_from_the_reason_text() {
     let frame = FRAME.replace("PreToolUse hook denied", "hook denied: rm -rf ~/");
     let record = r#"{"executionId":"e1","subtype":"success","permissionDenialCount":1,"msg":"Claude Agent SDK execution completed"}"#;

@@ -123,7 +123,12 @@ impl Accountant {
         &self.config
     }
 
+    /// The state to save. The fallback classes of denials still waiting for their input are
+    /// decided first: the state file holds classes, never the reason texts that decide them.
     pub fn state(&self) -> &AccountState {
+        for waiting in self.state.executions.waiting() {
+            self.fallback(waiting);
+        }
         &self.state
     }
 
@@ -239,6 +244,7 @@ impl Accountant {
     /// Consumes the accountant, returning the state to save.
     #[cfg(test)]
     pub fn into_state(self) -> AccountState {
+        self.state();
         self.state
     }
 
@@ -302,13 +308,10 @@ impl Accountant {
         let reason_text = denial.reason_text.as_deref();
         let decision = match &denial.attempted {
             Some(input) => Decision::Now(self.classify(&denial.tool, Some(input), None)),
-            None => {
-                let risk = self.classify(&denial.tool, None, reason_text);
-                match (&denial.execution_id, &denial.tool_use_id) {
-                    (Some(_), Some(_)) => Decision::Wait(risk),
-                    _ => Decision::Now(risk),
-                }
-            }
+            None => match (&denial.execution_id, &denial.tool_use_id) {
+                (Some(_), Some(_)) => Decision::Wait(reason_text),
+                _ => Decision::Now(self.classify(&denial.tool, None, reason_text)),
+            },
         };
         self.book(
             &tool,
@@ -333,7 +336,7 @@ impl Accountant {
 
     /// Counts a denial under the `tool` label value, decides or defers its risk class, and
     /// writes its audit record.
-    fn book(&mut self, tool: &str, decision: Decision, denial: CountedDenial<'_>) {
+    fn book(&mut self, tool: &str, decision: Decision<'_>, denial: CountedDenial<'_>) {
         let ids = (denial.execution_id, denial.tool_use_id);
         let key = self.count_denial(
             denial_key(tool, denial.workflow, denial.reason),
@@ -341,7 +344,7 @@ impl Accountant {
             ids,
             denial.time,
         );
-        let risk = self.decide(&key, decision, denial.count, ids, denial.time);
+        let risk = self.decide(&key, denial.tool, decision, denial.count, ids, denial.time);
         self.audit_denial(denial, risk);
     }
 

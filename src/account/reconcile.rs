@@ -21,6 +21,7 @@
 //! Cold: per denial or record line.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -49,16 +50,64 @@ pub struct Revealed {
 }
 
 /// A mid-stream denial counted before its input was known, waiting for its execution's record
-/// to bring it (matched by tool use id). Holds label values and the class its reason text gave,
-/// never a raw text: it is kept in the state file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// to bring it (matched by tool use id). Holds label values and the class its reason text gives;
+/// the state file gets only those, never a raw text.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PendingRisk {
     /// The `tool` and `workflow` label values it was counted under.
     pub tool: String,
     pub workflow: String,
     pub reason: Reason,
     /// The class of its reason text (`unknown` without one): its class if no input comes.
-    pub fallback: String,
+    /// Decided only when needed (most records bring the input, and then the reason text's
+    /// class is never used): when no input comes, or before the state is saved
+    /// ([`super::Accountant::state`]).
+    #[serde(with = "decided_label")]
+    pub fallback: OnceLock<String>,
+    /// What decides `fallback`, in memory only until it is decided: the tool as logged and the
+    /// reason text (at most [`DEFERRED_REASON_BYTES`]; a longer one is classified at once).
+    #[serde(skip)]
+    pub undecided: Option<Box<Undecided>>,
+}
+
+/// Equal when saved alike: what is kept only in memory to decide the fallback is left out.
+impl PartialEq for PendingRisk {
+    fn eq(&self, other: &PendingRisk) -> bool {
+        (&self.tool, &self.workflow, self.reason, &self.fallback)
+            == (&other.tool, &other.workflow, other.reason, &other.fallback)
+    }
+}
+
+impl Eq for PendingRisk {}
+
+/// The longest reason text a waiting denial keeps undecided; past it, its class is decided when
+/// the denial is counted, so a waiting denial holds at most this much text.
+pub const DEFERRED_REASON_BYTES: usize = 1024;
+
+/// A waiting denial's reason text and tool, kept to decide its fallback class if one is needed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undecided {
+    pub tool: Box<str>,
+    pub reason_text: Option<Box<str>>,
+}
+
+/// The state file holds a waiting denial's fallback as its label value; one not decided when the
+/// state is written (which [`super::Accountant::state`] prevents) is written as `unknown`.
+mod decided_label {
+    use std::sync::OnceLock;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(label: &OnceLock<String>, s: S) -> Result<S::Ok, S::Error> {
+        let unknown = crate::risk::Risk::Unknown
+            .builtin_name()
+            .unwrap_or("unknown");
+        s.serialize_str(label.get().map_or(unknown, String::as_str))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<OnceLock<String>, D::Error> {
+        Ok(OnceLock::from(String::deserialize(d)?))
+    }
 }
 
 impl Revealed {
@@ -427,6 +476,11 @@ impl Executions {
         self.map
             .get_mut(&Digest::of(id))
             .is_some_and(|e| e.hold_pending(tool_use_id, pending))
+    }
+
+    /// Every denial still waiting for its input.
+    pub fn waiting(&self) -> impl Iterator<Item = &PendingRisk> {
+        self.map.values().flat_map(|e| e.pending.values())
     }
 
     /// The pending classifications of the executions evicted since the last call.

@@ -38,6 +38,8 @@
 //! * [`park`]: closing files read to their end past the descriptor budget, opening them again
 //!   when they change.
 //! * [`sweep`]: which files a wake-up reads: those events name, a slice of the others per tick.
+//! * [`hot`]: the files due and those that lag, kept so that a wake-up and a publication cost
+//!   the files that changed, never a loop over every file.
 //! * [`drain`]: reading one file to its end, and judging its first line against a predecessor.
 //! * [`report`]: what the follower shows of itself between reads: its state-file entries and
 //!   its counters.
@@ -45,12 +47,13 @@
 //! A leaf: it knows files and bytes, never JSON, counters or HTTP. **Not here:** inotify
 //! plumbing and the loop (`crate::run`), what lines mean (the [`Sink`]).
 //!
-//! Cold per wake-up (one `fstat` per file it reads, plus ≤1 KiB signature reads, and a flag per
-//! file); per scan, a few `stat`s per matching path; hot inside [`Follower::read_all`] and
+//! Cold per wake-up (one `fstat` per file due, plus ≤1 KiB signature reads; nothing per file
+//! not due); per scan, a few `stat`s per matching path and a sort of the paths; hot inside [`Follower::read_all`] and
 //! [`Follower::read_due`].
 
 mod drain;
 mod finish;
+mod hot;
 mod open;
 mod park;
 mod pass;
@@ -74,9 +77,10 @@ use super::chunk::LineBuffer;
 use super::identity::{Edge, Inode, Signature};
 use super::rejoin::{Orphan, MAX_ORPHANS};
 use super::roll::{self, Directions, Sequence};
+use super::watch::Root;
 use open::fd_budget;
 pub use paths::watch_root;
-use paths::{is_symlink, matching_paths};
+use paths::{is_symlink, matching_paths, Stat};
 use truncation::check_truncation;
 
 /// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
@@ -162,6 +166,36 @@ impl FollowConfig {
             rotated_grace,
             read_chunk_bytes: 1024,
         }
+    }
+}
+
+/// What unit tests hand the follower: records the regions of lines handed up, in order.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct Recorder(pub Vec<(FileId, Vec<u8>)>);
+
+#[cfg(test)]
+impl Recorder {
+    /// The bytes of lines handed up so far.
+    pub(crate) fn bytes(&self) -> usize {
+        self.0.iter().map(|(_, r)| r.len()).sum()
+    }
+}
+
+#[cfg(test)]
+impl Sink for Recorder {
+    fn opened(&mut self, _: &Opened<'_>) {}
+    fn lines(&mut self, id: FileId, region: &[u8]) {
+        if !region.is_empty() {
+            self.0.push((id, region.to_vec()));
+        }
+    }
+    fn oversized(&mut self, _: FileId, _: u64) {}
+    fn unterminated(&mut self, _: FileId, _: &[u8]) {}
+    fn reset(&mut self, _: FileId) {}
+    fn closed(&mut self, _: FileId) {}
+    fn is_whole_line(&self, _: &[u8]) -> bool {
+        true
     }
 }
 
@@ -312,9 +346,9 @@ pub struct Follower {
     /// The activity clock ([`Followed::active`]).
     ticks: u64,
     /// The directories inotify watches reliably ([`Follower::watch_with`]).
-    watched_roots: Vec<(PathBuf, bool)>,
-    /// Files by the paths events name them by; rebuilt when it no longer fits.
-    index: std::collections::HashMap<PathBuf, usize>,
+    watched_roots: Vec<Root>,
+    /// The files a wake-up and a publication look at, and the lookups that find them ([`hot`]).
+    hot: hot::Hot,
     /// Where the next tick of the sweep starts.
     sweep_cursor: usize,
     /// Files not watched reliably, as of the last scan.
@@ -352,7 +386,7 @@ impl Follower {
             fd_cap: usize::MAX,
             ticks: 0,
             watched_roots: Vec::new(),
-            index: std::collections::HashMap::new(),
+            hot: hot::Hot::default(),
             sweep_cursor: 0,
             unwatched: 0,
             followed: std::collections::HashSet::new(),
@@ -393,9 +427,14 @@ impl Follower {
         self.next_id - 1 + self.identities
     }
 
-    /// The directories to watch: the part of each pattern before its first glob character.
-    pub fn watch_roots(&self) -> Vec<(PathBuf, bool)> {
-        self.config.patterns.iter().map(|p| watch_root(p)).collect()
+    /// The directories to watch: the part of each pattern before its first glob character;
+    /// with the names its glob matches there when not recursive.
+    pub fn watch_roots(&self) -> Vec<Root> {
+        self.config
+            .patterns
+            .iter()
+            .map(|p| paths::root(p))
+            .collect()
     }
 
     /// Expands the patterns: opens new files, notices rotated ones, checks for truncation.
@@ -403,7 +442,11 @@ impl Follower {
         let mut present: BTreeSet<Inode> = BTreeSet::new();
         let opened_before = self.files.len();
         let paths = matching_paths(&self.config.patterns, &mut self.directions);
-        self.unopenable.retain(|p| paths.contains(p)); // a path gone is no longer unopenable
+        if !self.unopenable.is_empty() {
+            // A path gone is no longer unopenable.
+            let listed: std::collections::HashSet<&PathBuf> = paths.iter().map(|p| &p.0).collect();
+            self.unopenable.retain(|p| listed.contains(p));
+        }
         self.fd_budget = fd_budget().min(self.fd_cap);
         let by_inode: std::collections::HashMap<Inode, usize> = self
             .files
@@ -412,8 +455,8 @@ impl Follower {
             .map(|(i, f)| (f.inode, i))
             .collect();
         let mut renamed = Vec::new();
-        for path in paths {
-            let meta = match fs::metadata(&path) {
+        for (path, meta) in paths {
+            let meta = match meta.map_or_else(|| fs::metadata(&path).map(|m| Stat::of(&m)), Ok) {
                 Ok(meta) => meta,
                 Err(error) => {
                     // Listed by the glob, gone at stat (a dangling symlink is not "vanished").
@@ -424,10 +467,10 @@ impl Follower {
                     continue;
                 }
             };
-            if !meta.is_file() {
+            if !meta.is_file {
                 continue;
             }
-            let inode = Inode::of(&meta);
+            let inode = meta.inode;
             present.insert(inode);
             if self.compressed.contains(&inode) {
                 continue;
@@ -438,12 +481,12 @@ impl Follower {
                     f.rotated = false; // it came back under a matching name
                     f.drained_since = None;
                 }
-                if !is_symlink(&path) && f.path != path {
+                if f.path != path && !is_symlink(&path) {
                     // Named as open() names it, so that it is in the sequence it was learned in.
                     f.sequence_path = fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
                     f.sequence = Sequence::of(&f.sequence_path);
                     f.path = path; // a rename keeps the offset; remember the new name
-                    f.due = true;
+                    self.mark_due(i);
                     renamed.push(i);
                     self.changes += 1;
                 }
@@ -486,6 +529,7 @@ impl Follower {
                 sink.reset(f.id);
             }
         }
+        self.relayout();
     }
 
     /// A drained rotated file leaves: its fragment is handed up if a successor was judged

@@ -24,6 +24,59 @@ use super::identity::Inode;
 /// Where events go: called on inotify's thread.
 pub type OnEvent = Arc<dyn Fn(notify::Result<notify::Event>) + Send + Sync>;
 
+/// A directory the globs start from: watched, and what its events may change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    pub dir: PathBuf,
+    /// A glob in a directory component: everything under `dir` is watched.
+    pub recursive: bool,
+    /// The names a glob matches in `dir` (not recursive): a file created, renamed or deleted
+    /// under another name (the state file's temp file, say) changes nothing the globs match.
+    pub names: Option<glob::Pattern>,
+}
+
+impl Root {
+    /// Watches `dir`, any change in it possibly one the globs match.
+    #[cfg(test)]
+    pub fn dir(dir: impl Into<PathBuf>, recursive: bool) -> Root {
+        Root {
+            dir: dir.into(),
+            recursive,
+            names: None,
+        }
+    }
+
+    /// Whether a file created, renamed or deleted at `path` may change what the globs match:
+    /// `Some(false)` only for a path directly in this (not recursive) root whose name its glob
+    /// does not match; `None` when the path is not this root's to judge.
+    fn concerns(&self, path: &Path) -> Option<bool> {
+        let within = if self.recursive {
+            path.starts_with(&self.dir)
+        } else {
+            path.parent() == Some(self.dir.as_path())
+        };
+        if !within {
+            return None;
+        }
+        let (Some(names), Some(name)) = (&self.names, path.file_name().and_then(|n| n.to_str()))
+        else {
+            return Some(true);
+        };
+        Some(names.matches_with(name, glob::MatchOptions::new()))
+    }
+}
+
+/// Whether a file created, renamed or deleted at `path` may change what the globs of `roots`
+/// match: a path outside every root (a root itself) does; one inside them only if a glob of a
+/// root it is in may match it.
+fn concerns(roots: &[Root], path: &Path) -> bool {
+    let mut judged = roots
+        .iter()
+        .filter_map(|root| root.concerns(path))
+        .peekable();
+    judged.peek().is_none() || judged.any(|concerns| concerns)
+}
+
 /// The follower's counters of inotify trouble (self-metrics).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WatchStats {
@@ -41,6 +94,8 @@ pub struct Watch {
     on_event: OnEvent,
     /// The watched directories and their identities when the watches were set up.
     watched: Vec<(PathBuf, Option<Inode>)>,
+    /// The roots as last armed: what their events may change.
+    roots: Vec<Root>,
     /// inotify said a watched directory was removed.
     root_removed: bool,
     pub stats: WatchStats,
@@ -53,6 +108,7 @@ impl Watch {
             watcher: None,
             on_event,
             watched: Vec::new(),
+            roots: Vec::new(),
             root_removed: false,
             stats: WatchStats::default(),
         }
@@ -66,15 +122,16 @@ impl Watch {
     /// Sets up inotify on every root (`(directory, recursive)`); polling if that fails, which
     /// counts as a fallback when `first` (later retries of the same fallback are not counted
     /// again, nor logged).
-    pub fn arm(&mut self, roots: Vec<(PathBuf, bool)>, first: bool) {
+    pub fn arm(&mut self, roots: Vec<Root>, first: bool) {
         self.root_removed = false;
         self.watched = roots
             .iter()
-            .map(|(root, _)| {
-                let identity = std::fs::metadata(root).ok().map(|m| Inode::of(&m));
-                (root.clone(), identity)
+            .map(|root| {
+                let identity = std::fs::metadata(&root.dir).ok().map(|m| Inode::of(&m));
+                (root.dir.clone(), identity)
             })
             .collect();
+        self.roots = roots.clone();
         self.watcher = self.try_arm(roots, first);
         match (self.watcher.is_some(), first) {
             (false, true) => self.stats.fallbacks += 1,
@@ -83,7 +140,7 @@ impl Watch {
         }
     }
 
-    fn try_arm(&self, roots: Vec<(PathBuf, bool)>, first: bool) -> Option<RecommendedWatcher> {
+    fn try_arm(&self, roots: Vec<Root>, first: bool) -> Option<RecommendedWatcher> {
         let on_event = self.on_event.clone();
         let mut watcher = match notify::recommended_watcher(move |event| on_event(event)) {
             Ok(w) => w,
@@ -94,7 +151,12 @@ impl Watch {
                 return None;
             }
         };
-        for (root, recursive) in roots {
+        for Root {
+            dir: root,
+            recursive,
+            ..
+        } in roots
+        {
             let mode = if recursive {
                 RecursiveMode::Recursive
             } else {
@@ -118,7 +180,7 @@ impl Watch {
 
     /// After a scan: sets the watches up again when a watched directory was replaced (counted;
     /// a failure then counts as a fallback), or when polling because a root did not exist yet.
-    pub fn recheck(&mut self, roots: Vec<(PathBuf, bool)>) {
+    pub fn recheck(&mut self, roots: Vec<Root>) {
         if self.is_armed() && self.roots_changed() {
             // A watched directory was deleted (and maybe made again): its watch is gone.
             self.stats.rearms += 1;
@@ -137,21 +199,23 @@ impl Watch {
     /// polling, and none on a filesystem whose changes may come from elsewhere (NFS, SMB, FUSE,
     /// 9p, Ceph, overlayfs), where only the periodic stat sees them; and whether that is all
     /// of `roots`.
-    pub fn reliable_roots(&self, roots: Vec<(PathBuf, bool)>) -> (Vec<(PathBuf, bool)>, bool) {
+    pub fn reliable_roots(&self, roots: Vec<Root>) -> (Vec<Root>, bool) {
         if !self.is_armed() {
             return (Vec::new(), false);
         }
         let all = roots.len();
         let reliable: Vec<_> = roots
             .into_iter()
-            .filter(|(root, _)| is_local(root))
+            .filter(|root| is_local(&root.dir))
             .collect();
         let every = all > 0 && reliable.len() == all;
         (reliable, every)
     }
 
     /// Notes a filesystem event, adding the paths of files it says were written to `written`;
-    /// returns true if the globs should be expanded again.
+    /// returns true if the globs should be expanded again: a file created, renamed or deleted
+    /// under a name they may match (not, say, the state file's temp file beside the logs, which
+    /// would make every state write cost a scan of every file).
     pub fn note(
         &mut self,
         event: notify::Result<notify::Event>,
@@ -191,7 +255,8 @@ impl Watch {
                 matches!(
                     event.kind,
                     Create(_) | Remove(_) | Modify(notify::event::ModifyKind::Name(_))
-                )
+                ) && (event.paths.is_empty()
+                    || event.paths.iter().any(|p| concerns(&self.roots, p)))
             }
             Err(error) => {
                 self.stats.errors += 1;
@@ -252,13 +317,13 @@ mod tests {
         let root = dir.path().join("logs");
         std::fs::create_dir(&root).unwrap();
         let mut watch = Watch::new(Arc::new(|_| {}));
-        watch.arm(vec![(root.clone(), false)], true);
+        watch.arm(vec![Root::dir(&root, false)], true);
         assert!(watch.is_armed() && !watch.roots_changed());
         // Moved away and made anew (the old one kept, so the new one cannot reuse its inode).
         std::fs::rename(&root, dir.path().join("old")).unwrap();
         std::fs::create_dir(&root).unwrap();
         assert!(watch.roots_changed(), "a new directory under the old name");
-        watch.recheck(vec![(root.clone(), false)]);
+        watch.recheck(vec![Root::dir(&root, false)]);
         assert!(watch.is_armed() && !watch.roots_changed());
         assert_eq!(watch.stats.rearms, 1);
     }
@@ -268,12 +333,54 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("later");
         let mut watch = Watch::new(Arc::new(|_| {}));
-        watch.arm(vec![(root.clone(), false)], true);
+        watch.arm(vec![Root::dir(&root, false)], true);
         assert!(!watch.is_armed());
-        watch.recheck(vec![(root.clone(), false)]);
+        watch.recheck(vec![Root::dir(&root, false)]);
         assert_eq!(watch.stats.fallbacks, 1, "a retry is not another fallback");
         std::fs::create_dir(&root).unwrap();
-        watch.recheck(vec![(root, false)]);
+        watch.recheck(vec![Root::dir(&root, false)]);
         assert!(watch.is_armed());
+    }
+
+    #[test]
+    fn only_names_the_globs_may_match_make_a_rescan() {
+        use notify::event::{CreateKind, EventKind, ModifyKind, RemoveKind, RenameMode};
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let mut watch = Watch::new(Arc::new(|_| {}));
+        let roots = vec![crate::input::follow::Follower::new(
+            crate::input::follow::FollowConfig::for_test(
+                &root.join("app*.log"),
+                std::time::Duration::ZERO,
+            ),
+            Vec::new(),
+            Vec::new(),
+            true,
+        )
+        .watch_roots()
+        .remove(0)];
+        watch.arm(roots, true);
+        let mut written = Vec::new();
+        let mut note = |kind: EventKind, paths: &[&str]| {
+            let event = paths
+                .iter()
+                .fold(notify::Event::new(kind), |e, p| e.add_path(root.join(p)));
+            watch.note(Ok(event), &mut written)
+        };
+        let create = EventKind::Create(CreateKind::File);
+        let rename = EventKind::Modify(ModifyKind::Name(RenameMode::Both));
+        let remove = EventKind::Remove(RemoveKind::File);
+        // The state file written beside the logs: its temp file created, renamed over it.
+        assert!(!note(create, &["state.json.tmp"]));
+        assert!(!note(rename, &["state.json.tmp", "state.json"]));
+        assert!(!note(remove, &["other.txt"]));
+        // A log created, rotated away (from a matching name), deleted; one renamed into a name.
+        assert!(note(create, &["app.2.log"]));
+        assert!(note(rename, &["app.log", "app.log.1"]));
+        assert!(note(rename, &["tmp.txt", "app.log"]));
+        assert!(note(remove, &["app.1.log"]));
+        // The root itself, and anything outside it, always.
+        assert!(note(remove, &[""]));
+        assert!(note(create, &["sub/app.log"]));
     }
 }

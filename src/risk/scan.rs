@@ -98,6 +98,8 @@ struct Scan<'r> {
     /// When set, fields are written down here (role, bytes) instead of examined.
     key: Option<String>,
     folded: String,
+    /// Scratch space for the engine's anchor search.
+    lower: Vec<u8>,
     found: Found,
 }
 
@@ -194,6 +196,7 @@ impl<'r> Scan<'r> {
             budget: Budget::new(MAX_EXAMINED_BYTES),
             key,
             folded: String::new(),
+            lower: Vec::new(),
             found: Found::default(),
         }
     }
@@ -277,11 +280,17 @@ impl<'r> Scan<'r> {
         let (mut send, mut url) = (false, role == Role::Url);
         let found = &mut self.found;
         let admits = |effect| role.admits(effect);
-        engine::text_rules_compiled().for_each_match(folded, admits, |effect| match effect {
-            Effect::Class(risk) => found.add(risk),
-            Effect::Send => send = true,
-            Effect::Url => url = true,
-        });
+        let lower = &mut self.lower;
+        engine::text_rules_compiled().for_each_match(
+            folded,
+            lower,
+            admits,
+            |effect| match effect {
+                Effect::Class(risk) => found.add(risk),
+                Effect::Send => send = true,
+                Effect::Url => url = true,
+            },
+        );
         let allow = &self.user.allow;
         if !self.found.has(Risk::Exfiltration)
             && ((send && hosts::sends_outside(&self.folded, allow))

@@ -243,27 +243,7 @@ mod tests {
     use std::io::Write;
     use std::time::Duration;
 
-    use super::*;
-    use crate::input::follow::{FileId, FollowConfig, Follower, Opened};
-
-    /// Records the regions handed up, in order.
-    struct Recorder(Vec<(FileId, Vec<u8>)>);
-
-    impl Sink for Recorder {
-        fn opened(&mut self, _: &Opened<'_>) {}
-        fn lines(&mut self, id: FileId, region: &[u8]) {
-            if !region.is_empty() {
-                self.0.push((id, region.to_vec()));
-            }
-        }
-        fn oversized(&mut self, _: FileId, _: u64) {}
-        fn unterminated(&mut self, _: FileId, _: &[u8]) {}
-        fn reset(&mut self, _: FileId) {}
-        fn closed(&mut self, _: FileId) {}
-        fn is_whole_line(&self, _: &[u8]) -> bool {
-            true
-        }
-    }
+    use crate::input::follow::{FollowConfig, Follower, Recorder};
 
     fn append(path: &std::path::Path, text: &str) {
         let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();

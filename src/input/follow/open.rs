@@ -198,7 +198,7 @@ impl Follower {
             file: Some(file),
             parked_mtime: None,
             vanished: false,
-            due: true,
+            due: false,
             watched: self.is_watched(path),
             active,
             inode,
@@ -215,6 +215,7 @@ impl Follower {
         });
         self.open_count += 1;
         self.followed.insert(inode);
+        self.mark_due(self.files.len() - 1);
         // Past the budget: an idle file gives its descriptor, or this one waits parked, to be
         // read when its turn comes.
         if !self.fit_budget(None, self.fd_budget) {

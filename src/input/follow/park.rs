@@ -77,6 +77,7 @@ impl Follower {
         self.open_count -= 1;
         self.stats.parked += 1;
         debug!(path = %f.path.display(), offset = f.read_pos, "file parked (descriptor closed)");
+        self.note(i); // its size was taken again
     }
 
     /// Looks at the parked `i`th file: opens it again when it changed or still has bytes to read.
@@ -134,7 +135,7 @@ impl Follower {
                 if error.kind() != ErrorKind::NotFound {
                     self.stats.file_errors_read += 1;
                     warn!(path = %path.display(), %error, "cannot open a parked log file again; will retry");
-                    self.files[i].due = true; // the next pass tries again
+                    self.mark_due(i); // the next pass tries again
                 }
                 return Parked::Unchanged;
             }

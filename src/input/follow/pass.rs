@@ -1,4 +1,5 @@
-//! One pass over the followed files: each read to its end if it may have changed, parked files
+//! One pass over the followed files that may have changed (every file after a scan while
+//! polling or a lost event; else those due, [`super::hot`]): each read to its end, parked files
 //! looked at by path and opened again when they did ([`super::park`]), drained rotated files let
 //! go after their grace period, and the descriptor budget kept after each file.
 //!
@@ -35,115 +36,138 @@ impl Follower {
 
     fn pass(&mut self, sink: &mut impl Sink, all: bool) {
         let now = Instant::now();
-        let mut i = 0;
         let mut signed = 0;
         let mut lookup = paths::Lookup::default();
-        while i < self.files.len() {
+        // Every file, or those due: what an event, the sweep or a scan named, and those with
+        // something left to do (rotated, or bytes not read yet), never a loop over the others.
+        let order = if all {
+            self.take_due();
+            (0..self.files.len()).collect()
+        } else {
+            self.take_due()
+        };
+        let mut removed = 0;
+        for (k, &at) in order.iter().enumerate() {
             if self.config.stop.load(Ordering::Acquire) {
+                let left: Vec<usize> = order[k..].iter().map(|&at| at - removed).collect();
+                self.put_back(&left); // still due: read at the next pass
                 break;
             }
-            let f = &mut self.files[i];
-            let due = std::mem::take(&mut f.due);
-            if !(all || due || pending(f)) {
-                i += 1;
-                continue;
-            }
-            if self.files[i].file.is_none() {
-                match self.visit_parked(i, &mut lookup) {
-                    park::Parked::Unchanged => {
-                        i += 1;
-                        continue;
-                    }
-                    park::Parked::Gone => {
-                        // Kept for the grace period as an open rotated file would be: a
-                        // successor's first line may still join its unfinished last one.
-                        let since = *self.files[i].drained_since.get_or_insert(now);
-                        if now.duration_since(since) >= self.config.rotated_grace {
-                            let f = self.files.remove(i);
-                            self.let_go(f, sink);
-                        } else {
-                            i += 1;
-                        }
-                        continue;
-                    }
-                    park::Parked::Reopened => {
-                        if check_truncation(&mut self.files[i], &mut self.stats, true) {
-                            sink.reset(self.files[i].id);
-                        }
-                    }
+            let i = at - removed;
+            self.hot.looked_at += 1;
+            match self.visit(i, sink, now, &mut lookup) {
+                Visit::Kept(sign) => {
+                    signed += u64::from(sign);
+                    self.note(i);
+                    self.keep_if_pending(i);
                 }
-            } else if is_unchanged(&self.files[i]) {
-                // Read to its end, and its size has not moved since: one fstat. Named by an
-                // event, it may have been rewritten in place: its first bytes, and those before
-                // our offset, are checked.
-                if due && check_truncation(&mut self.files[i], &mut self.stats, true) {
-                    sink.reset(self.files[i].id);
-                } else {
-                    i += 1;
-                    continue;
-                }
+                Visit::LetGo => removed += 1,
             }
-            let tick = self.tick();
-            let (before, rest) = self.files.split_at_mut(i);
-            let f = &mut rest[0];
-            let mut reading = Reading {
-                before,
-                orphans: &mut self.orphans,
-                directions: &self.directions,
-                stats: &mut self.stats,
-                stop: &self.config.stop,
-            };
-            // Named by an event or the sweep: the bytes before our offset are checked too (a
-            // rewrite that kept the first KiB and grew past our offset).
-            if check_truncation(f, reading.stats, due) {
-                sink.reset(f.id);
-            }
-            let mut read = reading.drain(f, sink);
-            if read.rewritten && check_truncation(f, reading.stats, true) {
-                sink.reset(f.id);
-                read = reading.drain(f, sink);
-            }
-            if read.compressed {
-                // Created empty and then written compressed (gzip at work): never lines.
-                let f = self.files.remove(i);
-                self.open_count -= 1;
-                self.followed.remove(&f.inode);
-                self.skip_compressed(f.inode, &f.path);
-                sink.closed(f.id);
-                continue;
-            }
-            let grew = read.grew;
-            if grew {
-                f.active = tick;
-            }
-            if let Some(meta) = f.file.as_ref().and_then(|file| file.metadata().ok()) {
-                f.size = meta.len();
-                if meta.nlink() == 0 && !f.rotated {
-                    f.rotated = true;
-                    self.stats.rotations += 1;
-                }
-            }
-            signed += u64::from(widen_signature(f));
-            f.edge = f
-                .file
-                .as_ref()
-                .and_then(|file| Edge::at(file, f.read_pos).ok().flatten());
-            f.buffer.release_if_idle();
-            if f.rotated && !grew && f.read_pos >= f.size {
-                let since = *f.drained_since.get_or_insert(now);
-                if now.duration_since(since) >= self.config.rotated_grace {
-                    debug!(path = %f.path.display(), "rotated file drained; letting go");
-                    let f = self.files.remove(i); // keep the others in the order they were opened
-                    self.let_go(f, sink);
-                    continue;
-                }
-            } else {
-                f.drained_since = None;
-            }
-            self.fit_budget(None, self.fd_budget);
-            i += 1;
+        }
+        if removed > 0 {
+            self.relayout();
         }
         self.identities += signed;
+    }
+
+    /// Reads the `i`th file if it may have changed; whether it was kept (and its first bytes
+    /// newly signed) or let go.
+    fn visit(
+        &mut self,
+        i: usize,
+        sink: &mut impl Sink,
+        now: Instant,
+        lookup: &mut paths::Lookup,
+    ) -> Visit {
+        let due = std::mem::take(&mut self.files[i].due);
+        if self.files[i].file.is_none() {
+            match self.visit_parked(i, lookup) {
+                park::Parked::Unchanged => return Visit::Kept(false),
+                park::Parked::Gone => {
+                    // Kept for the grace period as an open rotated file would be: a
+                    // successor's first line may still join its unfinished last one.
+                    let since = *self.files[i].drained_since.get_or_insert(now);
+                    if now.duration_since(since) >= self.config.rotated_grace {
+                        let f = self.files.remove(i);
+                        self.let_go(f, sink);
+                        return Visit::LetGo;
+                    }
+                    return Visit::Kept(false);
+                }
+                park::Parked::Reopened => {
+                    if check_truncation(&mut self.files[i], &mut self.stats, true) {
+                        sink.reset(self.files[i].id);
+                    }
+                }
+            }
+        } else if is_unchanged(&self.files[i]) {
+            // Read to its end, and its size has not moved since: one fstat. Named by an
+            // event, it may have been rewritten in place: its first bytes, and those before
+            // our offset, are checked.
+            if !(due && check_truncation(&mut self.files[i], &mut self.stats, true)) {
+                return Visit::Kept(false);
+            }
+            sink.reset(self.files[i].id);
+        }
+        let tick = self.tick();
+        let (before, rest) = self.files.split_at_mut(i);
+        let f = &mut rest[0];
+        let mut reading = Reading {
+            before,
+            orphans: &mut self.orphans,
+            directions: &self.directions,
+            stats: &mut self.stats,
+            stop: &self.config.stop,
+        };
+        // Named by an event or the sweep: the bytes before our offset are checked too (a
+        // rewrite that kept the first KiB and grew past our offset).
+        if check_truncation(f, reading.stats, due) {
+            sink.reset(f.id);
+        }
+        let mut read = reading.drain(f, sink);
+        if read.rewritten && check_truncation(f, reading.stats, true) {
+            sink.reset(f.id);
+            read = reading.drain(f, sink);
+        }
+        if read.compressed {
+            // Created empty and then written compressed (gzip at work): never lines.
+            let f = self.files.remove(i);
+            self.open_count -= 1;
+            self.followed.remove(&f.inode);
+            self.skip_compressed(f.inode, &f.path);
+            sink.closed(f.id);
+            return Visit::LetGo;
+        }
+        let grew = read.grew;
+        if grew {
+            f.active = tick;
+        }
+        if let Some(meta) = f.file.as_ref().and_then(|file| file.metadata().ok()) {
+            f.size = meta.len();
+            if meta.nlink() == 0 && !f.rotated {
+                f.rotated = true;
+                self.stats.rotations += 1;
+            }
+        }
+        let signed = widen_signature(f);
+        f.edge = f
+            .file
+            .as_ref()
+            .and_then(|file| Edge::at(file, f.read_pos).ok().flatten());
+        f.buffer.release_if_idle();
+        if f.rotated && !grew && f.read_pos >= f.size {
+            let since = *f.drained_since.get_or_insert(now);
+            if now.duration_since(since) >= self.config.rotated_grace {
+                debug!(path = %f.path.display(), "rotated file drained; letting go");
+                let f = self.files.remove(i); // keep the others in the order they were opened
+                self.let_go(f, sink);
+                return Visit::LetGo;
+            }
+        } else {
+            f.drained_since = None;
+        }
+        self.fit_budget(None, self.fd_budget);
+        Visit::Kept(signed)
     }
 
     /// A read of the `i`th file, with the files before it as its possible predecessors (what
@@ -162,12 +186,6 @@ impl Follower {
     }
 }
 
-/// Whether `f` is read at every pass, named or not: rotated (drained until it is let go), or
-/// with bytes it has not read yet (a read stopped at shutdown's flag).
-fn pending(f: &Followed) -> bool {
-    f.rotated || f.vanished || f.read_pos < f.size
-}
-
 /// Whether `f`, still under its name, was read to its end and has neither grown nor shrunk
 /// since: then a wake-up has nothing to read, check or sign in it, and costs one `fstat`. (A
 /// rewrite to the same size is the periodic scan's to notice: the edge kept from the last read
@@ -179,4 +197,12 @@ fn is_unchanged(f: &Followed) -> bool {
             file.metadata()
                 .is_ok_and(|meta| meta.len() == f.size && meta.nlink() > 0)
         })
+}
+
+/// What a visit did with a file.
+enum Visit {
+    /// It stays followed; whether its first bytes were newly signed.
+    Kept(bool),
+    /// It was let go (removed from the list).
+    LetGo,
 }

@@ -23,11 +23,17 @@ use super::FileState;
 use crate::input::compressed::decompressed_head;
 use crate::input::identity::Inode;
 use crate::input::roll::{self, Directions, Sequence};
+use crate::input::watch::Root;
 
 /// The paths the globs match, oldest first (by modification time, and by roll number within
 /// a roll sequence, in the direction its members' modification times show), symlinks last,
-/// and a symlink left out when its target is listed too.
-pub(super) fn matching_paths(patterns: &[String], directions: &mut Directions) -> Vec<PathBuf> {
+/// and a symlink left out when its target is listed too; each with what `stat` said of it
+/// (`None` if it could not be stat'ed). One `lstat` per path (a symlink's target is stat'ed
+/// too): it is the `stat` of any other path.
+pub(super) fn matching_paths(
+    patterns: &[String],
+    directions: &mut Directions,
+) -> Vec<(PathBuf, Option<Stat>)> {
     let mut paths = Vec::new();
     for pattern in patterns {
         match glob::glob(pattern) {
@@ -37,28 +43,74 @@ pub(super) fn matching_paths(patterns: &[String], directions: &mut Directions) -
     }
     paths.sort();
     paths.dedup();
-    let listed: BTreeSet<PathBuf> = paths.iter().filter(|p| !is_symlink(p)).cloned().collect();
-    let mut real_dirs = BTreeMap::new();
-    let mut keyed: Vec<(bool, SystemTime, PathBuf, Option<Sequence>)> = paths
+    let looked: Vec<(PathBuf, Option<fs::Metadata>)> = paths
         .into_iter()
-        .filter_map(|path| {
-            let symlink = is_symlink(&path);
-            if symlink && fs::canonicalize(&path).is_ok_and(|target| listed.contains(&target)) {
-                return None; // its target is followed under its own name
-            }
-            let mtime = fs::metadata(&path)
-                .and_then(|m| m.modified())
+        .map(|path| {
+            let lstat = fs::symlink_metadata(&path).ok();
+            (path, lstat)
+        })
+        .collect();
+    let is_link =
+        |lstat: &Option<fs::Metadata>| lstat.as_ref().is_some_and(|m| m.file_type().is_symlink());
+    // A symlink whose target is listed too (sorted: a binary search) is followed as the target.
+    let shadowed: Vec<bool> = looked
+        .iter()
+        .map(|(path, lstat)| {
+            is_link(lstat)
+                && fs::canonicalize(path).is_ok_and(|target| {
+                    looked
+                        .binary_search_by(|(p, _)| p.cmp(&target))
+                        .is_ok_and(|i| !is_link(&looked[i].1))
+                })
+        })
+        .collect();
+    let mut real_dirs = BTreeMap::new();
+    let mut keyed: Vec<Keyed> = looked
+        .into_iter()
+        .zip(shadowed)
+        .filter(|(_, shadowed)| !shadowed)
+        .map(|((path, lstat), _)| {
+            let symlink = is_link(&lstat);
+            let meta = if symlink {
+                fs::metadata(&path).ok()
+            } else {
+                lstat
+            };
+            let mtime = meta
+                .as_ref()
+                .and_then(|m| m.modified().ok())
                 .unwrap_or(SystemTime::UNIX_EPOCH);
             let sequence = (!symlink)
                 .then(|| Sequence::of_real(&path, &mut real_dirs))
                 .flatten();
-            Some((symlink, mtime, path, sequence))
+            (symlink, mtime, path, sequence, meta.as_ref().map(Stat::of))
         })
         .collect();
     keyed.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
     directions.learn(&keyed, |k| k.3.as_ref(), |k| k.1);
     roll::order(&mut keyed, |k| k.3.as_ref(), directions);
-    keyed.into_iter().map(|k| k.2).collect()
+    keyed.into_iter().map(|k| (k.2, k.4)).collect()
+}
+
+/// A path as [`matching_paths`] orders it: symlink, modification time, path, roll sequence,
+/// and its `stat`.
+type Keyed = (bool, SystemTime, PathBuf, Option<Sequence>, Option<Stat>);
+
+/// What a scan needs of a path's `stat` (kept for every path until the scan is done: a few
+/// bytes, not the whole `stat`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stat {
+    pub(super) is_file: bool,
+    pub(super) inode: Inode,
+}
+
+impl Stat {
+    pub(super) fn of(meta: &fs::Metadata) -> Stat {
+        Stat {
+            is_file: meta.is_file(),
+            inode: Inode::of(meta),
+        }
+    }
 }
 
 /// Where a state entry's file is at a restart.
@@ -159,6 +211,21 @@ pub(super) fn locate(entry: &FileState, lookup: &mut Lookup) -> Located {
 
 pub(super) fn is_symlink(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The root to watch for a pattern ([`watch_root`]), with the names its last component matches
+/// there when it is not recursive.
+pub(super) fn root(pattern: &str) -> Root {
+    let (dir, recursive) = watch_root(pattern);
+    let names = (!recursive)
+        .then(|| Path::new(pattern).file_name()?.to_str())
+        .flatten()
+        .and_then(|name| glob::Pattern::new(name).ok());
+    Root {
+        dir,
+        recursive,
+        names,
+    }
 }
 
 /// The directory to watch for a pattern (the directory it looks in: its components before the

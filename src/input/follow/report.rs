@@ -7,8 +7,9 @@
 //!
 //! Cold: once per state write, once per scrape.
 
+use super::hot::lag;
 use super::truncation::widen_signature;
-use super::{FileState, FollowStats, Followed, Follower, Saved};
+use super::{FileId, FileState, FollowStats, Followed, Follower, Saved};
 
 impl Follower {
     /// Entries for the state file; call between reads (all complete lines were handed up).
@@ -47,25 +48,24 @@ impl Follower {
 
     /// The follower's counters, with each file's lag. A rotated file still being drained is
     /// named `<path> (rotated)` (its old name: the new one is unknown), and files sharing a name
-    /// are summed, so every name appears once (a `path` label must not repeat). Only the names
-    /// that get a series are made: a scrape of thousands of files costs a sort, not thousands
-    /// of strings.
+    /// are summed, so every name appears once (a `path` label must not repeat). Only the files
+    /// that lag or were rotated ([`super::hot`]) and the first names of the others are looked
+    /// at: a publication of thousands of quiet files costs what the few that lag cost.
     pub fn stats(&self) -> FollowStats {
         let mut stats = self.stats.clone();
-        let lag = |f: &Followed| f.size.saturating_sub(f.buffer.committed());
+        let hot = &self.hot;
+        let file = |id: &FileId| hot.slots.get(id).and_then(|&i| self.files.get(i));
         // Files under their name each have their own; rotated files (few) are summed by name.
-        let mut lags: Vec<(Name<'_>, u64)> = self
-            .files
-            .iter()
-            .filter(|f| !f.rotated)
-            .map(|f| (name(f), lag(f)))
-            .collect();
-        let mut rotated: Vec<(Name<'_>, u64)> = self
-            .files
-            .iter()
-            .filter(|f| f.rotated)
-            .map(|f| (name(f), lag(f)))
-            .collect();
+        let mut lags: Vec<(Name<'_>, u64)> = Vec::new();
+        let mut rotated: Vec<(Name<'_>, u64)> = Vec::new();
+        for f in hot.notable.iter().filter_map(file) {
+            match f.rotated {
+                true => rotated.push((name(f), lag(f))),
+                false if lag(f) > 0 => lags.push((name(f), lag(f))),
+                false => {}
+            }
+        }
+        let under_name = self.files.len() - rotated.len();
         rotated.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         rotated.dedup_by(|later, kept| {
             let same = later.0 == kept.0;
@@ -74,9 +74,18 @@ impl Follower {
             }
             same
         });
+        stats.followed = (under_name + rotated.len()) as u64;
+        let total: u64 = lags.iter().chain(&rotated).map(|l| l.1).sum();
         lags.append(&mut rotated);
-        stats.followed = lags.len() as u64;
         let n = self.max_file_series;
+        // The quiet files (no lag) that get a series are among the first `n` by name.
+        let quiet = hot
+            .by_name
+            .iter()
+            .filter_map(file)
+            .filter(|f| !f.rotated && lag(f) == 0)
+            .take(n);
+        lags.extend(quiet.map(|f| (name(f), 0)));
         if lags.len() > n {
             // The most lag first (ties by name, so the set is stable); the rest summed.
             let most = |a: &(Name<'_>, u64), b: &(Name<'_>, u64)| {
@@ -85,9 +94,9 @@ impl Follower {
             if n > 0 {
                 lags.select_nth_unstable_by(n - 1, most);
             }
-            stats.lag_others = lags[n..].iter().map(|l| l.1).sum();
             lags.truncate(n);
         }
+        stats.lag_others = total - lags.iter().map(|l| l.1).sum::<u64>();
         let mut files: Vec<(String, u64)> = lags
             .into_iter()
             .map(|((path, rotated), lag)| {
@@ -117,21 +126,7 @@ fn name(f: &Followed) -> Name<'_> {
 mod tests {
     use std::time::Duration;
 
-    use crate::input::follow::{FileId, FollowConfig, Follower, Opened, Sink};
-
-    struct Nothing;
-
-    impl Sink for Nothing {
-        fn opened(&mut self, _: &Opened<'_>) {}
-        fn lines(&mut self, _: FileId, _: &[u8]) {}
-        fn oversized(&mut self, _: FileId, _: u64) {}
-        fn unterminated(&mut self, _: FileId, _: &[u8]) {}
-        fn reset(&mut self, _: FileId) {}
-        fn closed(&mut self, _: FileId) {}
-        fn is_whole_line(&self, _: &[u8]) -> bool {
-            true
-        }
-    }
+    use crate::input::follow::{FollowConfig, Follower, Recorder};
 
     #[test]
     fn only_the_files_lagging_most_get_a_series_and_the_others_are_summed() {
@@ -143,7 +138,7 @@ mod tests {
         let config = FollowConfig::for_test(&dir.path().join("*.log"), Duration::from_secs(5));
         let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
         follower.set_max_file_series(2);
-        follower.scan(&mut Nothing);
+        follower.scan(&mut Recorder::default());
         let stats = follower.stats();
         let named: Vec<(String, u64)> = stats
             .files
@@ -155,5 +150,73 @@ mod tests {
             [("c.log".to_string(), 50), ("e.log".to_string(), 40)]
         );
         assert_eq!((stats.followed, stats.lag_others), (5, 60));
+    }
+
+    /// The series every file would get, as the whole list ranks them: files under their name
+    /// each, rotated files summed by name, the `n` with the most lag (ties by name) named, the
+    /// others summed. What [`Follower::stats`] must give while looking at fewer files.
+    fn ranked_by_every_file(follower: &Follower, n: usize) -> (Vec<(String, u64)>, u64, u64) {
+        let mut all: Vec<((String, bool), u64)> = Vec::new();
+        for f in &follower.files {
+            let lag = super::lag(f);
+            let key = (f.path.display().to_string(), f.rotated);
+            match all.iter_mut().find(|(k, _)| f.rotated && *k == key) {
+                Some(entry) => entry.1 += lag,
+                None => all.push((key, lag)),
+            }
+        }
+        all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let others = all.iter().skip(n).map(|e| e.1).sum();
+        let followed = all.len() as u64;
+        let mut named: Vec<(String, u64)> = all
+            .into_iter()
+            .take(n)
+            .map(|((path, rotated), lag)| match rotated {
+                true => (format!("{path} (rotated)"), lag),
+                false => (path, lag),
+            })
+            .collect();
+        named.sort();
+        (named, others, followed)
+    }
+
+    #[test]
+    fn the_series_are_those_a_ranking_of_every_file_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = |k: usize| dir.path().join(format!("f{k:02}.log"));
+        // Quiet files, files ending in half a line (they lag), a file not read yet.
+        for k in 0..30 {
+            let tail = if k % 4 == 1 {
+                "x".repeat(k)
+            } else {
+                String::new()
+            };
+            std::fs::write(log(k), "line\n".repeat(k % 3 + 1) + &tail).unwrap();
+        }
+        let config = FollowConfig::for_test(&dir.path().join("*.log"), Duration::from_secs(3600));
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder::default();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        // Rotated away twice under one name (summed), once under another, still lagging.
+        for (k, to) in [(5, "a.old"), (9, "b.old"), (9, "c.old")] {
+            std::fs::rename(log(k), dir.path().join(to)).unwrap();
+            std::fs::write(log(k), "new\nhalf").unwrap();
+            follower.scan(&mut sink);
+            follower.read_all(&mut sink);
+        }
+        std::fs::write(log(30), "unread\n").unwrap();
+        follower.scan(&mut sink);
+        for n in [0, 1, 3, 8, 20, 33, 50] {
+            follower.set_max_file_series(n);
+            let stats = follower.stats();
+            let (named, others, followed) = ranked_by_every_file(&follower, n);
+            assert_eq!(stats.files, named, "n = {n}");
+            assert_eq!(
+                (stats.lag_others, stats.followed),
+                (others, followed),
+                "n = {n}"
+            );
+        }
     }
 }

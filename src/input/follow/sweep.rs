@@ -2,8 +2,8 @@
 //! inotify does not watch reliably, so that the cost of a write is that of the file written, not
 //! of every file followed.
 //!
-//! Owns [`Follower::touch`] (an event's path marks its file due, found through an index by path
-//! rebuilt when it no longer fits), [`Follower::watch_with`] (which directories inotify watches
+//! Owns [`Follower::touch`] (an event's path marks its file due, found through the index by path
+//! the hot set keeps, [`super::hot`]), [`Follower::watch_with`] (which directories inotify watches
 //! reliably: a file is *watched* when its path is no symlink and its directory is one of them, or
 //! under a recursive one) and [`Follower::sweep`] (each tick marks the next slice of the files
 //! that are not watched, so each is looked at once per stat interval, never all at once).
@@ -13,17 +13,18 @@
 //!
 //! Cold: per event, a hash lookup; per tick, one flag per file of the slice.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use super::hot::path_key;
 use super::paths::is_symlink;
 use super::{Followed, Follower};
+use crate::input::watch::Root;
 
 impl Follower {
     /// The directories inotify watches reliably (`(dir, recursive)`), none when it does not
     /// (polling): the files under them are read when an event names them, and left out of the
     /// sweep.
-    pub fn watch_with(&mut self, roots: Vec<(PathBuf, bool)>) {
+    pub fn watch_with(&mut self, roots: Vec<Root>) {
         if roots == self.watched_roots {
             return; // files opened since were judged when opened
         }
@@ -46,32 +47,25 @@ impl Follower {
         };
         self.watched_roots
             .iter()
-            .any(|(root, recursive)| dir == root || (*recursive && dir.starts_with(root)))
+            .any(|root| dir == root.dir || (root.recursive && dir.starts_with(&root.dir)))
             && !is_symlink(path)
     }
 
     /// An event named `path`: the file followed under it (or read through it) is read at the
-    /// next [`Follower::read_due`].
+    /// next [`Follower::read_due`]. A path no file is followed by (a file not followed yet, or
+    /// one the globs do not match) costs a hash lookup: the scan its creation causes follows it.
     pub fn touch(&mut self, path: &Path) {
-        let fits = |files: &[Followed], i: usize| {
-            files
-                .get(i)
-                .is_some_and(|f| !f.rotated && (f.path == path || f.sequence_path == path))
+        let named = |f: &Followed| f.path == path || f.sequence_path == path;
+        let found = match self.hot.index.get(&path_key(path)) {
+            None => None, // no file is followed by that path
+            Some(&i) => match self.files.get(i) {
+                Some(f) if named(f) => (!f.rotated).then_some(i),
+                // Another path with the same key: looked for.
+                _ => self.files.iter().position(|f| !f.rotated && named(f)),
+            },
         };
-        let found = self
-            .index
-            .get(path)
-            .copied()
-            .filter(|&i| fits(&self.files, i));
-        let found = found.or_else(|| {
-            self.index = index(&self.files);
-            self.index
-                .get(path)
-                .copied()
-                .filter(|&i| fits(&self.files, i))
-        });
         if let Some(i) = found {
-            self.files[i].due = true;
+            self.mark_due(i);
         }
     }
 
@@ -85,9 +79,9 @@ impl Follower {
         let slice = n.div_ceil(slices.max(1));
         let mut marked = 0;
         for k in 0..slice {
-            let f = &mut self.files[(self.sweep_cursor + k) % n];
-            if !f.watched {
-                f.due = true;
+            let i = (self.sweep_cursor + k) % n;
+            if !self.files[i].watched {
+                self.mark_due(i);
                 marked += 1;
             }
         }
@@ -99,21 +93,4 @@ impl Follower {
     pub fn has_unwatched(&self) -> bool {
         self.unwatched > 0
     }
-}
-
-/// Each file by the paths an event may name it by, files under their name winning over rotated
-/// ones that had it.
-fn index(files: &[Followed]) -> HashMap<PathBuf, usize> {
-    let mut index = HashMap::with_capacity(files.len());
-    for rotated in [true, false] {
-        for (i, f) in files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.rotated == rotated)
-        {
-            index.insert(f.sequence_path.clone(), i);
-            index.insert(f.path.clone(), i);
-        }
-    }
-    index
 }
