@@ -48,7 +48,7 @@ if [[ ! -s $LOG ]]; then
     echo "generating $LOG" >&2
     "$GEN" --bytes "$SIZE" --seed "$SEED" --out "$LOG" 2>"$LOG.summary"
 fi
-BYTES=$(stat -c %s "$LOG")
+BYTES=$(stat -L -c %s "$LOG")
 AUDIT=$BENCH_DIR/redact-audit.jsonl
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

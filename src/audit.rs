@@ -1,8 +1,10 @@
 //! The audit stream: one redacted JSON object per counted denial, as JSON lines.
 //!
-//! Owns the record schema and the writer. Every text field of an [`AuditRecord`] was redacted by
-//! [`crate::account::Accountant`] before it got here, or replaced whole when past its bound
-//! ([`crate::account::shown`]); this module only serialises and writes.
+//! Owns the record schema, the writer, and the writer thread of a replay ([`WriterThread`]).
+//! Every text field of an [`AuditRecord`] given to [`AuditWriter::write`] was redacted by
+//! [`crate::account::Accountant`], or replaced whole when past its bound
+//! ([`crate::account::shown`]); the writer thread first finishes the records a replay's
+//! Accountant handed over unredacted ([`crate::account::deferred`]) with that same step.
 //! **Not here:** deciding what is a denial, redaction itself.
 //!
 //! Schema (one object a line, keys always in this order; optional keys are `null` when unknown):
@@ -50,6 +52,9 @@ use std::path::Path;
 use tracing::warn;
 
 use crate::vocab::{AuditKind, AuditRecord};
+
+mod thread;
+pub use thread::WriterThread;
 
 /// The write buffer: some forty records (a record's line is about 400 bytes), so a replay
 /// writing 15 MB of records makes about a thousand writes; a 64 KiB buffer saved no measurable

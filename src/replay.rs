@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::account::Accountant;
-use crate::audit::AuditWriter;
+use crate::account::{deferred, Accountant};
+use crate::audit::{AuditWriter, WriterThread};
 use crate::config::Config;
 use crate::exposition::{self, Counted};
 use crate::input::readahead::ReadAhead;
@@ -149,9 +149,27 @@ pub fn bar(file: usize, files: usize, bytes: u64, total: Option<u64>) -> String 
     }
 }
 
+/// How a replay's audit records are redacted and written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuditPath {
+    /// On the reading thread, between lines (what `run` does).
+    Inline,
+    /// On a writer thread, while the reading thread counts ([`WriterThread`]): the same bytes.
+    WriterThread,
+}
+
 /// Replays `files` and returns the exposition text; prints the summary (and the progress bar,
-/// on a terminal) on stderr.
+/// on a terminal) on stderr. Audit records, if asked for, are finished on a writer thread.
 pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
+    replay_with(config, files, AuditPath::WriterThread)
+}
+
+/// [`replay`], with the audit records redacted and written as `audit_path` says.
+pub fn replay_with(
+    config: Config,
+    files: &[impl AsRef<Path>],
+    audit_path: AuditPath,
+) -> Result<String> {
     let mut progress = Progress::new(files, io::stderr().is_terminal());
     let audit = match &config.audit_log {
         Some(path) => Some(
@@ -160,8 +178,47 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
         ),
         None => None,
     };
-    let max_line_bytes = config.limits.max_line_bytes;
-    let mut pipeline = Pipeline::new(Accountant::new(config), audit, 0);
+    let mut accountant = Accountant::new(config);
+    // Nothing in a replay reads its audit records but the audit log: they can be finished off
+    // the reading thread.
+    let (audit, writer) = match (audit, audit_path) {
+        (Some(audit), AuditPath::WriterThread) => {
+            let (handover, received) = deferred::channel();
+            let writer = WriterThread::spawn(audit, received)?;
+            accountant.hand_audit_to(handover);
+            (None, Some(writer))
+        }
+        (audit, _) => (audit, None),
+    };
+    let mut pipeline = Pipeline::new(accountant, audit, 0);
+    let read = replay_all(&mut pipeline, files, &mut progress);
+    progress.clear();
+    let mut metrics = pipeline.accountant().metrics().clone();
+    let gauges = pipeline.accountant().gauges();
+    drop(pipeline); // sends the last records to the writer thread, or writes them out
+    if let Some(writer) = writer {
+        for (kind, n) in writer.join()? {
+            let total = metrics.redactions.entry(kind).or_default();
+            *total = total.saturating_add(n);
+        }
+    }
+    read?;
+    let summary = Summary::of(files.len(), &metrics, progress.started.elapsed());
+    let _ = writeln!(io::stderr(), "{summary}"); // a closed stderr is no reason to fail
+    Ok(exposition::render_text(&Counted {
+        metrics: &metrics,
+        gauges,
+        run: None,
+    }))
+}
+
+/// Reads every file through `pipeline`; stops at the first that cannot be opened or read.
+fn replay_all(
+    pipeline: &mut Pipeline,
+    files: &[impl AsRef<Path>],
+    progress: &mut Progress,
+) -> Result<()> {
+    let max_line_bytes = pipeline.accountant().config().limits.max_line_bytes;
     for (n, path) in files.iter().enumerate() {
         let path = path.as_ref();
         let name = path.to_string_lossy();
@@ -173,27 +230,12 @@ pub fn replay(config: Config, files: &[impl AsRef<Path>]) -> Result<String> {
             let file = File::open(path).with_context(|| format!("cannot open log file {name}"))?;
             ReadAhead::new(file, prefilter, max_line_bytes)
         };
-        let read = replay_one(&mut pipeline, &mut source, &mut ahead, &mut |bytes| {
+        replay_one(pipeline, &mut source, &mut ahead, &mut |bytes| {
             progress.tick(n + 1, bytes)
-        });
-        if read.is_err() {
-            progress.clear();
-        }
-        read.with_context(|| format!("cannot read log file {name}"))?;
+        })
+        .with_context(|| format!("cannot read log file {name}"))?;
     }
-    progress.clear();
-    let accountant = pipeline.accountant();
-    let summary = Summary::of(
-        files.len(),
-        accountant.metrics(),
-        progress.started.elapsed(),
-    );
-    let _ = writeln!(io::stderr(), "{summary}"); // a closed stderr is no reason to fail
-    Ok(exposition::render_text(&Counted {
-        metrics: accountant.metrics(),
-        gauges: accountant.gauges(),
-        run: None,
-    }))
+    Ok(())
 }
 
 fn replay_one(
@@ -228,6 +270,103 @@ pub fn print(text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A log whose denials carry the redaction corpus's secret-bearing texts, twice (so the
+    /// memo answers the second time): in decision reasons, tool names and inputs that their
+    /// execution's record brings later (`risk_decided` records), in denials only a record
+    /// reveals, and in a reason past its bound.
+    fn secret_laden_log(path: &Path) {
+        use crate::account::shown::MAX_TEXT_BYTES;
+        use serde_json::json;
+        let corpus = include_str!("../tests/data/redaction/positives.txt");
+        let texts: Vec<&str> = corpus
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_once('\t').map(|(_, text)| text))
+            .collect();
+        let mut log = String::new();
+        let mut time = 1_781_251_205_000_u64;
+        let mut line = |value: serde_json::Value| {
+            log.push_str(&value.to_string());
+            log.push('\n');
+        };
+        for (n, chunk) in texts
+            .iter()
+            .chain(&texts)
+            .collect::<Vec<_>>()
+            .chunks(7)
+            .enumerate()
+        {
+            let execution = format!("exec_{n}");
+            let mut listed = Vec::new();
+            for (i, text) in chunk.iter().enumerate() {
+                time += 1000;
+                let tool_use_id = format!("toolu_{n}_{i}");
+                let tool = if i == 3 {
+                    (*text).to_string()
+                } else {
+                    "Bash".to_string()
+                };
+                let reason = match i {
+                    5 if n % 10 == 0 => text.repeat(MAX_TEXT_BYTES / text.len() + 1),
+                    _ => (*text).to_string(),
+                };
+                line(json!({"level": 40, "time": time, "executionId": execution,
+                    "workflow": "review", "event": "agent.permission.denied", "toolName": tool,
+                    "toolUseId": tool_use_id, "decisionReasonType": "classifier",
+                    "decisionReason": reason, "msg": "agent permission denied"}));
+                listed.push(json!({"toolName": "Bash", "toolUseId": tool_use_id,
+                    "toolInput": {"command": text}}));
+            }
+            listed.push(
+                json!({"toolName": "Write", "toolUseId": format!("toolu_{n}_record"),
+                "toolInput": {"file_path": chunk[0], "content": "x"}}),
+            );
+            time += 1000;
+            line(json!({"level": 30, "time": time, "executionId": execution,
+                "workflow": "review", "sdkMsgType": "result", "subtype": "success",
+                "permissionDenialCount": listed.len(), "permissionDenials": listed}));
+        }
+        std::fs::write(path, log).unwrap();
+    }
+
+    #[test]
+    fn the_writer_thread_writes_the_same_bytes_and_counts_the_same_redactions() {
+        let dir = tempfile::tempdir().unwrap();
+        let generated = dir.path().join("secrets.log");
+        secret_laden_log(&generated);
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/executor.log");
+        for log in [example.as_path(), generated.as_path()] {
+            let replayed = |audit_path: AuditPath, name: &str| {
+                let audit = dir.path().join(name);
+                let config = Config {
+                    audit_log: Some(audit.clone()),
+                    ..Config::default()
+                };
+                let text = replay_with(config, &[log], audit_path).unwrap();
+                (text, std::fs::read_to_string(audit).unwrap())
+            };
+            let (inline_text, inline_audit) = replayed(AuditPath::Inline, "inline.jsonl");
+            let (thread_text, thread_audit) = replayed(AuditPath::WriterThread, "thread.jsonl");
+            assert!(
+                inline_text.contains("denials_exporter_redactions_total{"),
+                "{}: the log holds secrets",
+                log.display()
+            );
+            assert!(inline_audit.contains("[REDACTED:"), "{}", log.display());
+            assert_eq!(thread_text, inline_text, "{}: exposition", log.display());
+            assert_eq!(thread_audit, inline_audit, "{}: audit log", log.display());
+        }
+        let audit = std::fs::read_to_string(dir.path().join("thread.jsonl")).unwrap();
+        for kind in [
+            "permission_denial",
+            "risk_decided",
+            "\"origin\":\"record\"",
+            "<decision reason of ",
+        ] {
+            assert!(audit.contains(kind), "the generated log exercises {kind}");
+        }
+    }
 
     #[test]
     fn the_bar_shows_the_share_read_or_the_bytes_alone() {

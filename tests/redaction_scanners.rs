@@ -71,10 +71,10 @@ fn pieces(secret: &str, text: &str) -> Vec<String> {
 
 /// Positives redacted, in percent: fails below.
 const MIN_POSITIVES_PCT: f64 = 98.0;
-/// False-positive cases left readable, in percent: fails below (the rules reach 78.3%).
+/// False-positive cases left readable, in percent: fails below (the rules reach 79.7%).
 ///
-/// The goal was 85. What keeps the rest from it is a judgement, not a defect: 202 of the
-/// 304 cases still replaced are a random-looking value that a credential-named key assigns
+/// The goal was 85. What keeps the rest from it is a judgement, not a defect: 204 of the
+/// 285 cases still replaced are a random-looking value that a credential-named key assigns
 /// (`Using Key=<32 random characters>`, `secret: <base64>`, `kraken key = '<base64>'`,
 /// `apiKey := "<40 characters>"`). The scanners' detectors refuse them for want of their
 /// vendor's keyword nearby, of the exact length or of a checksum; a value named as a secret is
@@ -84,11 +84,11 @@ const MIN_POSITIVES_PCT: f64 = 98.0;
 /// for the vendor the key names) is found as often in their positives: leaving those readable
 /// lost as many positives as it gained false positives. [`MIN_READABLE_UNNAMED_PCT`] holds the
 /// rest to the goal.
-const MIN_READABLE_PCT: f64 = 78.0;
+const MIN_READABLE_PCT: f64 = 79.5;
 /// False-positive cases left readable, in percent, among those not replaced by name alone:
-/// fails below (the rules reach 91.5%). A case is replaced by name alone when every marker
+/// fails below (the rules reach 93.2%). A case is replaced by name alone when every marker
 /// in what it becomes is one of [`BY_NAME_KINDS`].
-const MIN_READABLE_UNNAMED_PCT: f64 = 91.0;
+const MIN_READABLE_UNNAMED_PCT: f64 = 93.0;
 /// The kinds of the rules that find a value by the key that names it (`PASSWORD=…`,
 /// `api_key: …`, gitleaks' generic rule), not by its format.
 const BY_NAME_KINDS: &[&str] = &["named_secret", "generic_api_key", "password"];

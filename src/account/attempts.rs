@@ -21,9 +21,10 @@
 
 use std::sync::OnceLock;
 
+use super::deferred::RawFields;
 use super::reconcile::{PendingRisk, Undecided, DEFERRED_REASON_BYTES};
 use super::shown::Field;
-use super::{wall_now, Accountant, AUDIT_TEXT_CHARS};
+use super::{wall_now, Accountant};
 use crate::decode::{self, Attempted, RecordedDenial, RecordedDenials};
 #[cfg(test)]
 use crate::risk::RiskRules;
@@ -199,10 +200,12 @@ impl Accountant {
         let tool_use_id = at.entry.and_then(|e| e.tool_use_id.as_deref());
         let ids = (at.execution_id, tool_use_id);
         self.count_risk(&waiting.tool, &waiting.workflow, &risk, 1, ids, at.time);
-        if !self.auditing {
+        if !self.builds_audit() {
             return;
         }
-        let mut shown = |field: Field, s: &str| self.shown(field, s);
+        let mut raw = RawFields::default();
+        let source_file = self.shown_source(at.source, &mut raw);
+        let mut shown = |field: Field, s: &str| self.shown(field, s, &mut raw);
         let record = AuditRecord {
             kind: AuditKind::RiskDecided,
             time: decode::time::format_rfc3339(at.time.unwrap_or_else(wall_now)),
@@ -217,12 +220,12 @@ impl Accountant {
                 .entry
                 .and_then(|e| e.input_summary.as_deref())
                 .map(|s| shown(Field::InputSummary, s)),
-            source_file: self.excerpt(at.source, AUDIT_TEXT_CHARS),
+            source_file,
             origin: Origin::MidStream,
             format: at.format,
             count: 1,
         };
-        self.audit.push(record);
+        self.emit_audit(record, raw);
     }
 
     /// Adds `n` to the risk series of `tool`, `workflow` (label values) and `risk`.

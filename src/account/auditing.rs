@@ -8,6 +8,7 @@
 //! Cold: per counted denial, and only when something reads audit records (an audit log or the
 //! recent-denials ring).
 
+use super::deferred::RawFields;
 use super::shown::Field;
 use super::{wall_now, Accountant, AUDIT_TEXT_CHARS};
 use crate::decode::{self, Format};
@@ -32,11 +33,12 @@ pub(super) struct CountedDenial<'a> {
 impl Accountant {
     /// Builds the audit record of a counted denial, unless nothing reads audit records.
     pub(super) fn audit_denial(&mut self, input: CountedDenial<'_>, risk: String) {
-        if !self.auditing {
+        if !self.builds_audit() {
             return; // nobody reads audit records: skip building (and redacting) them
         }
-        let source_file = self.excerpt(input.source, AUDIT_TEXT_CHARS);
-        let mut shown = |field: Field, s: &str| self.shown(field, s);
+        let mut raw = RawFields::default();
+        let source_file = self.shown_source(input.source, &mut raw);
+        let mut shown = |field: Field, s: &str| self.shown(field, s, &mut raw);
         let record = AuditRecord {
             kind: AuditKind::Denial,
             time: decode::time::format_rfc3339(input.time.unwrap_or_else(wall_now)),
@@ -53,14 +55,29 @@ impl Accountant {
             format: input.format.as_str(),
             count: input.count,
         };
-        self.audit.push(record);
+        self.emit_audit(record, raw);
     }
 
     /// What an audit record shows of a field: past its bound, its length, unscanned; else the
-    /// text redacted whole, then cut.
-    pub(super) fn shown(&mut self, field: Field, s: &str) -> String {
-        field
-            .oversized(s)
-            .unwrap_or_else(|| self.excerpt(s, AUDIT_TEXT_CHARS))
+    /// text redacted whole, then cut — or, when a writer thread finishes records, the text as
+    /// it is, marked in `raw` for that thread to redact and cut.
+    pub(super) fn shown(&mut self, field: Field, s: &str, raw: &mut RawFields) -> String {
+        if let Some(marker) = field.oversized(s) {
+            return marker;
+        }
+        if self.handover.is_some() {
+            raw.mark(field);
+            return s.to_string();
+        }
+        self.excerpt(s, AUDIT_TEXT_CHARS)
+    }
+
+    /// What an audit record shows of the source file's path, like [`Accountant::shown`].
+    pub(super) fn shown_source(&mut self, path: &str, raw: &mut RawFields) -> String {
+        if self.handover.is_some() {
+            raw.mark_source();
+            return path.to_string();
+        }
+        self.excerpt(path, AUDIT_TEXT_CHARS)
     }
 }

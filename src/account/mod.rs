@@ -29,6 +29,7 @@
 
 mod attempts;
 mod auditing;
+pub mod deferred;
 pub mod digest;
 pub mod labels;
 pub mod reconcile;
@@ -89,6 +90,9 @@ pub struct Accountant {
     audit: Vec<AuditRecord>,
     /// Whether audit records are built at all (an audit log or the recent-denials ring wants them).
     auditing: bool,
+    /// Where audit records go unredacted, to be finished on a writer thread, when set
+    /// ([`Accountant::hand_audit_to`]); else they are finished here and kept in `audit`.
+    handover: Option<deferred::Handover>,
     /// Whether exemplars are kept (only `/metrics` in OpenMetrics shows them; `replay` does not).
     exemplars: bool,
     /// What each denial attempted is classified with: the configuration's rules, unless a test
@@ -110,6 +114,7 @@ impl Accountant {
             state,
             audit: Vec::new(),
             auditing: true,
+            handover: None,
             exemplars: false,
         }
     }
@@ -180,6 +185,27 @@ impl Accountant {
     /// which also spares redacting every denial's texts.
     pub fn set_auditing(&mut self, on: bool) {
         self.auditing = on;
+    }
+
+    /// Hands every audit record from now on to `handover` with its texts bounded but not yet
+    /// redacted, for a writer thread to finish ([`deferred`]), instead of keeping it for
+    /// [`Accountant::take_audit`]. Only for an audit stream nothing else reads: the records
+    /// never come back. Audit records are then built whatever [`Accountant::set_auditing`] says.
+    pub fn hand_audit_to(&mut self, handover: deferred::Handover) {
+        self.handover = Some(handover);
+    }
+
+    /// Whether audit records are built (for the audit stream here or on a writer thread).
+    fn builds_audit(&self) -> bool {
+        self.auditing || self.handover.is_some()
+    }
+
+    /// Keeps a built audit record, or hands it to the writer thread with its raw fields.
+    fn emit_audit(&mut self, record: AuditRecord, raw: deferred::RawFields) {
+        match &mut self.handover {
+            Some(handover) => handover.push(deferred::Pending::new(record, raw)),
+            None => self.audit.push(record),
+        }
     }
 
     /// Turns keeping exemplars (execution and tool use ids, redacted) on or off (off by default).

@@ -8,11 +8,14 @@
 //!
 //! Not here: deciding what is a secret (the rules and `vet`), decoders (`decode`).
 //!
-//! Cost: cold. Runs only for a text where some rule found a secret: one Aho-Corasick automaton
-//! of the values found (built once per such text), one pass over the text and over each of its
-//! decoded views, linear however many secrets the text holds.
+//! Cost: cold. Runs only for a text where some rule found a secret: a substring search per value
+//! found (an Aho-Corasick automaton of them, built once per text, past a few), over the text and
+//! over each of its decoded views.
+
+use std::cmp::Reverse;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use memchr::memmem;
 
 use super::decode;
 use super::spans::{self, Span, Spans};
@@ -50,28 +53,87 @@ pub(super) fn cover(text: &str, known: &mut Vec<Known>, depth: u8, spans: &mut S
     // The strongest kind of each value (a value found by two rules keeps the stronger's kind).
     known.sort_by(|a, b| a.value.cmp(&b.value).then(a.priority.cmp(&b.priority)));
     known.dedup_by(|later, first| later.value == first.value);
-    // Longest first: a value that holds another is replaced whole. The values come from one
-    // text (at most its length in bytes), far below the automaton's limits. Built per text, so
-    // a noncontiguous NFA: a DFA's construction cost more than every search it served.
-    let values = AhoCorasick::builder()
-        .match_kind(MatchKind::LeftmostLongest)
-        .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-        .build(known.iter().map(|k| &k.value))
-        .expect("the values found in one text fit an automaton");
+    let values = Values::new(known);
     cover_with(text, known, &values, depth, spans);
 }
 
-/// [`cover`] with `values`, the automaton of `known` (pattern `i` is `known[i]`).
-fn cover_with(text: &str, known: &[Known], values: &AhoCorasick, depth: u8, spans: &mut Spans) {
+/// The values to look for, found leftmost-longest (a value that holds another is replaced
+/// whole): one substring search per value for the few a text holds (building an automaton cost
+/// more than the searches it served), an Aho-Corasick automaton past [`FEW_VALUES`].
+enum Values {
+    Few(Vec<memmem::Finder<'static>>),
+    Many(AhoCorasick),
+}
+
+/// Most texts hold one or two secrets; up to this many values are searched for one by one.
+const FEW_VALUES: usize = 4;
+
+impl Values {
+    fn new(known: &[Known]) -> Values {
+        if known.len() <= FEW_VALUES {
+            return Values::Few(
+                known
+                    .iter()
+                    .map(|k| memmem::Finder::new(k.value.as_bytes()).into_owned())
+                    .collect(),
+            );
+        }
+        Values::automaton(known)
+    }
+
+    fn automaton(known: &[Known]) -> Values {
+        // The values come from one text (at most its length in bytes), far below the
+        // automaton's limits. Built per text, so a noncontiguous NFA: a DFA's construction cost
+        // more than every search it served.
+        Values::Many(
+            AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                .build(known.iter().map(|k| &k.value))
+                .expect("the values found in one text fit an automaton"),
+        )
+    }
+
+    /// Each occurrence in `text`, leftmost first, the longest value at a place, none
+    /// overlapping: (start, end, index of the value).
+    fn find_all(&self, text: &str) -> Vec<(usize, usize, usize)> {
+        let finders = match self {
+            Values::Many(automaton) => {
+                return automaton
+                    .find_iter(text)
+                    .map(|m| (m.start(), m.end(), m.pattern().as_usize()))
+                    .collect();
+            }
+            Values::Few(finders) => finders,
+        };
+        let bytes = text.as_bytes();
+        let mut found = Vec::new();
+        let mut at = 0;
+        while let Some((start, longest, index)) = finders
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.find(&bytes[at..]).map(|s| (at + s, f.needle().len(), i)))
+            .min_by_key(|&(start, len, _)| (start, Reverse(len)))
+        {
+            // Values are never empty (at least `MIN_COPY_BYTES`), so this moves on.
+            found.push((start, start + longest, index));
+            at = start + longest;
+        }
+        found
+    }
+}
+
+/// [`cover`] with `values`, those of `known` (value `i` is `known[i]`).
+fn cover_with(text: &str, known: &[Known], values: &Values, depth: u8, spans: &mut Spans) {
     let protected = spans::marker_spans(text);
-    for m in values.find_iter(text) {
-        let k = &known[m.pattern().as_usize()];
-        if !spans::overlaps(&protected, m.start(), m.end()) {
+    for (start, end, index) in values.find_all(text) {
+        let k = &known[index];
+        if !spans::overlaps(&protected, start, end) {
             spans::insert(
                 spans,
                 Span {
-                    start: m.start(),
-                    end: m.end(),
+                    start,
+                    end,
                     kind: k.kind,
                     priority: k.priority,
                 },
@@ -115,6 +177,7 @@ fn cover_with(text: &str, known: &[Known], values: &AhoCorasick, depth: u8, span
 mod tests {
     use std::collections::BTreeMap;
 
+    use super::{Known, Values};
     use crate::redact::Redactor;
 
     fn redact(text: &str) -> String {
@@ -142,6 +205,31 @@ mod tests {
         let out = redact(&text);
         assert!(!out.contains(run), "{out}");
         assert!(!out.contains(&token[1..]), "{out}");
+    }
+
+    #[test]
+    fn a_few_values_are_found_as_the_automaton_finds_them() {
+        let known: Vec<Known> = ["abcdef", "abcdefgh", "cdefgh12", "zzzzzz"]
+            .into_iter()
+            .map(|value| Known {
+                value: value.to_string(),
+                kind: "x",
+                priority: 0,
+            })
+            .collect();
+        for text in [
+            "abcdefgh12 abcdef zzzzzzz cdefgh12abcdefgh",
+            "xabcdefghzzzzzzzzzzzz abcdefabcdefgh",
+            "nothing here",
+        ] {
+            let few = Values::new(&known).find_all(text);
+            assert!(matches!(Values::new(&known), Values::Few(_)));
+            assert_eq!(few, Values::automaton(&known).find_all(text), "{text}");
+        }
+        assert_eq!(
+            Values::new(&known).find_all("abcdefgh12 abcdef"),
+            vec![(0, 8, 1), (11, 17, 0)]
+        );
     }
 
     #[test]

@@ -4,10 +4,11 @@
 //! [`redacted`] (their redacted output, under a keyed hash).
 //!
 //! Owns a two-way set-associative table of [`SLOTS`] clean texts of at most [`MAX_TEXT_BYTES`]
-//! each, per thread (no lock, no shared state); a set keeps the one used last and replaces the
+//! each, per thread (no lock, no shared state); a set keeps the one found again last and replaces the
 //! other. Two ways matter: an audit stream interleaves a few texts that repeat (reasons, tool
 //! names, the source path) with ids that never do, and in a direct-mapped table every id evicts
-//! whatever repeating text shares its slot. Only texts with no secret are stored here, whole,
+//! whatever repeating text shares its slot. A new text takes the second way, so a stream of
+//! ids seen once churns that way only. Only texts with no secret are stored here, whole,
 //! and a hit compares the whole text; entries are tagged with the redactor that vetted them.
 //! The promise of the whole memo: it holds clean texts, redacted outputs, and hashes of
 //! secret-bearing texts under a per-thread random key that never leaves memory, so nothing in
@@ -89,9 +90,10 @@ pub(super) fn remember_clean(owner: usize, text: &str) {
         if clean.is_empty() {
             clean.resize(SLOTS, None);
         }
-        // The one used last moves to the second way; the other is replaced.
-        clean[at + 1] = clean[at].take();
-        clean[at] = Some((owner, text.into()));
+        // A new text takes the second way, so a text seen once (an id) replaces only another
+        // such, never the one found again last, which a hit moved to the first way.
+        let way = if clean[at].is_none() { at } else { at + 1 };
+        clean[way] = Some((owner, text.into()));
     })
 }
 
@@ -122,5 +124,21 @@ mod tests {
             remember_clean(7, &id);
             assert!(is_known_clean(7, "The user declined this tool use"));
         }
+    }
+
+    #[test]
+    fn a_text_found_again_outlives_texts_seen_once_in_a_row() {
+        let reason = "Permission mode 'plan' does not allow Edit";
+        remember_clean(8, reason);
+        assert!(is_known_clean(8, reason));
+        let set = set_of(8, reason);
+        let sharing = (0..100_000)
+            .map(|i| format!("exec_{i:020}"))
+            .filter(|id| set_of(8, id) == set)
+            .take(20);
+        for id in sharing {
+            remember_clean(8, &id);
+        }
+        assert!(is_known_clean(8, reason));
     }
 }

@@ -199,8 +199,23 @@ const NAME_SECRET: &str = concat!(
     r"|[A-Za-z0-9_.-]*[A-Za-z0-9](?:Key|Auth))",
 );
 const WORDS_SECRET: &str = "token|secret|credentials|credential|creds|auth|key";
+/// What every match of [`named_assignment`] holds: a word of the name, [`CLOSE`], then `=`,
+/// `:` or `-` (the first character of [`SEP`], [`TYPED`] and ` - `).
+const ASSIGNED_PASSWORD: &str = concat!(
+    "(?i-u:password|passwd|passphrase|pwd|storepass|keypass|pass|pw)",
+    r#"(?:\\{0,3}["'])?\]?[ \t]*[=:-]"#
+);
+const ASSIGNED_SECRET: &str = concat!(
+    "(?i-u:token|secret|credentials|credential|creds|auth|key)",
+    r#"(?:\\{0,3}["'])?\]?[ \t]*[=:-]"#
+);
 
-fn named_assignment(kind: &'static str, name: &str, words: &str) -> Rule {
+/// `name` assigned a value (`=`, `:`, `=>`, a typed declaration, ` - `); `requires` is
+/// `words` (which end every name it takes) followed by [`CLOSE`] and an assignment's first
+/// character: a text with a name's word but no such assignment (`protect-secrets denied:`,
+/// `Authorization: Bearer`) is ruled out by that small regex instead of this rule's large one.
+fn named_assignment(kind: &'static str, name: &str, words: &str, requires: &'static str) -> Rule {
+    debug_assert!(requires.contains(words));
     rule(
         kind,
         &format!(
@@ -209,6 +224,7 @@ fn named_assignment(kind: &'static str, name: &str, words: &str) -> Rule {
     )
     .check(Check::Named)
     .anchors(words)
+    .requires(requires)
 }
 
 /// `<password>…</password>` (Maven settings.xml, NuGet, app configs).

@@ -59,9 +59,9 @@ pub(super) fn named_values() -> Vec<Rule> {
         name_value_pair("password", WORDS_PASSWORD),
         name_value_pair("named_secret", WORDS_SECRET),
         named_flag("password", NAME_PASSWORD, WORDS_PASSWORD),
-        named_assignment("password", NAME_PASSWORD, WORDS_PASSWORD),
+        named_assignment("password", NAME_PASSWORD, WORDS_PASSWORD, ASSIGNED_PASSWORD),
         named_flag("named_secret", NAME_SECRET, WORDS_SECRET),
-        named_assignment("named_secret", NAME_SECRET, WORDS_SECRET),
+        named_assignment("named_secret", NAME_SECRET, WORDS_SECRET, ASSIGNED_SECRET),
         // Data values of a Kubernetes Secret manifest (base64), one per line.
         rule(
             "kubernetes_secret",

@@ -390,6 +390,12 @@ pub(super) fn positive_cases() -> Vec<Case> {
 pub(super) const NEGATIVE: &[&str] = &[
     // Anchored formats inside longer words, readable values, a name on the next line.
     "TODAYINASIAASACKOFRICEFELLOVER",
+    // A fixed-length format inside a base64 blob, or followed by more of its characters.
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB8CAIAAAC3q9n2AIzaQm7Rk2VpX0cLs9TfW4yNbH6jE1uGd8oPqAx",
+    "AIzaQm7Rk2VpX0cLs9TfW4yNbH6jE1uGd8oPqAxZ5tMvC0",
+    "sntryu_4f0c2a9e7b3d18e65a0f9c2b7d4e1a83c6f5b2d90e7a4c1f8b3d6e0a9c2f5b8e1",
+    // The Firebase SDKs' published test API key.
+    "firebase test config: AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ",
     "open xoxo-indieweb-1.jpg",
     "key: secret/mysecret",
     "schemaKey = 'DOC_Vector_5_32'",

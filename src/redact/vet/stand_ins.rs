@@ -41,14 +41,25 @@ pub(in crate::redact) fn stands_as_token(
     };
     let random =
         value.bytes().any(|b| b.is_ascii_digit()) && value.bytes().any(|b| b.is_ascii_alphabetic());
-    if glued_to > 0 && !escaped && !(glued && (random || names_credential())) {
+    // Glued to a long run of mixed letters and digits (`…82tMAdvmrhOqNkRKiYMEAFbTJAIza…`), it
+    // is a piece of a blob (base64, a hash), not a token pasted into a word (`TTTT…ghp_…`).
+    let glued_word = &bytes[start - glued_to..start];
+    let in_blob = glued_to > MAX_GLUED_WORD
+        && glued_word.iter().any(u8::is_ascii_digit)
+        && glued_word.iter().any(u8::is_ascii_alphabetic);
+    if in_blob || (glued_to > 0 && !escaped && !(glued && (random || names_credential()))) {
         return false;
     }
-    // A distinctive prefix makes a token whatever follows it; a format anchored by `\b` ends a word.
-    if !glued && bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
+    // Every format ends where its characters do: followed by more letters or digits
+    // (`sntryu_` and 65 hex digits, `AIza…` and 42 characters) it is a longer string's start.
+    if bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
         return false;
     }
-    if value.ends_with("EXAMPLE") || is_x_filler(value) || names_a_stand_in(value) {
+    if value.ends_with("EXAMPLE")
+        || is_x_filler(value)
+        || names_a_stand_in(value)
+        || PUBLISHED_EXAMPLES.contains(&value)
+    {
         return false;
     }
     if kind == "private_key" {
@@ -65,6 +76,23 @@ pub(in crate::redact) fn stands_as_token(
     let words = longest_lowercase_run(value) >= 16 && !value.bytes().any(|b| b.is_ascii_digit());
     longest_filler_run(value) < 10 && !words
 }
+
+/// The longest word of letters and digits a token may be glued to (`keyghp_…`, `a1b2ghp_…`).
+const MAX_GLUED_WORD: usize = 24;
+
+/// Values published as examples, so no one's secret: the test API keys of Google's Firebase SDK
+/// repositories (`firebase-android-sdk` and its siblings), which secret scanners allow too.
+#[rustfmt::skip]
+const PUBLISHED_EXAMPLES: &[&str] = &[
+    "AIzaSyabcdefghijklmnopqrstuvwxyz1234567", "AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs",
+    "AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM", "AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU",
+    "AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0", "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A",
+    "AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c", "AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4",
+    "AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY", "AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM",
+    "AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ", "AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g",
+    "AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU", "AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw",
+    "AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE", "AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY",
+];
 
 /// A token's characters that say they stand for one: `…AccessTokenHere`, `RANDOMSTRINGHERE`,
 /// `…_PUT_YOUR_TOKEN_HERE_…`.
