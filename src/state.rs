@@ -320,8 +320,10 @@ pub fn write(path: &Path, state: &StateFile<'_>) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// Bytes handed to each `write` of the state file.
-const WRITE_BUFFER_BYTES: usize = 256 * 1024;
+/// Bytes handed to each `write` of the state file: a 1.7 MB state is some thirty writes, not two
+/// hundred, and the buffer adds 64 KiB to the peak RSS while it is written (256 KiB added more
+/// than the writes saved).
+const WRITE_BUFFER_BYTES: usize = 64 * 1024;
 
 /// Creates the temp file anew, readable by the owner only. Whatever is at its name (a leftover
 /// of a crash, or a planted symlink) is removed first, never followed.
