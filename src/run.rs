@@ -345,14 +345,44 @@ struct Reader {
     state_failing: bool,
     /// Counters changed since they were last published.
     unpublished: bool,
-    /// The per-file lag series last published: as the follower gave them, and with their paths
-    /// made label values. Unchanged series (old rolls beside the file being written) are not
-    /// made label values again at each publication.
-    lag_series: (LagSeries, LagSeries),
+    /// The per-file lag series last published.
+    lag_series: LagLabels,
 }
 
 /// Per-file lag series: a path (or its label value) and its lag in bytes.
 type LagSeries = Vec<(String, u64)>;
+
+/// The lag series last published, as the follower gave them and with their paths made label
+/// values: unchanged series (old rolls beside the file being written) are not made label values
+/// again at each publication.
+#[derive(Default)]
+struct LagLabels {
+    given: LagSeries,
+    labelled: LagSeries,
+}
+
+impl LagLabels {
+    /// Takes the follower's `series`; whether they changed since the last ones. A path is a
+    /// label value and shown on `/`: one that holds a secret is `redacted` (lags of paths that
+    /// become one name are summed, so no series repeats). A path seen before is not scanned
+    /// again: the redactor remembers recent clean texts.
+    fn update(&mut self, series: LagSeries) -> bool {
+        if series == self.given {
+            return false;
+        }
+        let mut lags: std::collections::BTreeMap<String, u64> = Default::default();
+        for (path, lag) in &series {
+            *lags
+                .entry(crate::redact::label_value(path).to_string())
+                .or_default() += lag;
+        }
+        *self = LagLabels {
+            given: series,
+            labelled: lags.into_iter().collect(),
+        };
+        true
+    }
+}
 
 /// The shortest time between two state writes made because a new identity was learned.
 const IDENTITY_STATE_GAP: Duration = Duration::from_millis(100);
@@ -578,21 +608,11 @@ impl Reader {
         run.watcher_fallbacks = self.watch.stats.fallbacks;
         run.watch_rearms = self.watch.stats.rearms;
         run.faults = self.faults.iter().map(|(f, n)| (f.as_str(), n)).collect();
-        // A path is a label value and shown on `/`: one that holds a secret is `redacted`
-        // (lags of paths that become one name are summed, so no series repeats).
-        // A path seen before is not scanned again: the redactor remembers recent clean texts.
-        let series = std::mem::take(&mut run.follow.files);
-        let files = (series != self.lag_series.0).then(|| {
-            let mut lags: std::collections::BTreeMap<String, u64> = Default::default();
-            for (path, lag) in &series {
-                *lags
-                    .entry(crate::redact::label_value(path).to_string())
-                    .or_default() += lag;
-            }
-            self.lag_series = (series, lags.into_iter().collect());
-            self.lag_series.1.clone()
-        });
-        run.follow.files = self.lag_series.1.clone();
+        let changed = self
+            .lag_series
+            .update(std::mem::take(&mut run.follow.files));
+        run.follow.files = self.lag_series.labelled.clone();
+        let files = changed.then(|| run.follow.files.clone());
         shared.publish(Published {
             generation: 0, // set by `publish`
             metrics: accountant.metrics().clone(),

@@ -59,6 +59,17 @@ impl Accountant {
         self.risk = rules;
     }
 
+    /// [`Accountant::classify`], as its label value.
+    fn class_label(
+        &self,
+        tool: &str,
+        attempted: Option<&Attempted>,
+        reason: Option<&str>,
+    ) -> String {
+        let risk = self.classify(tool, attempted, reason);
+        self.risk.label(risk).to_string()
+    }
+
     /// The class of what `tool` attempted: from its input when known, else its reason text.
     pub(super) fn classify(
         &self,
@@ -118,8 +129,7 @@ impl Accountant {
         let fallback = OnceLock::new();
         let undecided = match reason_text {
             Some(text) if text.len() > DEFERRED_REASON_BYTES => {
-                let risk = self.classify(tool, None, Some(text));
-                let _ = fallback.set(self.risk.label(risk).to_string());
+                let _ = fallback.set(self.class_label(tool, None, Some(text)));
                 None
             }
             _ => Some(Box::new(Undecided {
@@ -144,8 +154,7 @@ impl Accountant {
                 // Loaded from a state file: decided before it was saved.
                 None => (waiting.tool.as_str(), None),
             };
-            let risk = self.classify(tool, None, text);
-            self.risk.label(risk).to_string()
+            self.class_label(tool, None, text)
         })
     }
 
@@ -170,10 +179,7 @@ impl Accountant {
         for (digest, waiting) in pending {
             let entry = entries.iter().find(|(d, _)| *d == digest).map(|(_, e)| *e);
             let risk = match entry.and_then(|e| e.attempted.as_ref().map(|a| (e, a))) {
-                Some((e, attempted)) => {
-                    let risk = self.classify(&e.tool, Some(attempted), None);
-                    self.risk.label(risk).to_string()
-                }
+                Some((e, attempted)) => self.class_label(&e.tool, Some(attempted), None),
                 None => self.fallback(&waiting).to_string(),
             };
             self.settle(waiting, risk, Decided { entry, ..at });

@@ -33,18 +33,21 @@ const SOURCE_FILE: u8 = 1 << 5;
 /// An audit record whose raw fields are still to be redacted and cut.
 pub struct Pending {
     record: AuditRecord,
-    /// Which fields hold raw text: bit `Field as u8`, and [`SOURCE_FILE`].
-    raw: u8,
+    raw: RawFields,
 }
 
-/// The fields of a record under construction that hold raw text.
+/// The fields of a record that hold raw text: bit `Field as u8`, and [`SOURCE_FILE`].
 #[derive(Debug, Default, Clone, Copy)]
 pub(super) struct RawFields(u8);
 
 impl RawFields {
+    fn bit(field: Field) -> u8 {
+        1 << field as u8
+    }
+
     /// Notes that `field` holds raw text.
     pub(super) fn mark(&mut self, field: Field) {
-        self.0 |= 1 << field as u8;
+        self.0 |= RawFields::bit(field);
     }
 
     /// Notes that the source file holds raw text.
@@ -55,7 +58,7 @@ impl RawFields {
 
 impl Pending {
     pub(super) fn new(record: AuditRecord, raw: RawFields) -> Pending {
-        Pending { record, raw: raw.0 }
+        Pending { record, raw }
     }
 
     /// The record as the synchronous path makes it: each raw field redacted whole, then cut to
@@ -63,12 +66,11 @@ impl Pending {
     pub fn finish(self, redactor: &Redactor, tally: &mut BTreeMap<String, u64>) -> AuditRecord {
         let Pending { mut record, raw } = self;
         let mut show = |bit: u8, text: &mut String| {
-            if raw & bit != 0 {
+            if raw.0 & bit != 0 {
                 *text = redactor.excerpt(text, AUDIT_TEXT_CHARS, tally);
             }
         };
-        let bit = |field: Field| 1u8 << field as u8;
-        show(bit(Field::ToolName), &mut record.tool);
+        show(RawFields::bit(Field::ToolName), &mut record.tool);
         for (field, text) in [
             (Field::ExecutionId, &mut record.execution_id),
             (Field::ToolUseId, &mut record.tool_use_id),
@@ -76,7 +78,7 @@ impl Pending {
             (Field::InputSummary, &mut record.input_summary),
         ] {
             if let Some(text) = text {
-                show(bit(field), text);
+                show(RawFields::bit(field), text);
             }
         }
         show(SOURCE_FILE, &mut record.source_file);
