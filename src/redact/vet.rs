@@ -358,8 +358,28 @@ fn generic_name_allowed(name: &str) -> bool {
         .is_match(name.as_bytes())
 }
 
+/// Words that name an identifier or a place, not a credential.
+const ID_WORDS: &[&str] = &[
+    "id", "ids", "name", "url", "uri", "host", "domain", "email", "user", "username", "region",
+];
+
+/// `key and id = …`, `token for user: …`: a name of several words names what its last word
+/// does, as `key_id` does, and an id, a user or a host is no credential. A last word that
+/// names a credential (`API Key: …`, `secret key = …`) or anything else keeps the value named.
+fn last_word_names_an_id(name: &str) -> bool {
+    let mut words = name
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty());
+    let first_end = name.trim_end().find([' ', '\t']);
+    let spaced =
+        first_end.is_some_and(|at| name[at..].trim().chars().any(|c| c.is_ascii_alphanumeric()));
+    let last = words.next_back().unwrap_or("");
+    spaced && ID_WORDS.contains(&last.to_ascii_lowercase().as_str())
+}
+
 fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -> bool {
     if generic_name_allowed(name)
+        || last_word_names_an_id(name)
         || is_placeholder(value, ctx.quote)
         || looks_like_path(value)
         || is_mangled_token(value)

@@ -15,7 +15,7 @@ use crate::redact::spans::MARKER_OPEN;
 /// a credential is too, or any word when the token mixes letters and digits), and it is no
 /// stand-in: a run of one character
 /// (`ghp_xxxx…`), an `EXAMPLE` key, or words (a run of 16 lowercase letters:
-/// `hf_servingcellpriorityparameters…`).
+/// `hf_servingcellpriorityparameters…`; or camelCase words, [`is_camel_case_words`]).
 pub(in crate::redact) fn stands_as_token(
     kind: &str,
     glued: bool,
@@ -74,7 +74,34 @@ pub(in crate::redact) fn stands_as_token(
     // of a filler character is a stand-in, and so are words: 16 lowercase letters in a row and
     // no digit (`hf_servingcellpriority…`; `…abcdefghijklmnopqrstuvwxyz0123…` is a token).
     let words = longest_lowercase_run(value) >= 16 && !value.bytes().any(|b| b.is_ascii_digit());
-    longest_filler_run(value) < 10 && !words
+    longest_filler_run(value) < 10 && !words && !is_camel_case_words(value)
+}
+
+/// An identifier written in camelCase words (`hf_requiredCharacteristicTypesForDisplayMetadata`,
+/// `…SponsoredProductsRemoteRHFSearch…`): at least four words of a capital and two or more
+/// lowercase letters, and words of two or more lowercase letters (capitalised or not) make up
+/// three quarters of its letters and digits. A generated token's characters are drawn at
+/// random, and a random run of a capital then lowercase letters is short and rare: no issued
+/// token reads so.
+pub(super) fn is_camel_case_words(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let (mut capitalised, mut in_words, mut i) = (0, 0, 0);
+    while i < bytes.len() {
+        let capital = usize::from(bytes[i].is_ascii_uppercase());
+        let lower = bytes[i + capital..]
+            .iter()
+            .take_while(|b| b.is_ascii_lowercase())
+            .count();
+        if lower >= 2 {
+            capitalised += capital;
+            in_words += capital + lower;
+            i += capital + lower;
+        } else {
+            i += 1;
+        }
+    }
+    let alphanumeric = bytes.iter().filter(|b| b.is_ascii_alphanumeric()).count();
+    capitalised >= 4 && in_words * 4 >= alphanumeric * 3
 }
 
 /// The longest word of letters and digits a token may be glued to (`keyghp_…`, `a1b2ghp_…`).
