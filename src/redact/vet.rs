@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 
 use super::MARKER_OPEN;
 
+mod jwt;
 mod shapes;
 mod stand_ins;
 
@@ -363,18 +364,23 @@ const ID_WORDS: &[&str] = &[
     "id", "ids", "name", "url", "uri", "host", "domain", "email", "user", "username", "region",
 ];
 
-/// `key and id = …`, `token for user: …`: a name of several words names what its last word
-/// does, as `key_id` does, and an id, a user or a host is no credential. A last word that
-/// names a credential (`API Key: …`, `secret key = …`) or anything else keeps the value named.
+/// `key and id = …`, `secret key id: …`: a name of several words names what its last word
+/// does, as `key_id` does, and an id, a host or a user is no credential. Not after a
+/// preposition (`token for user = …` is a token), and a last word that names a credential
+/// (`API Key: …`, `secret key = …`) or anything else keeps the value named.
 fn last_word_names_an_id(name: &str) -> bool {
+    const PREPOSITIONS: &[&str] = &["for", "of", "to", "from", "in", "on", "with", "by", "at"];
+    if !name.trim().contains([' ', '\t']) {
+        return false;
+    }
     let mut words = name
         .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty());
-    let first_end = name.trim_end().find([' ', '\t']);
-    let spaced =
-        first_end.is_some_and(|at| name[at..].trim().chars().any(|c| c.is_ascii_alphanumeric()));
-    let last = words.next_back().unwrap_or("");
-    spaced && ID_WORDS.contains(&last.to_ascii_lowercase().as_str())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase);
+    let (Some(last), Some(before)) = (words.next_back(), words.next_back()) else {
+        return false;
+    };
+    ID_WORDS.contains(&last.as_str()) && !PREPOSITIONS.contains(&before.as_str())
 }
 
 fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -> bool {

@@ -1,6 +1,7 @@
 //! What stands for a secret without being one, and whether a token format's match stands as
 //! a token: placeholders and templates (`$TOKEN`, `{{ token }}`, `<password>`, `${HOME}`),
-//! fillers (`ghp_xxxx…`, `…EXAMPLE`), mangled tokens (`abc?def`), stand-in passwords of examples
+//! fillers (`ghp_xxxx…`, `…EXAMPLE`), published examples (JWTs signed with a secret jwt.io
+//! prints: `jwt`), mangled tokens (`abc?def`), stand-in passwords of examples
 //! (`curl -u user:pass`), and tokens glued inside a longer word (`TODAYINASIAAS…`).
 //!
 //! Not here: the checks that use these (`vet`), patterns (`rules`).
@@ -14,8 +15,10 @@ use crate::redact::spans::MARKER_OPEN;
 /// glues a token into an identifier, `send_ghp_…`, and is allowed; with `glued`, a word naming
 /// a credential is too, or any word when the token mixes letters and digits), and it is no
 /// stand-in: a run of one character
-/// (`ghp_xxxx…`), an `EXAMPLE` key, or words (a run of 16 lowercase letters:
-/// `hf_servingcellpriorityparameters…`; or camelCase words, [`is_camel_case_words`]).
+/// (`ghp_xxxx…`), an `EXAMPLE` key, a published example (a JWT signed with a secret jwt.io
+/// prints), or words (a run of 16 lowercase letters: `hf_servingcellpriorityparameters…`).
+/// A prefix of two or three lowercase letters glued after a lowercase word is that word's end
+/// (`task_test_…`).
 pub(in crate::redact) fn stands_as_token(
     kind: &str,
     glued: bool,
@@ -47,7 +50,16 @@ pub(in crate::redact) fn stands_as_token(
     let in_blob = glued_to > MAX_GLUED_WORD
         && glued_word.iter().any(u8::is_ascii_digit)
         && glued_word.iter().any(u8::is_ascii_alphabetic);
-    if in_blob || (glued_to > 0 && !escaped && !(glued && (random || names_credential()))) {
+    // A prefix of two or three lowercase letters (`sk_`, `ico-`) glued after a lowercase word
+    // ends that word (`task_test_…`, `pubblico-1bc8…`): many words end so, few tokens follow one.
+    let short_prefix = value
+        .bytes()
+        .position(|b| !b.is_ascii_lowercase())
+        .is_some_and(|at| at <= 3 && matches!(value.as_bytes()[at], b'_' | b'-'));
+    let word_end = short_prefix && glued_word.iter().all(u8::is_ascii_lowercase);
+    if in_blob
+        || (glued_to > 0 && !escaped && !(glued && ((random && !word_end) || names_credential())))
+    {
         return false;
     }
     // Every format ends where its characters do: followed by more letters or digits
@@ -59,6 +71,7 @@ pub(in crate::redact) fn stands_as_token(
         || is_x_filler(value)
         || names_a_stand_in(value)
         || PUBLISHED_EXAMPLES.contains(&value)
+        || (kind == "jwt" && super::jwt::signed_with_published_secret(value))
     {
         return false;
     }
@@ -74,34 +87,7 @@ pub(in crate::redact) fn stands_as_token(
     // of a filler character is a stand-in, and so are words: 16 lowercase letters in a row and
     // no digit (`hf_servingcellpriority…`; `…abcdefghijklmnopqrstuvwxyz0123…` is a token).
     let words = longest_lowercase_run(value) >= 16 && !value.bytes().any(|b| b.is_ascii_digit());
-    longest_filler_run(value) < 10 && !words && !is_camel_case_words(value)
-}
-
-/// An identifier written in camelCase words (`hf_requiredCharacteristicTypesForDisplayMetadata`,
-/// `…SponsoredProductsRemoteRHFSearch…`): at least four words of a capital and two or more
-/// lowercase letters, and words of two or more lowercase letters (capitalised or not) make up
-/// three quarters of its letters and digits. A generated token's characters are drawn at
-/// random, and a random run of a capital then lowercase letters is short and rare: no issued
-/// token reads so.
-pub(super) fn is_camel_case_words(value: &str) -> bool {
-    let bytes = value.as_bytes();
-    let (mut capitalised, mut in_words, mut i) = (0, 0, 0);
-    while i < bytes.len() {
-        let capital = usize::from(bytes[i].is_ascii_uppercase());
-        let lower = bytes[i + capital..]
-            .iter()
-            .take_while(|b| b.is_ascii_lowercase())
-            .count();
-        if lower >= 2 {
-            capitalised += capital;
-            in_words += capital + lower;
-            i += capital + lower;
-        } else {
-            i += 1;
-        }
-    }
-    let alphanumeric = bytes.iter().filter(|b| b.is_ascii_alphanumeric()).count();
-    capitalised >= 4 && in_words * 4 >= alphanumeric * 3
+    longest_filler_run(value) < 10 && !words
 }
 
 /// The longest word of letters and digits a token may be glued to (`keyghp_…`, `a1b2ghp_…`).
