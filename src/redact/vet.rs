@@ -20,7 +20,9 @@ mod jwt;
 mod shapes;
 mod stand_ins;
 
-use shapes::{entropy, is_cut_prefixed_token, is_uuid, looks_like_code, looks_like_path};
+use shapes::{
+    entropy, is_cut_prefixed_token, is_slack_ids_only, is_uuid, looks_like_code, looks_like_path,
+};
 pub(super) use stand_ins::stands_as_token;
 use stand_ins::{is_made_up, is_mangled_token, is_placeholder, STAND_IN_PASSWORDS};
 
@@ -266,7 +268,11 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
         return false;
     }
     let all_digits = value.bytes().all(|b| b.is_ascii_digit());
-    if kind != "password" && (is_mangled_token(value) || is_made_up(value, ctx.opened_by_equals)) {
+    if kind != "password"
+        && (is_mangled_token(value)
+            || is_made_up(value, ctx.opened_by_equals)
+            || is_slack_ids_only(value))
+    {
         return false;
     }
     if kind == "password" {
@@ -389,6 +395,7 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
         || is_placeholder(value, ctx.quote)
         || looks_like_path(value)
         || is_mangled_token(value)
+        || is_slack_ids_only(value)
         || (!names_password(name) && is_made_up(value, ctx.opened_by_equals))
     {
         return false;

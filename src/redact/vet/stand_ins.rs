@@ -69,6 +69,7 @@ pub(in crate::redact) fn stands_as_token(
     }
     if value.ends_with("EXAMPLE")
         || is_x_filler(value)
+        || super::shapes::is_slack_ids_only(value)
         || names_a_stand_in(value)
         || PUBLISHED_EXAMPLES.contains(&value)
         || (kind == "jwt" && super::jwt::signed_with_published_secret(value))
@@ -322,14 +323,31 @@ pub(super) fn is_shell_reference(v: &str) -> bool {
 const MADE_UP_WORDS: &[&str] = &["invalid", "dummy", "mismatch", "short"];
 
 /// A value named as a secret that shows it was made up rather than issued: it calls itself
-/// invalid, a dummy, a mismatch or short, or starts with `=` or `@`, which no token alphabet
-/// starts with (the `=` of `'=2rgf…'` sits just before the value's span: `opened_by_equals`).
-/// Not `fake`, nor runs like `abcdef123456…`: the scanners' own positives use both, so
-/// they say nothing of whether a value would work.
+/// invalid, a dummy, a mismatch or short, starts with `=` or `@`, which no token alphabet
+/// starts with (the `=` of `'=2rgf…'` sits just before the value's span: `opened_by_equals`),
+/// or is nothing but counting ([`is_counting`]: `1234567890`, `1a2b3c4d`).
+/// Not `fake`, nor runs like `abcdef123456…` inside a longer value: the scanners' own
+/// positives use both, so they say nothing of whether a value would work. Not for passwords,
+/// which people choose: `123456` is a weak password, not a stand-in for one.
 pub(in crate::redact) fn is_made_up(value: &str, opened_by_equals: bool) -> bool {
-    if opened_by_equals || value.starts_with(['=', '@']) {
+    if opened_by_equals || value.starts_with(['=', '@']) || is_counting(value) {
         return true;
     }
     let lower = value.to_ascii_lowercase();
     MADE_UP_WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// Six or more letters or digits that only count up, one run (`123456`, `abcdefgh`,
+/// `1234567890`, where `0` follows `9`) or two runs interleaved (`1a2b3c4d`, `a1b2c3`): a
+/// key typed by hand to stand for one. An issued key is drawn at random, and a random string
+/// of six characters or more counts up from end to end with a chance of one in millions.
+pub(in crate::redact) fn is_counting(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let next = |a: u8, b: u8| {
+        a.is_ascii_alphanumeric()
+            && (b == a + 1 && b.is_ascii_alphanumeric() && a.is_ascii_digit() == b.is_ascii_digit()
+                || (a, b) == (b'9', b'0'))
+    };
+    let counts_by = |step: usize| bytes.windows(step + 1).all(|w| next(w[0], w[step]));
+    bytes.len() >= 6 && (counts_by(1) || counts_by(2))
 }
