@@ -133,7 +133,10 @@ pub(super) fn accept(
         Check::Header => header_ok(name, value, ctx),
         Check::Cookie => value.contains('=') && !is_placeholder(value, ctx.quote),
         Check::Random(min) => {
+            // One character over and over (`discord=000000000000000000`) is a stand-in, as
+            // for a named value; a digit otherwise lets a low-entropy value through.
             (value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min)
+                && entropy(value) > 0.0
                 && !is_mangled_token(value)
                 && !name.is_some_and(|keyword| stand_ins::is_inside_a_word(text, keyword))
         }

@@ -426,6 +426,8 @@ pub(super) const NEGATIVE: &[&str] = &[
     "&hf_servingcellpriorityparametersdescription_h_prio),",
     // A short prefix glued after a lowercase word ends that word: a Notion page's slug.
     "see https://acme.notion.site/Trip-to-mexico-4f2a9c81d0b3e57a6c9d2e8f1b4a7c30",
+    // A vendor's keyword before one character over and over: a stand-in.
+    "mattermost: 00000000000000000000000000",
     // A Slack token cut before its secret shows only ids; a key that only counts is typed by hand.
     "SLACK_BOT_TOKEN=xoxb-918273645012-564738291034-",
     "STRIPE_KEY='a1b2c3d4e5' npm test",
