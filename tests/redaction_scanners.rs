@@ -71,11 +71,11 @@ fn pieces(secret: &str, text: &str) -> Vec<String> {
 
 /// Positives redacted, in percent: fails below.
 const MIN_POSITIVES_PCT: f64 = 98.0;
-/// False-positive cases left readable, in percent: fails below (the rules reach 80.9%).
+/// False-positive cases left readable, in percent: fails below (the rules reach 81.2%).
 ///
-/// The goal was 85. What keeps the rest from it is a judgement, not a defect. Of the 267 cases
-/// still replaced, 197 are replaced by their key's name alone:
-/// - 156 are a random-looking value that a credential-named key assigns (`Using Key=<32 random
+/// The goal was 85. What keeps the rest from it is a judgement, not a defect. Of the 264 cases
+/// still replaced, 198 are replaced by their key's name alone:
+/// - 157 are a random-looking value that a credential-named key assigns (`Using Key=<32 random
 ///   characters>`, `secret: <base64>`, `kraken key = '<base64>'`, `apiKey := "<40 characters>"`).
 ///   The scanners' detectors refuse them for want of their vendor's keyword nearby, of the exact
 ///   length or of a checksum; a value named as a secret is redacted here, since its vendor is
@@ -87,19 +87,20 @@ const MIN_POSITIVES_PCT: f64 = 98.0;
 ///   positives are: 111 positives count up for seven characters or more, so the shape
 ///   says nothing of whether a value would work.
 ///
-/// The other 70 are found by format or place: 25 a vendor's format that a scanner refuses for
-/// context, length or checksum (`ASIA…` with no secret key near, `gloas-…`, `EAAA…`); 20 a
+/// The other 66 are found by format or place: 24 a vendor's format that a scanner refuses for
+/// context, length or checksum (`ASIA…` with no secret key near, `gloas-…`, `BBDC-…`); 20 a
 /// vendor's format with a hand-made body (`sk-ant-api03-abc123xyz-…`, `shippo_live_AAAA…`),
-/// while the positives hold the same (`shippo_live_aaaa…`, `AGE-SECRET-KEY-1QQQ…`); 9 `ey…`
-/// tokens that are positives when their vendor's keyword is near; 8 cut or mangled tokens
-/// (`sk-admin-…short`, `?key=…%c^`); 7 random values in a URL query, an `Authorization:` header
-/// or URL credentials; 1 a multi-line quoted value that holds a Meraki key.
+/// while the positives hold the same (`shippo_live_aaaa…`, `AGE-SECRET-KEY-1QQQ…`); 6 tokens
+/// (JWTs, `nfp_…`, `EAAA…`) that are positives when their vendor's keyword is near; 8 cut or
+/// mangled tokens (`sk-admin-…short`, `?key=…%c^`); 7 random values in a URL query, an
+/// `Authorization:` header or URL credentials; 1 a multi-line quoted value that holds a Meraki
+/// key.
 /// [`MIN_READABLE_UNNAMED_PCT`] holds the rest to the goal.
-const MIN_READABLE_PCT: f64 = 80.8;
+const MIN_READABLE_PCT: f64 = 81.1;
 /// False-positive cases left readable, in percent, among those not replaced by name alone:
-/// fails below (the rules reach 94.2%). A case is replaced by name alone when every marker
+/// fails below (the rules reach 94.5%). A case is replaced by name alone when every marker
 /// in what it becomes is one of [`BY_NAME_KINDS`].
-const MIN_READABLE_UNNAMED_PCT: f64 = 94.0;
+const MIN_READABLE_UNNAMED_PCT: f64 = 94.3;
 /// The kinds of the rules that find a value by the key that names it (`PASSWORD=…`,
 /// `api_key: …`, gitleaks' generic rule), not by its format.
 const BY_NAME_KINDS: &[&str] = &["named_secret", "generic_api_key", "password"];

@@ -387,6 +387,8 @@ pub(super) fn positive_cases() -> Vec<Case> {
     c.add(pw, "MYSQL_PASSWORD={} docker compose up", "123456789".to_string(), "docker compose up");
     c.add(ns, "API_KEY={} ./run", format!("123456{}", fake(AN, 26)), "./run");
     c.add("slack_token", "SLACK_BOT_TOKEN={}", format!("xoxb-918273645012-564738291034-{}", fake(AN, 24)), "SLACK_BOT_TOKEN=");
+    // A JWT whose header is damaged still carries its claims.
+    c.add("jwt", "Authorization-less call with {} failed", format!("eyJhbGcizzJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzdmMtNDIiLCJzY29wZSI6ImRlcGxveSJ9.{}", fake(URL, 43)), "failed");
     // A name of several words whose last word names a credential, or follows a preposition,
     // still names a secret; a distinctive prefix glued after an upper-case word is a token.
     c.add("generic_api_key", "echo \"token for user = {}\"", fake(AN, 32), "echo \"token for user = ");
@@ -426,6 +428,8 @@ pub(super) const NEGATIVE: &[&str] = &[
     "&hf_servingcellpriorityparametersdescription_h_prio),",
     // A short prefix glued after a lowercase word ends that word: a Notion page's slug.
     "see https://acme.notion.site/Trip-to-mexico-4f2a9c81d0b3e57a6c9d2e8f1b4a7c30",
+    // `ey` and random characters in every segment carry no JSON: no JWT.
+    "build cache key ey9QmT2xVbR4LpZs7WcN.eyK3fJ8dHq1YtUo6AeRg restored",
     // A vendor's keyword before one character over and over: a stand-in.
     "mattermost: 00000000000000000000000000",
     // A Slack token cut before its secret shows only ids; a key that only counts is typed by hand.

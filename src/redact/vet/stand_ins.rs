@@ -16,7 +16,8 @@ use crate::redact::spans::MARKER_OPEN;
 /// a credential is too, or any word when the token mixes letters and digits), and it is no
 /// stand-in: a run of one character
 /// (`ghp_xxxx…`), an `EXAMPLE` key, a published example (a JWT signed with a secret jwt.io
-/// prints), or words (a run of 16 lowercase letters: `hf_servingcellpriorityparameters…`).
+/// prints), or words (a run of 16 lowercase letters: `hf_servingcellpriorityparameters…`);
+/// and a JWT carries JSON in its header or its claims (`ey7nVWxL….ey582H…` is no JWT).
 /// A prefix of two or three lowercase letters glued after a lowercase word is that word's end
 /// (`task_test_…`).
 pub(in crate::redact) fn stands_as_token(
@@ -72,7 +73,9 @@ pub(in crate::redact) fn stands_as_token(
         || super::shapes::is_slack_ids_only(value)
         || names_a_stand_in(value)
         || PUBLISHED_EXAMPLES.contains(&value)
-        || (kind == "jwt" && super::jwt::signed_with_published_secret(value))
+        || (kind == "jwt"
+            && (super::jwt::signed_with_published_secret(value)
+                || (value.starts_with("ey") && !super::jwt::carries_json(value))))
     {
         return false;
     }
