@@ -71,24 +71,36 @@ fn pieces(secret: &str, text: &str) -> Vec<String> {
 
 /// Positives redacted, in percent: fails below.
 const MIN_POSITIVES_PCT: f64 = 98.0;
-/// False-positive cases left readable, in percent: fails below (the rules reach 79.7%).
+/// False-positive cases left readable, in percent: fails below (the rules reach 81.2%).
 ///
-/// The goal was 85. What keeps the rest from it is a judgement, not a defect: 204 of the
-/// 285 cases still replaced are a random-looking value that a credential-named key assigns
-/// (`Using Key=<32 random characters>`, `secret: <base64>`, `kraken key = '<base64>'`,
-/// `apiKey := "<40 characters>"`). The scanners' detectors refuse them for want of their
-/// vendor's keyword nearby, of the exact length or of a checksum; a value named as a secret is
-/// redacted here, since its vendor is unknown and an SRE reading an audit record loses nothing
-/// by not seeing it. What tells those false positives from the scanners' positives beyond that
-/// (`fake` inside a value, runs like `abcdef123456…` or `1111…`, a length that is not gitleaks'
-/// for the vendor the key names) is found as often in their positives: leaving those readable
-/// lost as many positives as it gained false positives. [`MIN_READABLE_UNNAMED_PCT`] holds the
-/// rest to the goal.
-const MIN_READABLE_PCT: f64 = 79.5;
+/// The goal was 85. What keeps the rest from it is a judgement, not a defect. Of the 264 cases
+/// still replaced, 198 are replaced by their key's name alone:
+/// - 157 are a random-looking value that a credential-named key assigns (`Using Key=<32 random
+///   characters>`, `secret: <base64>`, `kraken key = '<base64>'`, `apiKey := "<40 characters>"`).
+///   The scanners' detectors refuse them for want of their vendor's keyword nearby, of the exact
+///   length or of a checksum; a value named as a secret is redacted here, since its vendor is
+///   unknown and an SRE reading an audit record loses nothing by not seeing it;
+/// - 29 are a token cut short, run on or holding a character no token alphabet has
+///   (`cfut_ZE4CrcFhEIDXk9vL2sTLe`, `…bbfeEXTRA`, `…bbf!`): left readable, they would show
+///   all or most of a real token;
+/// - 12 are made by hand (`1a2b3c4d5e6f7890abcdef…`, `fake` inside), as the scanners' own
+///   positives are: 111 positives count up for seven characters or more, so the shape
+///   says nothing of whether a value would work.
+///
+/// The other 66 are found by format or place: 24 a vendor's format that a scanner refuses for
+/// context, length or checksum (`ASIA…` with no secret key near, `gloas-…`, `BBDC-…`); 20 a
+/// vendor's format with a hand-made body (`sk-ant-api03-abc123xyz-…`, `shippo_live_AAAA…`),
+/// while the positives hold the same (`shippo_live_aaaa…`, `AGE-SECRET-KEY-1QQQ…`); 6 tokens
+/// (JWTs, `nfp_…`, `EAAA…`) that are positives when their vendor's keyword is near; 8 cut or
+/// mangled tokens (`sk-admin-…short`, `?key=…%c^`); 7 random values in a URL query, an
+/// `Authorization:` header or URL credentials; 1 a multi-line quoted value that holds a Meraki
+/// key.
+/// [`MIN_READABLE_UNNAMED_PCT`] holds the rest to the goal.
+const MIN_READABLE_PCT: f64 = 81.1;
 /// False-positive cases left readable, in percent, among those not replaced by name alone:
-/// fails below (the rules reach 93.2%). A case is replaced by name alone when every marker
+/// fails below (the rules reach 94.5%). A case is replaced by name alone when every marker
 /// in what it becomes is one of [`BY_NAME_KINDS`].
-const MIN_READABLE_UNNAMED_PCT: f64 = 93.0;
+const MIN_READABLE_UNNAMED_PCT: f64 = 94.3;
 /// The kinds of the rules that find a value by the key that names it (`PASSWORD=…`,
 /// `api_key: …`, gitleaks' generic rule), not by its format.
 const BY_NAME_KINDS: &[&str] = &["named_secret", "generic_api_key", "password"];

@@ -529,3 +529,32 @@ fn made_up_and_cut_short_values_stay_readable_and_real_ones_do_not() {
         assert!(!out.contains(secret), "{text} -> {out}");
     }
 }
+
+/// A JWT signed with a secret jwt.io publishes is an example anyone can forge, so it stays
+/// readable; the same claims signed with any other secret are a credential and are redacted.
+#[test]
+fn jwts_signed_with_a_published_secret_stay_readable() {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    use ring::hmac;
+    let token = |secret: &[u8]| {
+        let signed = format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(r#"{"alg":"HS256","typ":"JWT"}"#),
+            URL_SAFE_NO_PAD.encode(r#"{"sub":"svc-deploy","scope":"write","iat":1735689600}"#)
+        );
+        let tag = hmac::sign(
+            &hmac::Key::new(hmac::HMAC_SHA256, secret),
+            signed.as_bytes(),
+        );
+        format!("{signed}.{}", URL_SAFE_NO_PAD.encode(tag.as_ref()))
+    };
+    let example = format!(
+        "jwt.io shows {} in its debugger",
+        token(b"your-256-bit-secret")
+    );
+    assert_eq!(run(&example).0, example);
+    let private = token(b"k8s-prod-3b9f1c7e2a");
+    let (out, _) = run(&format!("jwt.io shows {private} in its debugger"));
+    assert_eq!(out, "jwt.io shows [REDACTED:jwt] in its debugger");
+}

@@ -16,10 +16,13 @@ use std::sync::OnceLock;
 
 use super::MARKER_OPEN;
 
+mod jwt;
 mod shapes;
 mod stand_ins;
 
-use shapes::{entropy, is_cut_prefixed_token, is_uuid, looks_like_code, looks_like_path};
+use shapes::{
+    entropy, is_cut_prefixed_token, is_slack_ids_only, is_uuid, looks_like_code, looks_like_path,
+};
 pub(super) use stand_ins::stands_as_token;
 use stand_ins::{is_made_up, is_mangled_token, is_placeholder, STAND_IN_PASSWORDS};
 
@@ -130,7 +133,10 @@ pub(super) fn accept(
         Check::Header => header_ok(name, value, ctx),
         Check::Cookie => value.contains('=') && !is_placeholder(value, ctx.quote),
         Check::Random(min) => {
+            // One character over and over (`discord=000000000000000000`) is a stand-in, as
+            // for a named value; a digit otherwise lets a low-entropy value through.
             (value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min)
+                && entropy(value) > 0.0
                 && !is_mangled_token(value)
                 && !name.is_some_and(|keyword| stand_ins::is_inside_a_word(text, keyword))
         }
@@ -265,7 +271,11 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
         return false;
     }
     let all_digits = value.bytes().all(|b| b.is_ascii_digit());
-    if kind != "password" && (is_mangled_token(value) || is_made_up(value, ctx.opened_by_equals)) {
+    if kind != "password"
+        && (is_mangled_token(value)
+            || is_made_up(value, ctx.opened_by_equals)
+            || is_slack_ids_only(value))
+    {
         return false;
     }
     if kind == "password" {
@@ -358,11 +368,37 @@ fn generic_name_allowed(name: &str) -> bool {
         .is_match(name.as_bytes())
 }
 
+/// Words that name an identifier or a place, not a credential.
+const ID_WORDS: &[&str] = &[
+    "id", "ids", "name", "url", "uri", "host", "domain", "email", "user", "username", "region",
+];
+
+/// `key and id = …`, `secret key id: …`: a name of several words names what its last word
+/// does, as `key_id` does, and an id, a host or a user is no credential. Not after a
+/// preposition (`token for user = …` is a token), and a last word that names a credential
+/// (`API Key: …`, `secret key = …`) or anything else keeps the value named.
+fn last_word_names_an_id(name: &str) -> bool {
+    const PREPOSITIONS: &[&str] = &["for", "of", "to", "from", "in", "on", "with", "by", "at"];
+    if !name.trim().contains([' ', '\t']) {
+        return false;
+    }
+    let mut words = name
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase);
+    let (Some(last), Some(before)) = (words.next_back(), words.next_back()) else {
+        return false;
+    };
+    ID_WORDS.contains(&last.as_str()) && !PREPOSITIONS.contains(&before.as_str())
+}
+
 fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -> bool {
     if generic_name_allowed(name)
+        || last_word_names_an_id(name)
         || is_placeholder(value, ctx.quote)
         || looks_like_path(value)
         || is_mangled_token(value)
+        || is_slack_ids_only(value)
         || (!names_password(name) && is_made_up(value, ctx.opened_by_equals))
     {
         return false;

@@ -382,6 +382,18 @@ pub(super) fn positive_cases() -> Vec<Case> {
     c.add("github_token", r#"{"file_path":"tokens.txt","content":"first\n{}\n"}"#, format!("ghp_{}", fake(AN, 36)), r#""content":"first\n"#);
     c.add(pw, r#"{"command":"cd app\nmysql -p{} shop"}"#, fake(AN, 12), r#"{"command":"cd app\nmysql -p"#);
     c.add(pw, "PASSWORD={} && make deploy", "hunter".to_string(), "&& make deploy");
+    // A password that counts is a weak password, not a stand-in; a key that counts for a while
+    // and then runs on at random is a key; a Slack token with its secret part is a token.
+    c.add(pw, "MYSQL_PASSWORD={} docker compose up", "123456789".to_string(), "docker compose up");
+    c.add(ns, "API_KEY={} ./run", format!("123456{}", fake(AN, 26)), "./run");
+    c.add("slack_token", "SLACK_BOT_TOKEN={}", format!("xoxb-918273645012-564738291034-{}", fake(AN, 24)), "SLACK_BOT_TOKEN=");
+    // A JWT whose header is damaged still carries its claims.
+    c.add("jwt", "Authorization-less call with {} failed", format!("eyJhbGcizzJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzdmMtNDIiLCJzY29wZSI6ImRlcGxveSJ9.{}", fake(URL, 43)), "failed");
+    // A name of several words whose last word names a credential, or follows a preposition,
+    // still names a secret; a distinctive prefix glued after an upper-case word is a token.
+    c.add("generic_api_key", "echo \"token for user = {}\"", fake(AN, 32), "echo \"token for user = ");
+    c.add("generic_api_key", "deploy id and key = {}", fake(AN, 32), "deploy id and key = ");
+    c.add("github_token", "PASTED:TTTT{} done", format!("ghp_{}", fake(AN, 36)), " done");
     // A denial reason that quotes the command.
     c.add("authorization_header", "PreToolUse hook block-exfil denied: curl -H 'Authorization: Bearer {}' https://api.example.com", fake(AN, 40), "PreToolUse hook block-exfil denied: curl");
     c.0
@@ -414,6 +426,18 @@ pub(super) const NEGATIVE: &[&str] = &[
     "GITHUB_API_KEY=\nDYNATRACE_API_KEY=",
     "cat .env\nGITHUB_API_KEY=\nDYNATRACE_API_KEY=\n",
     "&hf_servingcellpriorityparametersdescription_h_prio),",
+    // A short prefix glued after a lowercase word ends that word: a Notion page's slug.
+    "see https://acme.notion.site/Trip-to-mexico-4f2a9c81d0b3e57a6c9d2e8f1b4a7c30",
+    // `ey` and random characters in every segment carry no JSON: no JWT.
+    "build cache key ey9QmT2xVbR4LpZs7WcN.eyK3fJ8dHq1YtUo6AeRg restored",
+    // A vendor's keyword before one character over and over: a stand-in.
+    "mattermost: 00000000000000000000000000",
+    // A Slack token cut before its secret shows only ids; a key that only counts is typed by hand.
+    "SLACK_BOT_TOKEN=xoxb-918273645012-564738291034-",
+    "STRIPE_KEY='a1b2c3d4e5' npm test",
+    r#"{"apiKey": "0123456789", "region": "eu"}"#,
+    // A name of several words names what its last word does: an id, not a key.
+    "echo \"deploy key and id = 7Hq2xLm9Rk4Tz8Wc3Vb6Np1Ys5Fd0Gj\"",
     "curl -u username:password https://example.com",
     "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
     "git push --force origin main",

@@ -58,6 +58,22 @@ pub(super) fn looks_like_path(v: &str) -> bool {
     })
 }
 
+/// A Slack token cut before its secret: `xoxp-` and only the workspace, user and app ids, which
+/// are numbers (`xoxp-572370529330-573807301142-572331691188-`); the secret is the last,
+/// alphanumeric part, and without it nothing secret is shown.
+pub(super) fn is_slack_ids_only(value: &str) -> bool {
+    let Some(rest) = value
+        .strip_prefix("xox")
+        .and_then(|rest| rest.get(1..))
+        .and_then(|rest| rest.strip_prefix('-'))
+    else {
+        return false;
+    };
+    value.as_bytes()[3].is_ascii_lowercase()
+        && rest.bytes().any(|b| b.is_ascii_digit())
+        && rest.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+}
+
 /// Unquoted values that are type names, keywords or literals in code, not secrets.
 #[rustfmt::skip]
 const CODE_WORDS: &[&str] = &[

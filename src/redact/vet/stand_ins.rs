@@ -1,6 +1,7 @@
 //! What stands for a secret without being one, and whether a token format's match stands as
 //! a token: placeholders and templates (`$TOKEN`, `{{ token }}`, `<password>`, `${HOME}`),
-//! fillers (`ghp_xxxx…`, `…EXAMPLE`), mangled tokens (`abc?def`), stand-in passwords of examples
+//! fillers (`ghp_xxxx…`, `…EXAMPLE`), published examples (JWTs signed with a secret jwt.io
+//! prints: `jwt`), mangled tokens (`abc?def`), stand-in passwords of examples
 //! (`curl -u user:pass`), and tokens glued inside a longer word (`TODAYINASIAAS…`).
 //!
 //! Not here: the checks that use these (`vet`), patterns (`rules`).
@@ -14,8 +15,11 @@ use crate::redact::spans::MARKER_OPEN;
 /// glues a token into an identifier, `send_ghp_…`, and is allowed; with `glued`, a word naming
 /// a credential is too, or any word when the token mixes letters and digits), and it is no
 /// stand-in: a run of one character
-/// (`ghp_xxxx…`), an `EXAMPLE` key, or words (a run of 16 lowercase letters:
-/// `hf_servingcellpriorityparameters…`).
+/// (`ghp_xxxx…`), an `EXAMPLE` key, a published example (a JWT signed with a secret jwt.io
+/// prints), or words (a run of 16 lowercase letters: `hf_servingcellpriorityparameters…`);
+/// and a JWT carries JSON in its header or its claims (`ey7nVWxL….ey582H…` is no JWT).
+/// A prefix of two or three lowercase letters glued after a lowercase word is that word's end
+/// (`task_test_…`).
 pub(in crate::redact) fn stands_as_token(
     kind: &str,
     glued: bool,
@@ -47,7 +51,16 @@ pub(in crate::redact) fn stands_as_token(
     let in_blob = glued_to > MAX_GLUED_WORD
         && glued_word.iter().any(u8::is_ascii_digit)
         && glued_word.iter().any(u8::is_ascii_alphabetic);
-    if in_blob || (glued_to > 0 && !escaped && !(glued && (random || names_credential()))) {
+    // A prefix of two or three lowercase letters (`sk_`, `ico-`) glued after a lowercase word
+    // ends that word (`task_test_…`, `pubblico-1bc8…`): many words end so, few tokens follow one.
+    let short_prefix = value
+        .bytes()
+        .position(|b| !b.is_ascii_lowercase())
+        .is_some_and(|at| at <= 3 && matches!(value.as_bytes()[at], b'_' | b'-'));
+    let word_end = short_prefix && glued_word.iter().all(u8::is_ascii_lowercase);
+    if in_blob
+        || (glued_to > 0 && !escaped && !(glued && ((random && !word_end) || names_credential())))
+    {
         return false;
     }
     // Every format ends where its characters do: followed by more letters or digits
@@ -57,8 +70,12 @@ pub(in crate::redact) fn stands_as_token(
     }
     if value.ends_with("EXAMPLE")
         || is_x_filler(value)
+        || super::shapes::is_slack_ids_only(value)
         || names_a_stand_in(value)
         || PUBLISHED_EXAMPLES.contains(&value)
+        || (kind == "jwt"
+            && (super::jwt::signed_with_published_secret(value)
+                || (value.starts_with("ey") && !super::jwt::carries_json(value))))
     {
         return false;
     }
@@ -309,14 +326,31 @@ pub(super) fn is_shell_reference(v: &str) -> bool {
 const MADE_UP_WORDS: &[&str] = &["invalid", "dummy", "mismatch", "short"];
 
 /// A value named as a secret that shows it was made up rather than issued: it calls itself
-/// invalid, a dummy, a mismatch or short, or starts with `=` or `@`, which no token alphabet
-/// starts with (the `=` of `'=2rgf…'` sits just before the value's span: `opened_by_equals`).
-/// Not `fake`, nor runs like `abcdef123456…`: the scanners' own positives use both, so
-/// they say nothing of whether a value would work.
+/// invalid, a dummy, a mismatch or short, starts with `=` or `@`, which no token alphabet
+/// starts with (the `=` of `'=2rgf…'` sits just before the value's span: `opened_by_equals`),
+/// or is nothing but counting ([`is_counting`]: `1234567890`, `1a2b3c4d`).
+/// Not `fake`, nor runs like `abcdef123456…` inside a longer value: the scanners' own
+/// positives use both, so they say nothing of whether a value would work. Not for passwords,
+/// which people choose: `123456` is a weak password, not a stand-in for one.
 pub(in crate::redact) fn is_made_up(value: &str, opened_by_equals: bool) -> bool {
-    if opened_by_equals || value.starts_with(['=', '@']) {
+    if opened_by_equals || value.starts_with(['=', '@']) || is_counting(value) {
         return true;
     }
     let lower = value.to_ascii_lowercase();
     MADE_UP_WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// Six or more letters or digits that only count up, one run (`123456`, `abcdefgh`,
+/// `1234567890`, where `0` follows `9`) or two runs interleaved (`1a2b3c4d`, `a1b2c3`): a
+/// key typed by hand to stand for one. An issued key is drawn at random, and a random string
+/// of six characters or more counts up from end to end with a chance of one in millions.
+pub(in crate::redact) fn is_counting(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let next = |a: u8, b: u8| {
+        a.is_ascii_alphanumeric()
+            && (b == a + 1 && b.is_ascii_alphanumeric() && a.is_ascii_digit() == b.is_ascii_digit()
+                || (a, b) == (b'9', b'0'))
+    };
+    let counts_by = |step: usize| bytes.windows(step + 1).all(|w| next(w[0], w[step]));
+    bytes.len() >= 6 && (counts_by(1) || counts_by(2))
 }
