@@ -54,6 +54,7 @@ mod vet;
 mod tests;
 
 pub(crate) use shared::{holds_secret, label_value, shared_redactor};
+pub(crate) use short::search_with_dfa_on_this_thread;
 use spans::MARKER_OPEN;
 
 /// The fixed value that replaces a label value holding a secret (never the secret, never a

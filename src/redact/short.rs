@@ -1,5 +1,6 @@
 //! A regex for short texts: one NFA, searched by the bounded backtracker, with a forward lazy
-//! DFA ([`Ends`]) in front of capture searches for the larger patterns.
+//! DFA ([`Ends`]) in front of capture searches for the larger patterns on the threads that ask
+//! for it ([`search_with_dfa_on_this_thread`]: a replay's audit writer).
 //!
 //! Owns the NFA, the backtracker and their per-thread caches. The meta regex this replaces for
 //! short texts kept, per regex and per thread, a PikeVM cache it never used on them (a slot per
@@ -14,7 +15,9 @@
 //! cannot take (a text past its visited capacity, not one the engine hands it) returns `None`,
 //! and the caller searches with the long shape.
 
+use std::cell::Cell;
 use std::panic::{RefUnwindSafe, UnwindSafe};
+use std::sync::OnceLock;
 
 use regex_automata::nfa::thompson::backtrack::{BoundedBacktracker, Cache};
 use regex_automata::util::captures::Captures;
@@ -30,13 +33,27 @@ use super::ends::Ends;
 /// cache.
 const ENDS_MIN_NFA_BYTES: usize = 4000;
 
+thread_local! {
+    static WITH_DFA: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Makes this thread's searches of large patterns go through their forward DFAs. For a thread
+/// whose throughput matters more than a few hundred KiB (a replay's audit writer); the DFA
+/// caches are per thread, and `run`'s threads, held to a peak RSS, do without them.
+pub(crate) fn search_with_dfa_on_this_thread() {
+    WITH_DFA.with(|with| with.set(true));
+}
+
 type NewCache = Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>;
 
 pub(super) struct Short {
     backtracker: BoundedBacktracker,
     caches: Pool<Cache, NewCache>,
-    /// The forward DFA that finds where the next match ends, for a large pattern.
-    ends: Option<Ends>,
+    /// Whether the pattern is large enough for a forward DFA to be worth its cache.
+    worth_ends: bool,
+    /// The forward DFA that finds where the next match ends, built the first time a thread
+    /// that asked for it ([`search_with_dfa_on_this_thread`]) searches.
+    ends: OnceLock<Option<Ends>>,
 }
 
 impl Short {
@@ -44,9 +61,7 @@ impl Short {
     /// one.
     pub fn new(hir: &Hir, with_ends: bool) -> Short {
         let nfa = build_nfa(hir);
-        let ends = (with_ends && nfa.memory_usage() >= ENDS_MIN_NFA_BYTES)
-            .then(|| Ends::new(nfa.clone()))
-            .flatten();
+        let worth_ends = with_ends && nfa.memory_usage() >= ENDS_MIN_NFA_BYTES;
         let backtracker =
             BoundedBacktracker::new_from_nfa(nfa).expect("the built-in redaction rule compiles");
         let for_pool = backtracker.clone();
@@ -54,12 +69,23 @@ impl Short {
         Short {
             backtracker,
             caches: Pool::new(new_cache),
-            ends,
+            worth_ends,
+            ends: OnceLock::new(),
         }
     }
 
     pub fn create_captures(&self) -> Captures {
         self.backtracker.create_captures()
+    }
+
+    /// The forward DFA, if the pattern is worth one and this thread asked for it.
+    fn ends(&self) -> Option<&Ends> {
+        if !self.worth_ends || !WITH_DFA.with(Cell::get) {
+            return None;
+        }
+        self.ends
+            .get_or_init(|| Ends::new(self.backtracker.get_nfa().clone()))
+            .as_ref()
     }
 
     /// Whether `bytes` holds a match; `None` when the backtracker cannot search it.
@@ -86,7 +112,7 @@ impl Short {
         (at, end): (usize, usize),
         caps: &mut Captures,
     ) -> Option<()> {
-        let narrowed = match self.ends.as_ref().map(|ends| ends.next_end(bytes, at, end)) {
+        let narrowed = match self.ends().map(|ends| ends.next_end(bytes, at, end)) {
             Some(Ok(None)) => {
                 caps.set_pattern(None);
                 return Some(());
@@ -178,11 +204,12 @@ mod tests {
     fn short_shape_finds_what_the_meta_regex_finds() {
         let texts = corpus();
         assert!(texts.len() > 900, "the corpus is there");
+        search_with_dfa_on_this_thread();
         let mut with_ends = 0;
         for rule in default_rules() {
             let hir = parse(&rule.pattern);
             let short = Short::new(&hir, true);
-            with_ends += usize::from(short.ends.is_some());
+            with_ends += usize::from(short.ends().is_some());
             let meta = build_bytes_regex(&hir);
             for text in texts.iter().filter(|t| meta.is_match(t.as_bytes())) {
                 let bytes = text.as_bytes();
@@ -218,7 +245,15 @@ mod tests {
         let short = Short::new(&parse(&generic.pattern), true);
         let mut caps = short.create_captures();
         let text = b"Auto-mode classifier blocked the call: possible credential exfiltration";
-        searches::take();
+        short
+            .search_captures(text, (0, text.len()), &mut caps)
+            .unwrap();
+        assert_eq!(
+            searches::take(),
+            1,
+            "a thread that did not ask searches without the DFA"
+        );
+        search_with_dfa_on_this_thread();
         short
             .search_captures(text, (0, text.len()), &mut caps)
             .unwrap();
