@@ -9,7 +9,9 @@
 //! need bytes the text lacks, `engine` runs the rest over the text and over its decoded views
 //! (`decode`: JSON escapes, percent-encoding, base64), `copies` finds every other copy of a
 //! value found (plain or encoded), `spans` merges the finds and writes the markers, `compile`
-//! builds the regexes, and `memo` remembers per thread what recent texts came to.
+//! builds the regexes, `short` searches short texts with the backtracker (and `ends`, a forward
+//! DFA, tells it where a large pattern's next match ends, or that none is left), and `memo`
+//! remembers per thread what recent texts came to.
 //!
 //! Owns the closed set of kind names, which are Prometheus label values, and the label policy
 //! ([`Redactor::label_value`]): a label value holding a secret becomes [`REDACTED_LABEL`].
@@ -37,12 +39,14 @@ use std::collections::BTreeMap;
 mod compile;
 mod copies;
 mod decode;
+mod ends;
 mod engine;
 mod gate;
 mod memo;
 mod prefilter;
 mod rules;
 mod shared;
+mod short;
 mod spans;
 mod vet;
 
@@ -50,6 +54,7 @@ mod vet;
 mod tests;
 
 pub(crate) use shared::{holds_secret, label_value, shared_redactor};
+pub(crate) use short::search_with_dfa_on_this_thread;
 use spans::MARKER_OPEN;
 
 /// The fixed value that replaces a label value holding a secret (never the secret, never a

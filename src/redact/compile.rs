@@ -1,5 +1,5 @@
 //! Compiles the redactor's regexes: rule patterns and the vetting helpers' patterns alike, as
-//! bytes, ASCII-only, in the shapes `engine` picks.
+//! bytes, ASCII-only, in the shapes `engine` picks (the meta regex, or the NFA `short` searches).
 //!
 //! Owns the regex configuration; shared by `engine` (rules) and `vet` (key-name lists), so that
 //! neither imports the other.
@@ -9,6 +9,7 @@
 //! Cost: cold; each regex is compiled once, on first use.
 
 use regex_automata::meta::{self, Regex};
+use regex_automata::nfa::thompson::{self, NFA};
 use regex_syntax::hir::Hir;
 
 /// Upper bound on the compiled size of one rule's regex.
@@ -28,9 +29,9 @@ pub(super) fn parse(pattern: &str) -> Hir {
         .expect("the built-in redaction rule parses")
 }
 
-/// A rule's regex: bytes, ASCII-only classes; with `lazy_dfa`, a lazy DFA finds matches and the
-/// bounded backtracker (the PikeVM past its limit) resolves their groups, else the backtracker
-/// does both (see [`TwoShapes`]). Left out:
+/// A rule's regex for long texts: bytes, ASCII-only classes; a lazy DFA finds matches and the
+/// bounded backtracker (the PikeVM past its limit) resolves their groups (short texts are
+/// searched by `short`). Left out:
 /// - the one-pass DFA: on short texts it saves little and costs memory and build time per rule;
 /// - the full DFA the meta engine builds (both ways) for a pattern of a few NFA states: it
 ///   doubled the time to compile the default rules, for searches that are short anyway;
@@ -39,13 +40,13 @@ pub(super) fn parse(pattern: &str) -> Hir {
 ///   and building one (often an Aho-Corasick automaton) per rule took a quarter of the time
 ///   spent compiling rules and about 0.3 MiB over the 40 rules a day of executor logs needs;
 ///   without it a long text (16 KiB) takes a lazy DFA pass instead of a literal scan per rule.
-pub(super) fn build_bytes_regex(hir: &Hir, lazy_dfa: bool) -> Regex {
+pub(super) fn build_bytes_regex(hir: &Hir) -> Regex {
     // `every_rule_compiles…` compiles each built-in pattern, so this cannot fail at run time.
     Regex::builder()
         .configure(
             meta::Config::new()
                 .nfa_size_limit(Some(SIZE_LIMIT))
-                .hybrid(lazy_dfa)
+                .hybrid(true)
                 .hybrid_cache_capacity(DFA_CACHE_BYTES)
                 .auto_prefilter(false)
                 .dfa(false)
@@ -56,11 +57,21 @@ pub(super) fn build_bytes_regex(hir: &Hir, lazy_dfa: bool) -> Regex {
         .expect("the built-in redaction rule compiles")
 }
 
+/// A rule's NFA for short texts (`short`), configured as the meta regex configures its own, so
+/// that the backtracker searching it finds what the meta regex would.
+pub(super) fn build_nfa(hir: &Hir) -> NFA {
+    // `every_rule_compiles…` compiles each built-in pattern, so this cannot fail at run time.
+    thompson::Compiler::new()
+        .configure(thompson::Config::new().nfa_size_limit(Some(SIZE_LIMIT)))
+        .build_from_hir(hir)
+        .expect("the built-in redaction rule compiles")
+}
+
 /// A vetting helper's regex (compiled once, on first use), built as the rules are: bytes,
 /// ASCII (`(?i)` folds ASCII letters), a lazy DFA for the many short names it is asked about.
 /// What it reads are pieces of rule matches (key names, of ASCII classes); built by the regex
 /// crate, with Unicode case folding, literal prefilters and a one-pass DFA, the generic rule's
 /// allowed-names regex took 2 ms to compile, twice as long.
 pub(super) fn build_ascii_regex(pattern: &str) -> Regex {
-    build_bytes_regex(&parse(pattern), true)
+    build_bytes_regex(&parse(pattern))
 }

@@ -10,11 +10,13 @@
 //! output (`spans`).
 //!
 //! Cost: hot for the prefilter pass; a rule's regex runs only on texts holding its anchors and
-//! passing its gate. Regexes are byte-oriented and non-Unicode (`regex-automata`'s meta engine
-//! without the one-pass DFA, full DFAs and literal prefilters), in two shapes ([`TwoShapes`]):
-//! the NFA alone for texts up to [`SHORT_TEXT_BYTES`], with a lazy DFA (whose cache grows with
-//! the variety of texts, up to `compile::DFA_CACHE_BYTES`) for longer ones. A process that redacts a
-//! few kinds of text compiles a few rules, in one shape.
+//! passing its gate. Regexes are byte-oriented and non-Unicode, in two shapes ([`TwoShapes`]):
+//! for texts up to [`SHORT_TEXT_BYTES`], the NFA searched by the bounded backtracker (`short`),
+//! with a forward lazy DFA in front of a large pattern's searches (`ends`: where the next match
+//! ends, or that there is none); for longer ones, `regex-automata`'s meta engine with a lazy
+//! DFA (whose cache grows with the variety of texts, up to `compile::DFA_CACHE_BYTES`), without
+//! the one-pass DFA, full DFAs and literal prefilters. A process that redacts a few kinds of
+//! text compiles a few rules, in one shape.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -25,12 +27,13 @@ use super::decode::{self, Decoded};
 use super::gate::Gate;
 use super::prefilter::{derive_anchors, Prefilter};
 use super::rules::{self, Rule};
+use super::short::Short;
 use super::spans::{self, Span, Spans};
 use regex_automata::meta::Regex;
-use regex_automata::util::captures::Captures;
+use regex_automata::util::captures::{Captures, GroupInfo};
 use regex_automata::{Input, PatternID};
 
-/// Longest text searched without a lazy DFA (see [`TwoShapes`]). The backtracker's work is
+/// Longest text searched by the short shape (see [`TwoShapes`]). The backtracker's work is
 /// bounded by the NFA's size times this, and its visited set fits its default capacity for
 /// every rule.
 const SHORT_TEXT_BYTES: usize = 256;
@@ -61,13 +64,17 @@ struct Compiled {
 }
 
 /// One regex in two shapes, each compiled the first time a text needs it. For a text of at most
-/// [`SHORT_TEXT_BYTES`] (a tool name, an id, a reason, most commands): the NFA alone, searched
-/// by the bounded backtracker, which costs no lazy-DFA cache, no reverse NFA and no DFA states
-/// to build on a rule's first texts. For a longer one: a lazy DFA too, so the search stays linear
-/// in the text whatever the pattern.
+/// [`SHORT_TEXT_BYTES`] (a tool name, an id, a reason, most commands): the NFA and the bounded
+/// backtracker ([`Short`]), which cost no reverse NFA and, but for a large pattern's forward
+/// DFA, no DFA states to build on a rule's first texts. For a longer one: the meta regex with a
+/// lazy DFA, so the search stays linear in the text whatever the pattern.
 struct TwoShapes {
-    short: OnceLock<Regex>,
+    /// Boxed: most of the 200 rules' shapes are never compiled.
+    short: OnceLock<Box<Short>>,
     long: OnceLock<Regex>,
+    /// Whether the short shape finds where a match ends first (a rule's pattern, searched
+    /// for groups; not `requires` and `scope`, which need no groups).
+    with_ends: bool,
 }
 
 impl Engine {
@@ -88,12 +95,12 @@ impl Engine {
                 .map(|(priority, rule)| Compiled {
                     requires: rule
                         .requires
-                        .map(|r| (rules::word_boundaries(r), TwoShapes::new())),
-                    scope: rule.scope.as_ref().map(|_| TwoShapes::new()),
+                        .map(|r| (rules::word_boundaries(r), TwoShapes::new(false))),
+                    scope: rule.scope.as_ref().map(|_| TwoShapes::new(false)),
                     rule,
                     priority,
                     gate: OnceLock::new(),
-                    pattern: TwoShapes::new(),
+                    pattern: TwoShapes::new(true),
                     secret_groups: OnceLock::new(),
                 })
                 .collect(),
@@ -192,8 +199,7 @@ impl Engine {
             .iter()
             .find(|c| {
                 let gate = c.gate();
-                let regex = c.pattern.get(&c.rule.pattern, text.len());
-                regex.is_match(bytes) && !gate.admits(bytes)
+                c.pattern.is_match(&c.rule.pattern, bytes) && !gate.admits(bytes)
             })
             .map(|c| c.rule.kind)
     }
@@ -203,8 +209,13 @@ impl Engine {
     pub fn compile_all(&self) {
         for compiled in &self.rules {
             for len in [0, SHORT_TEXT_BYTES + 1] {
-                let _ = (compiled.requires(len), compiled.scope(len));
-                let _ = compiled.pattern.get(&compiled.rule.pattern, len);
+                if let Some((pattern, requires)) = &compiled.requires {
+                    requires.compile(pattern, len);
+                }
+                if let (Some(pattern), Some(scope)) = (&compiled.rule.scope, &compiled.scope) {
+                    scope.compile(pattern, len);
+                }
+                compiled.pattern.compile(&compiled.rule.pattern, len);
             }
         }
     }
@@ -217,27 +228,22 @@ impl Compiled {
         if !self.gate().admits(bytes) {
             return;
         }
-        if self
-            .requires(text.len())
-            .is_some_and(|requires| !requires.is_match(bytes))
-        {
-            return;
+        if let Some((pattern, requires)) = &self.requires {
+            if !requires.is_match(pattern, bytes) {
+                return;
+            }
         }
-        let regions: Vec<(usize, usize)> = match self.scope(text.len()) {
-            None => vec![(0, text.len())],
-            Some(scope) => scope
-                .find_iter(bytes)
-                .map(|m| (m.start(), m.end()))
-                .collect(),
+        let regions: Vec<(usize, usize)> = match (&self.rule.scope, &self.scope) {
+            (Some(pattern), Some(scope)) => scope.find_all(pattern, bytes),
+            _ => vec![(0, text.len())],
         };
         if regions.is_empty() {
             return;
         }
-        let regex = self.pattern.get(&self.rule.pattern, text.len());
-        let mut caps = regex.create_captures();
+        let pattern = &self.rule.pattern;
+        let mut caps = self.pattern.create_captures(pattern, text.len());
         for (region_start, region_end) in regions {
             self.find_in(
-                regex,
                 text,
                 (region_start, region_end),
                 &mut caps,
@@ -250,7 +256,6 @@ impl Compiled {
     /// [`Compiled::find`] within one region: every match that starts and ends inside it.
     fn find_in(
         &self,
-        regex: &Regex,
         text: &str,
         (region_start, region_end): (usize, usize),
         caps: &mut Captures,
@@ -260,13 +265,14 @@ impl Compiled {
         let bytes = text.as_bytes();
         let mut at = region_start;
         while at <= region_end {
-            regex.search_captures(&Input::new(bytes).range(at..region_end), caps);
+            self.pattern
+                .search_captures(&self.rule.pattern, bytes, (at, region_end), caps);
             let Some(whole) = caps.get_match() else {
                 break;
             };
             let whole_start = spans::floor_boundary(text, whole.start());
             let (start, end) = self
-                .secret_groups(regex)
+                .secret_groups(caps.group_info())
                 .iter()
                 .find_map(|&group| caps.get_group(group))
                 .map_or((whole.start(), whole.end()), |m| (m.start, m.end));
@@ -326,23 +332,10 @@ impl Compiled {
             .get_or_init(|| Box::new(Gate::new(rules::GATES[self.priority])))
     }
 
-    /// The rule's `requires` regex for a text of `len` bytes.
-    fn requires(&self, len: usize) -> Option<&Regex> {
-        let (pattern, regex) = self.requires.as_ref()?;
-        Some(regex.get(pattern, len))
-    }
-
-    /// The rule's `scope` regex for a text of `len` bytes.
-    fn scope(&self, len: usize) -> Option<&Regex> {
-        let pattern = self.rule.scope.as_deref()?;
-        Some(self.scope.as_ref()?.get(pattern, len))
-    }
-
-    /// The capture groups of `regex` (the rule's pattern) that hold the secret.
-    fn secret_groups(&self, regex: &Regex) -> &[usize] {
+    /// The capture groups of the rule's pattern (`groups`) that hold the secret.
+    fn secret_groups(&self, groups: &GroupInfo) -> &[usize] {
         self.secret_groups.get_or_init(|| {
-            regex
-                .group_info()
+            groups
                 .pattern_names(PatternID::ZERO)
                 .enumerate()
                 .skip(1)
@@ -354,17 +347,84 @@ impl Compiled {
 }
 
 impl TwoShapes {
-    fn new() -> TwoShapes {
+    fn new(with_ends: bool) -> TwoShapes {
         TwoShapes {
             short: OnceLock::new(),
             long: OnceLock::new(),
+            with_ends,
         }
     }
 
-    /// The shape for a text of `len` bytes, compiled from `pattern` the first time it is needed.
-    fn get(&self, pattern: &str, len: usize) -> &Regex {
-        let long = len > SHORT_TEXT_BYTES;
-        let shape = if long { &self.long } else { &self.short };
-        shape.get_or_init(|| build_bytes_regex(&parse(pattern), long))
+    /// The short shape, compiled from `pattern` the first time a text needs it.
+    fn short(&self, pattern: &str) -> &Short {
+        self.short
+            .get_or_init(|| Box::new(Short::new(&parse(pattern), self.with_ends)))
+    }
+
+    /// The long shape, compiled from `pattern` the first time a text needs it.
+    fn long(&self, pattern: &str) -> &Regex {
+        self.long.get_or_init(|| build_bytes_regex(&parse(pattern)))
+    }
+
+    /// The shape for a text of `len` bytes, compiled now (tests).
+    #[cfg(test)]
+    fn compile(&self, pattern: &str, len: usize) {
+        if len > SHORT_TEXT_BYTES {
+            self.long(pattern);
+        } else {
+            self.short(pattern);
+        }
+    }
+
+    /// Whether `bytes` holds a match of `pattern`.
+    fn is_match(&self, pattern: &str, bytes: &[u8]) -> bool {
+        if bytes.len() <= SHORT_TEXT_BYTES {
+            if let Some(found) = self.short(pattern).is_match(bytes) {
+                return found;
+            }
+        }
+        self.long(pattern).is_match(bytes)
+    }
+
+    /// The spans of every match of `pattern` in `bytes`.
+    fn find_all(&self, pattern: &str, bytes: &[u8]) -> Vec<(usize, usize)> {
+        if bytes.len() <= SHORT_TEXT_BYTES {
+            if let Some(found) = self.short(pattern).find_all(bytes) {
+                return found;
+            }
+        }
+        self.long(pattern)
+            .find_iter(bytes)
+            .map(|m| (m.start(), m.end()))
+            .collect()
+    }
+
+    /// Room for the groups of `pattern`, from the shape a text of `len` bytes is searched by.
+    fn create_captures(&self, pattern: &str, len: usize) -> Captures {
+        if len <= SHORT_TEXT_BYTES {
+            self.short(pattern).create_captures()
+        } else {
+            self.long(pattern).create_captures()
+        }
+    }
+
+    /// The leftmost-first match of `pattern` in `at..end` of `bytes`, with its groups.
+    fn search_captures(
+        &self,
+        pattern: &str,
+        bytes: &[u8],
+        (at, end): (usize, usize),
+        caps: &mut Captures,
+    ) {
+        if bytes.len() <= SHORT_TEXT_BYTES
+            && self
+                .short(pattern)
+                .search_captures(bytes, (at, end), caps)
+                .is_some()
+        {
+            return;
+        }
+        self.long(pattern)
+            .search_captures(&Input::new(bytes).range(at..end), caps);
     }
 }
