@@ -52,8 +52,9 @@ fn compile(patterns: Vec<(Effect, String)>) -> CompiledSet {
 /// one or two rules, not a hundred, and no large automaton is built.
 pub(super) struct AnchoredRules {
     anchors: AhoCorasick,
-    /// By anchor (its Aho-Corasick pattern id), the rules it admits.
-    rules_of_anchor: Vec<Vec<usize>>,
+    /// By anchor literal (its Aho-Corasick pattern id), the rules it admits, each with the
+    /// [`Edges`] an occurrence must have to count for that rule.
+    rules_of_anchor: Vec<Vec<(u8, Edges)>>,
     rules: Vec<Rule>,
     compiled: Vec<OnceLock<Matcher>>,
 }
@@ -111,6 +112,37 @@ impl Matcher {
     }
 }
 
+/// Where an anchor's occurrence must sit for it to admit its rule: [`Edges::START`], no word
+/// byte (ASCII letter, digit or `_`) just before it; [`Edges::END`], none just after it. Written
+/// in a rule's anchor as a leading or trailing `\b`: `\bgh ` is `gh`, then any ASCII
+/// whitespace, at the start of a word. A short command word (`gh`, `rm`, `op`, `su`) otherwise
+/// turns up inside other words and in every random token (`ghp_…`, `terraform`), and each such
+/// occurrence would compile and run a rule that cannot match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Edges(u8);
+
+impl Edges {
+    const NONE: Edges = Edges(0);
+    const START: Edges = Edges(1);
+    const END: Edges = Edges(2);
+
+    /// An anchor as a rule writes it: its literal, lower-cased, and the edges it asks for.
+    fn parse(anchor: &str) -> (String, Edges) {
+        let mut edges = Edges::NONE;
+        let mut literal = anchor;
+        if let Some(rest) = literal.strip_prefix(r"\b") {
+            edges.0 |= Edges::START.0;
+            literal = rest;
+        }
+        if let Some(rest) = literal.strip_suffix(r"\b") {
+            edges.0 |= Edges::END.0;
+            literal = rest;
+        }
+        assert!(!literal.is_empty(), "anchor {anchor:?} has no literal");
+        (literal.to_ascii_lowercase(), edges)
+    }
+}
+
 /// Candidate rules of one text, one bit each.
 type Candidates = [u64; MAX_TEXT_RULES / 64];
 const MAX_TEXT_RULES: usize = 256;
@@ -122,7 +154,7 @@ impl AnchoredRules {
             "at most {MAX_TEXT_RULES} text rules"
         );
         let mut literals: Vec<String> = Vec::new();
-        let mut rules_of_anchor: Vec<Vec<usize>> = Vec::new();
+        let mut rules_of_anchor: Vec<Vec<(u8, Edges)>> = Vec::new();
         for (i, rule) in rules.iter().enumerate() {
             assert!(
                 !rule.anchors.is_empty(),
@@ -130,16 +162,17 @@ impl AnchoredRules {
                 rule.source
             );
             for anchor in rule.anchors {
-                let anchor = anchor.to_ascii_lowercase();
+                let (literal, edges) = Edges::parse(anchor);
                 let at = literals
                     .iter()
-                    .position(|l| *l == anchor)
+                    .position(|l| *l == literal)
                     .unwrap_or_else(|| {
-                        literals.push(anchor);
+                        literals.push(literal);
                         rules_of_anchor.push(Vec::new());
                         literals.len() - 1
                     });
-                rules_of_anchor[at].push(i);
+                let rule = u8::try_from(i).expect("at most 256 text rules");
+                rules_of_anchor[at].push((rule, edges));
             }
         }
         // Case-sensitive over lower-case text (`candidates` lowers it): half the transitions of
@@ -179,14 +212,38 @@ impl AnchoredRules {
         }
     }
 
-    /// The rules one of whose anchors occurs in `text`, ASCII case ignored.
+    /// The rules one of whose anchors occurs in `text` with the edges it asks for, ASCII case
+    /// ignored and any ASCII whitespace matching a space.
     fn candidates(&self, text: &[u8], lower: &mut Vec<u8>) -> Candidates {
         lower.clear();
-        lower.extend(text.iter().map(u8::to_ascii_lowercase));
+        lower.extend(text.iter().map(|&b| {
+            // The regex syntax's `\s` without Unicode: space, \t, \n, \v, \f, \r.
+            if matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+                b' '
+            } else {
+                b.to_ascii_lowercase()
+            }
+        }));
+        let lower = lower.as_slice();
+        let is_word = |at: usize| {
+            lower
+                .get(at)
+                .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        };
         let mut candidates: Candidates = [0; MAX_TEXT_RULES / 64];
-        for hit in self.anchors.find_overlapping_iter(lower.as_slice()) {
-            for &rule in &self.rules_of_anchor[hit.pattern().as_usize()] {
-                candidates[rule / 64] |= 1 << (rule % 64);
+        for hit in self.anchors.find_overlapping_iter(lower) {
+            let mut edges = Edges::NONE;
+            if hit.start() == 0 || !is_word(hit.start() - 1) {
+                edges.0 |= Edges::START.0;
+            }
+            if !is_word(hit.end()) {
+                edges.0 |= Edges::END.0;
+            }
+            for &(rule, needs) in &self.rules_of_anchor[hit.pattern().as_usize()] {
+                if needs.0 & !edges.0 == 0 {
+                    let rule = usize::from(rule);
+                    candidates[rule / 64] |= 1 << (rule % 64);
+                }
             }
         }
         candidates
