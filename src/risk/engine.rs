@@ -22,29 +22,56 @@
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
-use regex::bytes::{RegexSet, RegexSetBuilder};
 use regex_automata::hybrid::dfa::{self, DFA};
 use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
-use regex_automata::Input;
+use regex_automata::{Input, MatchKind, PatternSet};
 
 use super::rules::{text_rules, write_path_patterns, Effect, Rule};
 
-/// A compiled set and the effect of each of its patterns, by index.
-pub(super) struct CompiledSet {
-    pub(super) set: RegexSet,
-    pub(super) effects: Vec<Effect>,
+/// The write-path patterns, run together over the path of a file write: one forward NFA of all
+/// of them under a lazy DFA that reports every pattern matching, built on first use. A general
+/// `RegexSet` also builds a reverse NFA, literal prefilters and capture engines, which cost
+/// more to build than the few paths a replay writes cost to search.
+pub(super) struct PathSet {
+    matcher: Matcher,
+    effects: Vec<Effect>,
 }
 
-fn compile(patterns: Vec<(Effect, String)>) -> CompiledSet {
-    let (effects, sources): (Vec<Effect>, Vec<String>) = patterns.into_iter().unzip();
-    let set = RegexSetBuilder::new(&sources)
-        .unicode(false)
-        .build()
-        .expect("the built-in risk patterns are valid ASCII byte regexes");
-    CompiledSet { set, effects }
+impl PathSet {
+    fn new(patterns: Vec<(Effect, String)>) -> PathSet {
+        let (effects, sources): (Vec<Effect>, Vec<String>) = patterns.into_iter().unzip();
+        PathSet {
+            matcher: Matcher::new(&sources, MatchKind::All),
+            effects,
+        }
+    }
+
+    /// Calls `found` with the effect of every pattern that matches `text`, in pattern order.
+    pub(super) fn for_each_match(&self, text: &[u8], mut found: impl FnMut(Effect)) {
+        let mut caches = self.matcher.caches.get();
+        let caches = &mut *caches;
+        caches.patterns.clear();
+        let input = Input::new(text);
+        if self
+            .matcher
+            .dfa
+            .try_which_overlapping_matches(&mut caches.dfa, &input, &mut caches.patterns)
+            .is_err()
+        {
+            caches.patterns.clear();
+            self.matcher.pikevm.which_overlapping_matches(
+                &mut caches.pikevm,
+                &input,
+                &mut caches.patterns,
+            );
+        }
+        for pattern in caches.patterns.iter() {
+            found(self.effects[pattern.as_usize()]);
+        }
+    }
 }
 
 /// The text rules behind an Aho-Corasick search for their anchors: a rule's regex runs only on
@@ -59,10 +86,11 @@ pub(super) struct AnchoredRules {
     compiled: Vec<OnceLock<Matcher>>,
 }
 
-/// One rule's `is_match`: a forward lazy DFA over the rule's NFA, and a PikeVM over the same NFA
-/// should the DFA give up (it does not on these ASCII patterns; the fallback keeps the answer
-/// exact whatever happens). Built from one parse and one forward NFA, where a general regex
-/// also parses for literals and builds a reverse NFA and the engines `find` needs.
+/// One rule's `is_match` (or a set's matching patterns): a forward lazy DFA over the rule's
+/// NFA, and a PikeVM over the same NFA should the DFA give up (it does not on these ASCII
+/// patterns; the fallback keeps the answer exact whatever happens). Built from one parse and one
+/// forward NFA, where a general regex also parses for literals and builds a reverse NFA and the
+/// engines `find` needs.
 struct Matcher {
     dfa: DFA,
     pikevm: PikeVM,
@@ -73,10 +101,12 @@ struct Matcher {
 struct Caches {
     dfa: dfa::Cache,
     pikevm: pikevm::Cache,
+    /// The patterns found by a set's search.
+    patterns: PatternSet,
 }
 
 impl Matcher {
-    fn new(source: &str) -> Matcher {
+    fn new(sources: &[impl AsRef<str>], kind: MatchKind) -> Matcher {
         let nfa = thompson::Compiler::new()
             .syntax(syntax::Config::new().unicode(false).utf8(false))
             .configure(
@@ -84,16 +114,21 @@ impl Matcher {
                     .which_captures(WhichCaptures::None)
                     .utf8(false),
             )
-            .build(source)
+            .build_many(sources)
             .expect("the built-in risk patterns are valid ASCII byte regexes");
         let dfa = DFA::builder()
+            .configure(DFA::config().match_kind(kind))
             .build_from_nfa(nfa.clone())
             .expect("a lazy DFA builds from any NFA");
-        let pikevm = PikeVM::new_from_nfa(nfa).expect("a PikeVM builds from any NFA");
+        let pikevm = PikeVM::builder()
+            .configure(PikeVM::config().match_kind(kind))
+            .build_from_nfa(nfa)
+            .expect("a PikeVM builds from any NFA");
         let (for_dfa, for_pikevm) = (dfa.clone(), pikevm.clone());
         let caches: Box<dyn Fn() -> Caches + Send + Sync> = Box::new(move || Caches {
             dfa: for_dfa.create_cache(),
             pikevm: for_pikevm.create_cache(),
+            patterns: PatternSet::new(for_dfa.pattern_len()),
         });
         Matcher {
             dfa,
@@ -142,6 +177,22 @@ impl Edges {
         (literal.to_ascii_lowercase(), edges)
     }
 }
+
+/// What the anchor search sees of each byte: ASCII letters lower-cased, and every byte of the
+/// regex syntax's `\s` without Unicode (space, \t, \n, \v, \f, \r) a space.
+const ANCHOR_CASE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = match byte {
+            b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r' => b' ',
+            _ => byte.to_ascii_lowercase(),
+        };
+        b += 1;
+    }
+    table
+};
 
 /// Candidate rules of one text, one bit each.
 type Candidates = [u64; MAX_TEXT_RULES / 64];
@@ -216,14 +267,7 @@ impl AnchoredRules {
     /// ignored and any ASCII whitespace matching a space.
     fn candidates(&self, text: &[u8], lower: &mut Vec<u8>) -> Candidates {
         lower.clear();
-        lower.extend(text.iter().map(|&b| {
-            // The regex syntax's `\s` without Unicode: space, \t, \n, \v, \f, \r.
-            if matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
-                b' '
-            } else {
-                b.to_ascii_lowercase()
-            }
-        }));
+        lower.extend(text.iter().map(|&b| ANCHOR_CASE[usize::from(b)]));
         let lower = lower.as_slice();
         let is_word = |at: usize| {
             lower
@@ -250,7 +294,8 @@ impl AnchoredRules {
     }
 
     fn regex(&self, rule: usize) -> &Matcher {
-        self.compiled[rule].get_or_init(|| Matcher::new(&self.rules[rule].source))
+        self.compiled[rule]
+            .get_or_init(|| Matcher::new(&[&self.rules[rule].source], MatchKind::LeftmostFirst))
     }
 }
 
@@ -261,9 +306,9 @@ pub(super) fn text_rules_compiled() -> &'static AnchoredRules {
 }
 
 /// The set run over the path of a file write.
-pub(super) fn write_path_set() -> &'static CompiledSet {
-    static SET: OnceLock<CompiledSet> = OnceLock::new();
-    SET.get_or_init(|| compile(write_path_patterns()))
+pub(super) fn write_path_set() -> &'static PathSet {
+    static SET: OnceLock<PathSet> = OnceLock::new();
+    SET.get_or_init(|| PathSet::new(write_path_patterns()))
 }
 
 #[cfg(test)]
@@ -272,13 +317,11 @@ pub(super) mod tests {
     use crate::risk::text::fold;
 
     /// Every text rule in one unanchored set: what the anchors must never hide.
-    fn unanchored() -> CompiledSet {
-        compile(
-            text_rules()
-                .into_iter()
-                .map(|r| (r.effect, r.source))
-                .collect(),
-        )
+    fn unanchored() -> regex::bytes::RegexSet {
+        regex::bytes::RegexSetBuilder::new(text_rules().into_iter().map(|r| r.source))
+            .unicode(false)
+            .build()
+            .expect("the built-in risk patterns are valid ASCII byte regexes")
     }
 
     /// Every rule that matches a folded text also has an anchor in it, so the anchored pass
@@ -290,7 +333,7 @@ pub(super) mod tests {
         for text in texts {
             fold(&text, &mut folded);
             let candidates = anchored.candidates(folded.as_bytes(), &mut Vec::new());
-            for i in full.set.matches(folded.as_bytes()).iter() {
+            for i in full.matches(folded.as_bytes()).iter() {
                 let rule = &anchored.rules[i];
                 assert!(
                     candidates[i / 64] & (1 << (i % 64)) != 0,

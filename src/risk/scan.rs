@@ -174,13 +174,12 @@ fn is_write_tool(tool: &str) -> bool {
 /// The write-path rules' classes for a path. A persistence file (`.bashrc`, `authorized_keys`,
 /// sudoers) is also a home or system path: the specific class wins over the general one.
 fn write_path_classes(folded: &[u8]) -> Found {
-    let set = engine::write_path_set();
     let mut found = Found::default();
-    for i in set.set.matches(folded).iter() {
-        if let Effect::Class(risk) = set.effects[i] {
+    engine::write_path_set().for_each_match(folded, |effect| {
+        if let Effect::Class(risk) = effect {
             found.add(risk);
         }
-    }
+    });
     if found.has(Risk::PrivilegeEscalation) {
         let mut only = Found::default();
         only.add(Risk::PrivilegeEscalation);
