@@ -6,8 +6,9 @@
 //! `--risk-rule CLASS=REGEX` and `--risk-allow-host HOST` values, parsed in `user`) and shared by
 //! reference; [`Attempt`] is what it classifies. Inside, `text` folds shell quoting into plain
 //! text within the byte budget, `rules` holds the built-in patterns and `engine` runs them,
-//! `hosts` decides whether a URL or a destination host is outside the allowlist, `scan`
-//! walks the input's fields and keeps the most severe class found, and `memo` remembers, per
+//! `hosts` decides whether a URL or a destination host is outside the allowlist, `fields` reads
+//! the input's JSON text only as far as the examined keys, `scan` walks the input's fields and
+//! keeps the most severe class found, and `memo` remembers, per
 //! thread, the class of recent attempts (keyed by the tool and the input's text as logged, or
 //! by exactly the text that would be examined).
 //!
@@ -45,6 +46,7 @@
 #![cfg_attr(feature = "bench-risk-bypass", allow(dead_code, unused_imports))]
 
 mod engine;
+mod fields;
 mod hosts;
 mod memo;
 mod rules;

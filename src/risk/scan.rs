@@ -11,9 +11,10 @@
 //!
 //! Cost: per denial; see the module doc of `risk`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::engine;
+use super::fields::{self, Fields, Item, Parsed};
 use super::hosts;
 use super::rules::Effect;
 use super::text::{fold, Budget};
@@ -36,6 +37,24 @@ const PATH_KEYS: &[&str] = &[
     "directory",
 ];
 const CONTENT_KEYS: &[&str] = &["content", "contents", "new_string", "new_source", "patch"];
+/// The pattern of a `Glob`, examined as a path read.
+const GLOB_KEY: &str = "pattern";
+/// A multi-edit's list of edits, whose content is examined.
+const EDITS_KEY: &str = "edits";
+
+/// True for a key whose entry some role examines: the only entries of an input that are read.
+fn is_examined(key: &str) -> bool {
+    [
+        COMMAND_KEYS,
+        URL_KEYS,
+        PATH_KEYS,
+        CONTENT_KEYS,
+        &[GLOB_KEY, EDITS_KEY],
+    ]
+    .iter()
+    .any(|keys| keys.contains(&key))
+}
+
 /// Words in a tool's name that make it a file write.
 const WRITE_WORDS: &[&str] = &[
     "write", "edit", "create", "delete", "move", "patch", "replace", "rename", "remove",
@@ -202,10 +221,17 @@ impl<'r> Scan<'r> {
 
     fn attempt(&mut self, attempt: &Attempt<'_>) {
         match (attempt.input, attempt.reason) {
-            (Some(Input::Json(value)), _) => self.input(attempt.tool, value),
-            (Some(Input::JsonText(text)), _) => match serde_json::from_str::<Value>(text) {
-                Ok(Value::String(command)) => self.field(&command, Role::Command),
-                Ok(value) => self.input(attempt.tool, &value),
+            (Some(Input::Json(value)), _) => match value {
+                Value::Object(object) => {
+                    self.input(attempt.tool, &Fields::from_map(object, is_examined));
+                }
+                Value::String(command) => self.field(command, Role::Command),
+                _ => {}
+            },
+            (Some(Input::JsonText(text)), _) => match fields::parse(text, is_examined) {
+                Ok(Parsed::Command(command)) => self.field(&command, Role::Command),
+                Ok(Parsed::Object(object)) => self.input(attempt.tool, &object),
+                Ok(Parsed::Nothing) => {}
                 // Nested past what the parser takes: its text, as a command line.
                 Err(_) => self.field(text, Role::Command),
             },
@@ -214,12 +240,7 @@ impl<'r> Scan<'r> {
         }
     }
 
-    fn input(&mut self, tool: &str, value: &Value) {
-        let object = match value {
-            Value::Object(object) => object,
-            Value::String(text) => return self.field(text, Role::Command),
-            _ => return,
-        };
+    fn input(&mut self, tool: &str, object: &Fields<'_>) {
         let writes = is_write_tool(tool);
         let path_role = if writes {
             Role::WritePath
@@ -230,33 +251,37 @@ impl<'r> Scan<'r> {
         self.keys(object, URL_KEYS, Role::Url);
         self.keys(object, PATH_KEYS, path_role);
         if tool.eq_ignore_ascii_case("glob") {
-            self.keys(object, &["pattern"], Role::ReadPath);
+            self.keys(object, &[GLOB_KEY], Role::ReadPath);
         }
         if writes {
             self.keys(object, CONTENT_KEYS, Role::Content);
-            if let Some(Value::Array(edits)) = object.get("edits") {
-                for edit in edits.iter().filter_map(Value::as_object) {
-                    self.keys(edit, CONTENT_KEYS, Role::Content);
+            if let Some(Item::Array(edits)) = object.get(EDITS_KEY) {
+                for edit in edits {
+                    if let Item::Object(edit) = edit {
+                        self.keys(edit, CONTENT_KEYS, Role::Content);
+                    }
                 }
             }
         }
     }
 
     /// Examines the string values (or arrays of strings) under `keys` in `object`.
-    fn keys(&mut self, object: &Map<String, Value>, keys: &[&str], role: Role) {
-        // One pass over the object's few entries, not a map lookup per key name.
-        for (key, value) in object {
-            if !keys.contains(&key.as_str()) {
+    fn keys(&mut self, object: &Fields<'_>, keys: &[&str], role: Role) {
+        // One pass over the object's few entries, not a lookup per key name.
+        for (key, item) in object.entries() {
+            if !keys.contains(&key) {
                 continue;
             }
-            match value {
-                Value::String(text) => self.field(text, role),
-                Value::Array(items) => {
-                    for text in items.iter().filter_map(Value::as_str) {
-                        self.field(text, role);
+            match item {
+                Item::Str(text) => self.field(text, role),
+                Item::Array(items) => {
+                    for item in items {
+                        if let Item::Str(text) = item {
+                            self.field(text, role);
+                        }
                     }
                 }
-                _ => {}
+                Item::Object(_) | Item::Other => {}
             }
         }
     }
