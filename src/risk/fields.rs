@@ -18,6 +18,8 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::decode::Key;
+
 /// Whether the classifier examines the entry under a key.
 pub(super) type Examined = fn(&str) -> bool;
 
@@ -110,31 +112,6 @@ impl<'a> Item<'a> {
     }
 }
 
-/// A string, borrowed from the text when it holds no escape.
-struct Text<'de>(Cow<'de, str>);
-
-impl<'de> serde::Deserialize<'de> for Text<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct TextVisitor;
-        impl<'de> Visitor<'de> for TextVisitor {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Owned(v)))
-            }
-        }
-        deserializer.deserialize_str(TextVisitor)
-    }
-}
-
 /// Reads a whole input: a string, an object, or anything else.
 struct ParsedSeed(Examined);
 
@@ -213,7 +190,7 @@ impl<'de> Visitor<'de> for ItemSeed {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Item<'de>, A::Error> {
         let mut entries = Vec::new();
-        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             if (self.0)(&key) {
                 entries.push((key, map.next_value_seed(self)?));
             } else {
