@@ -125,6 +125,10 @@ struct Scan<'r> {
 thread_local! {
     /// The memo key being written, reused from one classification to the next.
     static KEY: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+    /// A [`Scan`]'s folded and lower-cased buffers, reused from one classification to the next
+    /// (each at most the byte budget).
+    static SCRATCH: std::cell::Cell<(String, Vec<u8>)> =
+        const { std::cell::Cell::new((String::new(), Vec::new())) };
 }
 
 pub(super) fn classify(user: &UserRules, rules_id: u64, attempt: &Attempt<'_>) -> Risk {
@@ -207,14 +211,24 @@ fn write_path_classes(folded: &[u8]) -> Found {
     found
 }
 
+impl Drop for Scan<'_> {
+    fn drop(&mut self) {
+        SCRATCH.set((
+            std::mem::take(&mut self.folded),
+            std::mem::take(&mut self.lower),
+        ));
+    }
+}
+
 impl<'r> Scan<'r> {
     fn new(user: &'r UserRules, key: Option<String>) -> Scan<'r> {
+        let (folded, lower) = SCRATCH.take();
         Scan {
             user,
             budget: Budget::new(MAX_EXAMINED_BYTES),
             key,
-            folded: String::new(),
-            lower: Vec::new(),
+            folded,
+            lower,
             found: Found::default(),
         }
     }
