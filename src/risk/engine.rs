@@ -27,52 +27,9 @@ use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
-use regex_automata::{Input, MatchKind, PatternSet};
+use regex_automata::Input;
 
-use super::rules::{text_rules, write_path_patterns, Effect, Rule};
-
-/// The write-path patterns, run together over the path of a file write: one forward NFA of all
-/// of them under a lazy DFA that reports every pattern matching, built on first use. A general
-/// `RegexSet` also builds a reverse NFA, literal prefilters and capture engines, which cost
-/// more to build than the few paths a replay writes cost to search.
-pub(super) struct PathSet {
-    matcher: Matcher,
-    effects: Vec<Effect>,
-}
-
-impl PathSet {
-    fn new(patterns: Vec<(Effect, String)>) -> PathSet {
-        let (effects, sources): (Vec<Effect>, Vec<String>) = patterns.into_iter().unzip();
-        PathSet {
-            matcher: Matcher::new(&sources, MatchKind::All),
-            effects,
-        }
-    }
-
-    /// Calls `found` with the effect of every pattern that matches `text`, in pattern order.
-    pub(super) fn for_each_match(&self, text: &[u8], mut found: impl FnMut(Effect)) {
-        let mut caches = self.matcher.caches.get();
-        let caches = &mut *caches;
-        caches.patterns.clear();
-        let input = Input::new(text);
-        if self
-            .matcher
-            .dfa
-            .try_which_overlapping_matches(&mut caches.dfa, &input, &mut caches.patterns)
-            .is_err()
-        {
-            caches.patterns.clear();
-            self.matcher.pikevm.which_overlapping_matches(
-                &mut caches.pikevm,
-                &input,
-                &mut caches.patterns,
-            );
-        }
-        for pattern in caches.patterns.iter() {
-            found(self.effects[pattern.as_usize()]);
-        }
-    }
-}
+use super::rules::{text_rules, write_path_rules, Effect, Rule};
 
 /// The text rules behind an Aho-Corasick search for their anchors: a rule's regex runs only on
 /// a text that holds one of its anchors, and is compiled the first time it does. A field meets
@@ -86,11 +43,10 @@ pub(super) struct AnchoredRules {
     compiled: Vec<OnceLock<Matcher>>,
 }
 
-/// One rule's `is_match` (or a set's matching patterns): a forward lazy DFA over the rule's
-/// NFA, and a PikeVM over the same NFA should the DFA give up (it does not on these ASCII
-/// patterns; the fallback keeps the answer exact whatever happens). Built from one parse and one
-/// forward NFA, where a general regex also parses for literals and builds a reverse NFA and the
-/// engines `find` needs.
+/// One rule's `is_match`: a forward lazy DFA over the rule's NFA, and a PikeVM over the same NFA
+/// should the DFA give up (it does not on these ASCII patterns; the fallback keeps the answer
+/// exact whatever happens). Built from one parse and one forward NFA, where a general regex
+/// also parses for literals and builds a reverse NFA and the engines `find` needs.
 struct Matcher {
     dfa: DFA,
     pikevm: PikeVM,
@@ -101,12 +57,10 @@ struct Matcher {
 struct Caches {
     dfa: dfa::Cache,
     pikevm: pikevm::Cache,
-    /// The patterns found by a set's search.
-    patterns: PatternSet,
 }
 
 impl Matcher {
-    fn new(sources: &[impl AsRef<str>], kind: MatchKind) -> Matcher {
+    fn new(source: &str) -> Matcher {
         let nfa = thompson::Compiler::new()
             .syntax(syntax::Config::new().unicode(false).utf8(false))
             .configure(
@@ -114,21 +68,16 @@ impl Matcher {
                     .which_captures(WhichCaptures::None)
                     .utf8(false),
             )
-            .build_many(sources)
+            .build(source)
             .expect("the built-in risk patterns are valid ASCII byte regexes");
         let dfa = DFA::builder()
-            .configure(DFA::config().match_kind(kind))
             .build_from_nfa(nfa.clone())
             .expect("a lazy DFA builds from any NFA");
-        let pikevm = PikeVM::builder()
-            .configure(PikeVM::config().match_kind(kind))
-            .build_from_nfa(nfa)
-            .expect("a PikeVM builds from any NFA");
+        let pikevm = PikeVM::new_from_nfa(nfa).expect("a PikeVM builds from any NFA");
         let (for_dfa, for_pikevm) = (dfa.clone(), pikevm.clone());
         let caches: Box<dyn Fn() -> Caches + Send + Sync> = Box::new(move || Caches {
             dfa: for_dfa.create_cache(),
             pikevm: for_pikevm.create_cache(),
-            patterns: PatternSet::new(for_dfa.pattern_len()),
         });
         Matcher {
             dfa,
@@ -294,8 +243,7 @@ impl AnchoredRules {
     }
 
     fn regex(&self, rule: usize) -> &Matcher {
-        self.compiled[rule]
-            .get_or_init(|| Matcher::new(&[&self.rules[rule].source], MatchKind::LeftmostFirst))
+        self.compiled[rule].get_or_init(|| Matcher::new(&self.rules[rule].source))
     }
 }
 
@@ -305,10 +253,11 @@ pub(super) fn text_rules_compiled() -> &'static AnchoredRules {
     RULES.get_or_init(|| AnchoredRules::new(text_rules()))
 }
 
-/// The set run over the path of a file write.
-pub(super) fn write_path_set() -> &'static PathSet {
-    static SET: OnceLock<PathSet> = OnceLock::new();
-    SET.get_or_init(|| PathSet::new(write_path_patterns()))
+/// The rules run over the path of a file write, anchored like the text rules: a path meets the
+/// one or two whose anchors it holds, compiled on first use, not a set of all of them.
+pub(super) fn write_path_rules_compiled() -> &'static AnchoredRules {
+    static RULES: OnceLock<AnchoredRules> = OnceLock::new();
+    RULES.get_or_init(|| AnchoredRules::new(write_path_rules()))
 }
 
 #[cfg(test)]
@@ -316,41 +265,46 @@ pub(super) mod tests {
     use super::*;
     use crate::risk::text::fold;
 
-    /// Every text rule in one unanchored set: what the anchors must never hide.
-    fn unanchored() -> regex::bytes::RegexSet {
-        regex::bytes::RegexSetBuilder::new(text_rules().into_iter().map(|r| r.source))
+    /// Every rule of a set in one unanchored set: what the anchors must never hide.
+    fn unanchored(rules: Vec<Rule>) -> regex::bytes::RegexSet {
+        regex::bytes::RegexSetBuilder::new(rules.into_iter().map(|r| r.source))
             .unicode(false)
             .build()
             .expect("the built-in risk patterns are valid ASCII byte regexes")
     }
 
-    /// Every rule that matches a folded text also has an anchor in it, so the anchored pass
-    /// finds what one unanchored pass over every rule finds.
+    /// Every rule (text or write-path) that matches a folded text also has an anchor in it, so
+    /// the anchored pass finds what one unanchored pass over every rule finds.
     pub(crate) fn assert_anchors_hide_nothing(texts: impl IntoIterator<Item = String>) {
-        let full = unanchored();
-        let anchored = text_rules_compiled();
+        let sets = [
+            (unanchored(text_rules()), text_rules_compiled()),
+            (unanchored(write_path_rules()), write_path_rules_compiled()),
+        ];
         let mut folded = String::new();
         for text in texts {
             fold(&text, &mut folded);
-            let candidates = anchored.candidates(folded.as_bytes(), &mut Vec::new());
-            for i in full.matches(folded.as_bytes()).iter() {
-                let rule = &anchored.rules[i];
-                assert!(
-                    candidates[i / 64] & (1 << (i % 64)) != 0,
-                    "rule {} matches {folded:?}, which holds none of its anchors {:?}",
-                    rule.source,
-                    rule.anchors
-                );
+            for (full, anchored) in &sets {
+                let candidates = anchored.candidates(folded.as_bytes(), &mut Vec::new());
+                for i in full.matches(folded.as_bytes()).iter() {
+                    let rule = &anchored.rules[i];
+                    assert!(
+                        candidates[i / 64] & (1 << (i % 64)) != 0,
+                        "rule {} matches {folded:?}, which holds none of its anchors {:?}",
+                        rule.source,
+                        rule.anchors
+                    );
+                }
             }
         }
     }
 
     #[test]
     fn every_rule_has_anchors_and_compiles() {
-        let rules = text_rules_compiled();
-        for i in 0..rules.rules.len() {
-            assert!(!rules.rules[i].anchors.is_empty());
-            let _ = rules.regex(i);
+        for rules in [text_rules_compiled(), write_path_rules_compiled()] {
+            for i in 0..rules.rules.len() {
+                assert!(!rules.rules[i].anchors.is_empty());
+                let _ = rules.regex(i);
+            }
         }
     }
 }

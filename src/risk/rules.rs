@@ -1,7 +1,7 @@
 //! The built-in patterns: what each dangerous class looks like in a command line, a path, a URL
 //! or a written file, as byte regexes over folded text (see `text`).
 //!
-//! Owns the rule table: [`text_rules`], for every examined field, and [`write_path_patterns`], for
+//! Owns the rule table: [`text_rules`], for every examined field, and [`write_path_rules`], for
 //! the path of a file write. Each text rule has anchors, literals one of which any text it
 //! matches holds. A pattern either names a class, or asks `hosts` a question: [`Effect::Send`]
 //! (data is being sent: is any destination outside the allowlist?) and [`Effect::Url`] (a URL is
@@ -502,27 +502,85 @@ pub(super) fn text_rules() -> Vec<Rule> {
 }
 
 /// Paths a file write must not touch, by class: persistence and privilege files, then system
-/// and home locations.
-pub(super) fn write_path_patterns() -> Vec<(Effect, String)> {
-    let privilege = [
-        r"(?:^|/)\.ssh/authorized_keys2?$",
-        r"^/etc/(?:sudoers|passwd|shadow|g?shadow|group|crontab|cron\.|ld\.so\.preload|pam\.d/|systemd/|profile|bash\.bashrc|environment|rc\.local|init\.d/)",
-        r"/(?:\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zprofile|\.zshenv|\.config/fish/config\.fish)$",
-        r"/(?:var/spool/cron|Library/Launch(?:Agents|Daemons)|\.config/autostart|\.config/systemd/user)/",
-        r"(?:^|/)\.claude/settings(?:\.local)?\.json$|(?:^|/)\.claude\.json$|(?:^|/)\.git/hooks/",
+/// and home locations. Anchored like the text rules.
+pub(super) fn write_path_rules() -> Vec<Rule> {
+    let privilege: [(Anchors, &str); 5] = [
+        (
+            &[".ssh/authorized_keys"],
+            r"(?:^|/)\.ssh/authorized_keys2?$",
+        ),
+        (
+            &["/etc/"],
+            r"^/etc/(?:sudoers|passwd|shadow|g?shadow|group|crontab|cron\.|ld\.so\.preload|pam\.d/|systemd/|profile|bash\.bashrc|environment|rc\.local|init\.d/)",
+        ),
+        (
+            &[
+                r"/.bashrc\b",
+                r"/.bash_profile\b",
+                r"/.bash_login\b",
+                r"/.profile\b",
+                r"/.zshrc\b",
+                r"/.zprofile\b",
+                r"/.zshenv\b",
+                r"/.config/fish/config.fish\b",
+            ],
+            r"/(?:\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zprofile|\.zshenv|\.config/fish/config\.fish)$",
+        ),
+        (
+            &[
+                "/var/spool/cron/",
+                "/library/launchagents/",
+                "/library/launchdaemons/",
+                "/.config/autostart/",
+                "/.config/systemd/user/",
+            ],
+            r"/(?:var/spool/cron|Library/Launch(?:Agents|Daemons)|\.config/autostart|\.config/systemd/user)/",
+        ),
+        (
+            &[".claude/settings", ".claude.json", ".git/hooks/"],
+            r"(?:^|/)\.claude/settings(?:\.local)?\.json$|(?:^|/)\.claude\.json$|(?:^|/)\.git/hooks/",
+        ),
     ];
-    let destruction = [
-        format!(r"^/{SYSTEM_DIRS}/"),
-        r"^(?:~|\$HOME|/home/[^/]+|/Users/[^/]+|/root)/\.[^/]".to_string(),
-        r"(?i)^[a-z]:[\\/]windows[\\/]".to_string(),
+    let destruction: [(Anchors, String); 3] = [
+        (
+            &[
+                "/etc/",
+                "/usr/",
+                "/bin/",
+                "/sbin/",
+                "/boot/",
+                "/lib/",
+                "/lib32/",
+                "/lib64/",
+                "/libx32/",
+                "/dev/",
+                "/sys/",
+                "/proc/",
+                "/system/",
+                "/library/",
+                "/applications/",
+                "/var/",
+            ],
+            format!(r"^/{SYSTEM_DIRS}/"),
+        ),
+        (
+            &["~/.", "$home/.", "/home/", "/users/", "/root/."],
+            r"^(?:~|\$HOME|/home/[^/]+|/Users/[^/]+|/root)/\.[^/]".to_string(),
+        ),
+        (&["windows"], r"(?i)^[a-z]:[\\/]windows[\\/]".to_string()),
     ];
+    let rule = |risk, (anchors, source): (Anchors, String)| Rule {
+        effect: Effect::Class(risk),
+        anchors,
+        source,
+    };
     privilege
-        .iter()
-        .map(|p| (Effect::Class(Risk::PrivilegeEscalation), p.to_string()))
+        .into_iter()
+        .map(|(anchors, source)| rule(Risk::PrivilegeEscalation, (anchors, source.to_string())))
         .chain(
             destruction
                 .into_iter()
-                .map(|p| (Effect::Class(Risk::DataDestruction), p)),
+                .map(|anchored| rule(Risk::DataDestruction, anchored)),
         )
         .collect()
 }
@@ -530,5 +588,5 @@ pub(super) fn write_path_patterns() -> Vec<(Effect, String)> {
 /// How many built-in patterns there are, text and write-path (for the docs and a test).
 #[cfg(test)]
 pub(super) fn pattern_count() -> usize {
-    text_rules().len() + write_path_patterns().len()
+    text_rules().len() + write_path_rules().len()
 }

@@ -196,13 +196,18 @@ fn is_write_tool(tool: &str) -> bool {
 
 /// The write-path rules' classes for a path. A persistence file (`.bashrc`, `authorized_keys`,
 /// sudoers) is also a home or system path: the specific class wins over the general one.
-fn write_path_classes(folded: &[u8]) -> Found {
+fn write_path_classes(folded: &[u8], lower: &mut Vec<u8>) -> Found {
     let mut found = Found::default();
-    engine::write_path_set().for_each_match(folded, |effect| {
-        if let Effect::Class(risk) = effect {
-            found.add(risk);
-        }
-    });
+    engine::write_path_rules_compiled().for_each_match(
+        folded,
+        lower,
+        |_| true,
+        |effect| {
+            if let Effect::Class(risk) = effect {
+                found.add(risk);
+            }
+        },
+    );
     if found.has(Risk::PrivilegeEscalation) {
         let mut only = Found::default();
         only.add(Risk::PrivilegeEscalation);
@@ -337,7 +342,7 @@ impl<'r> Scan<'r> {
             self.found.add(Risk::Exfiltration);
         }
         if role == Role::WritePath {
-            let found = write_path_classes(folded);
+            let found = write_path_classes(folded, &mut self.lower);
             self.found.0 |= found.0;
         }
         if let Some(user) = &self.user.set {
