@@ -26,8 +26,9 @@
 //! [`MAX_EXAMINED_BYTES`] bytes of an attempt (its fields in a fixed order: commands, URLs,
 //! paths, written content, then the reason text) and copies them once into one buffer while
 //! folding quotes. Over each field it runs one Aho-Corasick pass for the rules' anchor words,
-//! then only the few rules whose anchors occur (plus one small `RegexSet` for the path of a file
-//! write, and one for user rules when there are any); a URL or destination host is parsed only
+//! then only the few rules whose anchors occur (the path of a file write meets the write-path
+//! rules the same way, and a `RegexSet` of user rules when there are any); a URL or destination
+//! host is parsed only
 //! when a rule says one matters. Each rule compiles the first time a text needs it. An attempt
 //! seen before on the thread (same tool and input text, same rules) is a memo lookup instead,
 //! before its JSON is even parsed. Every regex

@@ -205,7 +205,7 @@ fn credential_access() -> Vec<Anchored> {
         (&["169.254.169.254", "169.254.170.2", "metadata.google.internal", "fd00:ec2::254", "100.100.100.200", "/computemetadata/", "/latest/meta-data/iam"], r"169\.254\.169\.254|169\.254\.170\.2|(?i:metadata\.google\.internal)|fd00:ec2::254|100\.100\.100\.200|/computeMetadata/|/latest/meta-data/iam".to_string()),
         (&[r"\bprintenv\b", r"\benv\b", r"\bexport "], format!(r"{S}printenv\b|(?:^|[;&|(]\s*|\s)env\s*(?:$|[|>;&)])|\bexport\s+-p\b")),
         (&[r"\bgh "], format!(r"{S}gh\s+auth\s+(?:token\b|status\s{A}(?:-t\b|--show-token))")),
-        (&[r"\bcredential ", r"\bconfig "], format!(r"{S}git\s{A}\bcredential\s+fill\b|{S}git\s+config\s{A}--get\S*\s+credential")),
+        (&[r"\bfill\b", "--get"], format!(r"{S}git\s{A}\bcredential\s+fill\b|{S}git\s+config\s{A}--get\S*\s+credential")),
         (&["configure", "get-session-token", "secretsmanager", "--with-decryption", "get-login-password", "create-access-key"], format!(r"{S}aws\s+(?:configure\s+(?:get|export-credentials)\b|sts\s+get-session-token|secretsmanager\s+get-secret-value|ssm\s+get-parameters?\s{A}--with-decryption|ecr\s+get-login-password|iam\s+create-access-key)")),
         (&["print-access-token", "print-identity-token", "versions"], format!(r"{S}gcloud\s{A}\bauth\s{A}\bprint-(?:access|identity)-token|{S}gcloud\s+secrets\s+versions\s+access")),
         (&["get-access-token", "keyvault"], format!(r"{S}az\s+(?:account\s+get-access-token|keyvault\s+secret\s+(?:show|download))")),

@@ -187,11 +187,26 @@ fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &str {
 /// True if a tool by this name writes files (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`,
 /// `mcp__fs__write_file`, …).
 fn is_write_tool(tool: &str) -> bool {
-    let name = tool.rsplit("__").next().unwrap_or(tool).as_bytes();
-    WRITE_WORDS.iter().any(|word| {
-        name.windows(word.len())
-            .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
-    })
+    let bytes = tool.as_bytes();
+    // The name after the last `__` (an MCP tool's own name), lower-cased once, on the stack
+    // when it is short (every real tool name is): this runs for every input examined.
+    let start = bytes
+        .windows(2)
+        .rposition(|w| w == b"__")
+        .map_or(0, |at| at + 2);
+    let name = &bytes[start..];
+    let mut buf = [0u8; 64];
+    let lower: std::borrow::Cow<'_, [u8]> = match buf.get_mut(..name.len()) {
+        Some(short) => {
+            short.copy_from_slice(name);
+            short.make_ascii_lowercase();
+            std::borrow::Cow::Borrowed(short)
+        }
+        None => std::borrow::Cow::Owned(name.to_ascii_lowercase()),
+    };
+    WRITE_WORDS
+        .iter()
+        .any(|word| lower.windows(word.len()).any(|w| w == word.as_bytes()))
 }
 
 /// The write-path rules' classes for a path. A persistence file (`.bashrc`, `authorized_keys`,
@@ -378,12 +393,16 @@ mod tests {
             "NotebookEdit",
             "mcp__fs__write_file",
             "str_replace_based_edit_tool",
+            "mcp__x__WRITE",
+            &format!("mcp__{}", "Edit".repeat(40)),
         ] {
             assert!(is_write_tool(tool), "{tool}");
         }
         for tool in [
             "Read",
             "Bash",
+            "mcp__writer__read_file",
+            "mcp___read",
             "WebFetch",
             "Glob",
             "Grep",
