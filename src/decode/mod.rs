@@ -25,8 +25,6 @@ use crate::config::Fields;
 use object::Object;
 pub use usage::{ModelSpend, ModelUsage};
 
-pub(crate) use object::Key;
-
 /// Which input shape a line had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

@@ -127,8 +127,8 @@ impl<'de> Visitor<'de> for ObjectVisitor {
     }
 }
 
-/// A key (or any JSON string), borrowed from the input unless it had escapes.
-pub(crate) struct Key<'a>(pub(crate) Cow<'a, str>);
+/// A key, borrowed from the input unless it had escapes.
+struct Key<'a>(Cow<'a, str>);
 
 impl<'de> de::Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -18,8 +18,6 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::decode::Key;
-
 /// Whether the classifier examines the entry under a key.
 pub(super) type Examined = fn(&str) -> bool;
 
@@ -190,11 +188,13 @@ impl<'de> Visitor<'de> for ItemSeed {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Item<'de>, A::Error> {
         let mut entries = Vec::new();
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            if (self.0)(&key) {
-                entries.push((key, map.next_value_seed(self)?));
-            } else {
-                map.next_value::<IgnoredAny>()?;
+        // A key reads as the string it is (JSON keys are strings), borrowed when unescaped.
+        while let Some(key) = map.next_key_seed(self)? {
+            match key {
+                Item::Str(key) if (self.0)(&key) => entries.push((key, map.next_value_seed(self)?)),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
         Ok(Item::Object(Fields::settle(entries)))
@@ -239,6 +239,7 @@ mod tests {
             r#"{"command":"first","command":"last","skip":{"command":"nested"}}"#,
             r#"{"edits":[{"new_string":"a\nb","old_string":"c"},"s",1,[2]],"file_path":7}"#,
             r#"{"command":"esc\"aped \u00e9","file_path":["p","q",null]}"#,
+            r#"{"comm\u0061nd":"an escaped key","d\u00e9":1}"#,
         ];
         for text in texts {
             let value: Value = serde_json::from_str(text).unwrap();
