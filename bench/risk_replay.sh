@@ -4,7 +4,9 @@
 # classification bypassed (`--features bench-risk-bypass`: every attempt is `none` without a
 # rule run), and by a baseline binary, runs interleaved. Prints the median wall time and CPU time
 # (perf's task-clock, or user + system time from /usr/bin/time without perf) of each, and each
-# against the bypassed build.
+# against the bypassed build; then the figure: the median over runs of the classified build's
+# time against the bypassed build's in the same round (and, with CALLGRIND=1, its instructions),
+# with whether that is within the 5% replay budget, and the same against each baseline.
 #
 # Usage: bench/risk_replay.sh [SIZE]     SIZE: bytes with K/M/G suffix (binary), default 256M
 #
@@ -29,6 +31,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SIZE=${1:-256M}
 RUNS=${RUNS:-11}
+BUDGET=5 # percent: what classification may add to a replay
 SEED=${SEED:-1}
 BENCH_DIR=${BENCH_DIR:-${TMPDIR:-/tmp}/denials-bench}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
@@ -90,7 +93,7 @@ cmp -s "$BENCH_DIR/risk-replay-bypassed.prom" "$BENCH_DIR/risk-replay-classified
     || die "permission_denials_total differs between the bypassed and the classified build"
 
 cat "$LOG" >/dev/null
-declare -A walls cpus
+declare -A walls cpus irs
 for ((run = 0; run < RUNS; run++)); do
     for i in "${!bins[@]}"; do
         read -r wall cpu < <(measure "${bins[$i]}")
@@ -123,7 +126,36 @@ if [[ -n ${CALLGRIND:-} ]]; then
             awk '/Collected/ { print $4 }')
         [[ -n $ir ]] || die "no instruction count from callgrind for ${bins[$i]}"
         base_ir=${base_ir:-$ir}
+        irs[${names[$i]}]=$ir
         awk -v n="${names[$i]}" -v ir="$ir" -v b="$base_ir" \
             'BEGIN { printf "| %s | %d | %+.2f%% |\n", n, ir, (ir / b - 1) * 100 }'
     done
 fi
+
+# The figure: what classifying costs a replay, against the replay budget. Each run of the
+# classified build is set against the bypassed run of the same round (the runs are interleaved,
+# so a slower moment of the machine weighs on both), and the median of those ratios is shown.
+paired() {
+    paste -d ' ' <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) |
+        awk '{ print ($1 / $2 - 1) * 100 }' | median
+}
+echo
+for name in "${names[@]}"; do
+    [[ $name == classified ]] && continue
+    cpu=$(paired "${cpus[classified]}" "${cpus[$name]}")
+    wall=$(paired "${walls[classified]}" "${walls[$name]}")
+    ir=
+    if [[ -n ${irs[classified]:-} ]]; then
+        ir=$(awk -v a="${irs[classified]}" -v b="${irs[$name]}" 'BEGIN { printf ", instructions %+.2f%%", (a / b - 1) * 100 }')
+    fi
+    if [[ $name == bypassed ]]; then
+        verdict=$(awk -v c="$cpu" -v w="$wall" -v a="${irs[classified]:-0}" -v b="${irs[bypassed]:-1}" -v budget="$BUDGET" \
+            'BEGIN { worst = c > w ? c : w; if (a / b - 1 > 0) { i = (a / b - 1) * 100; worst = worst > i ? worst : i }
+                     print (worst <= budget ? "within" : "over") }')
+        printf 'classification costs a replay CPU %+.1f%%, wall %+.1f%%%s (medians of %d paired runs): %s the %s%% budget\n' \
+            "$cpu" "$wall" "$ir" "$RUNS" "$verdict" "$BUDGET"
+    else
+        printf 'classified against %s: CPU %+.1f%%, wall %+.1f%%%s (medians of %d paired runs)\n' \
+            "$name" "$cpu" "$wall" "$ir" "$RUNS"
+    fi
+done

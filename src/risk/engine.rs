@@ -1,12 +1,14 @@
-//! Compiles the built-in rules once and runs them over folded text: the anchored text rules and
-//! the write-path set.
+//! Compiles the built-in rules on first use and runs them over folded text: the anchored text
+//! rules, and the anchored write-path rules.
 //!
-//! Owns the matching strategy. A text rule's regex runs only on a text that holds one of its
-//! anchors (one Aho-Corasick pass finds them), and compiles the first time one does; so a field
-//! meets one to three regexes, not a hundred, and no automaton multiplies the states of a
-//! hundred rules (one `RegexSet` over all of them cost several times more per denial, and
-//! five times more on 16 KiB). The invariant: no rule matches a text that holds none of its
-//! anchors; a unit test checks it over the corpus and variants of it.
+//! Owns the matching strategy. A rule's regex runs only on a text that holds one of its anchors
+//! (one Aho-Corasick pass finds them), and compiles the first time one does; so a field meets
+//! one to three regexes, not a hundred, and no automaton multiplies the states of a hundred
+//! rules (one `RegexSet` over all of them cost several times more per denial, and five times
+//! more on 16 KiB). An anchor may ask for word edges ([`Edges`]), so a short command word inside
+//! another word or a random token admits nothing. The invariant: no rule matches a text that
+//! holds none of its anchors at the edges they ask for; a unit test checks it over the corpus
+//! and variants of it.
 //! **Not here:** the patterns (`rules`), what a match means for a field (`scan`).
 //!
 //! A field's role decides which effects count (`scan`); a candidate rule whose effect the role
@@ -14,15 +16,15 @@
 //!
 //! Cost: per field, one overlapping Aho-Corasick pass over the lower-cased text (a contiguous,
 //! case-sensitive NFA over a few hundred short literals, about 80 KB: built in a tenth of a DFA's
-//! time, and as fast on texts this short), then the
-//! admitted candidates' `is_match`. Everything compiles on first use, and compiling is the
-//! larger share of a short replay's classification cost: so a rule is one forward NFA run by a
-//! lazy DFA (see [`Matcher`]), built in about a third of a general regex's time.
+//! time, and as fast on texts this short), then the admitted candidates' `is_match`. Everything
+//! compiles on first use, and compiling is the larger share of a short replay's classification
+//! cost: so a rule is one forward NFA run by a lazy DFA (see [`Matcher`]), built in about a third
+//! of a general regex's time, and only the rules some text's anchors admit are ever compiled
+//! (28 of the 105 text rules and 3 of the 8 write-path rules on the generator's 256 MiB log).
 
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
-use regex::bytes::{RegexSet, RegexSetBuilder};
 use regex_automata::hybrid::dfa::{self, DFA};
 use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
@@ -30,32 +32,19 @@ use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
 use regex_automata::Input;
 
-use super::rules::{text_rules, write_path_patterns, Effect, Rule};
-
-/// A compiled set and the effect of each of its patterns, by index.
-pub(super) struct CompiledSet {
-    pub(super) set: RegexSet,
-    pub(super) effects: Vec<Effect>,
-}
-
-fn compile(patterns: Vec<(Effect, String)>) -> CompiledSet {
-    let (effects, sources): (Vec<Effect>, Vec<String>) = patterns.into_iter().unzip();
-    let set = RegexSetBuilder::new(&sources)
-        .unicode(false)
-        .build()
-        .expect("the built-in risk patterns are valid ASCII byte regexes");
-    CompiledSet { set, effects }
-}
+use super::rules::{text_rules, write_path_rules, Effect, Rule};
 
 /// The text rules behind an Aho-Corasick search for their anchors: a rule's regex runs only on
 /// a text that holds one of its anchors, and is compiled the first time it does. A field meets
 /// one or two rules, not a hundred, and no large automaton is built.
 pub(super) struct AnchoredRules {
     anchors: AhoCorasick,
-    /// By anchor (its Aho-Corasick pattern id), the rules it admits.
-    rules_of_anchor: Vec<Vec<usize>>,
+    /// By anchor literal (its Aho-Corasick pattern id), the rules it admits, each with the
+    /// [`Edges`] an occurrence must have to count for that rule.
+    rules_of_anchor: Vec<Vec<(u8, Edges)>>,
     rules: Vec<Rule>,
-    compiled: Vec<OnceLock<Matcher>>,
+    /// Boxed: a matcher is about 800 bytes inline, and most rules are never compiled.
+    compiled: Vec<OnceLock<Box<Matcher>>>,
 }
 
 /// One rule's `is_match`: a forward lazy DFA over the rule's NFA, and a PikeVM over the same NFA
@@ -111,6 +100,53 @@ impl Matcher {
     }
 }
 
+/// Where an anchor's occurrence must sit for it to admit its rule: [`Edges::START`], no word
+/// byte (ASCII letter, digit or `_`) just before it; [`Edges::END`], none just after it. Written
+/// in a rule's anchor as a leading or trailing `\b`: `\bgh ` is `gh`, then any ASCII
+/// whitespace, at the start of a word. A short command word (`gh`, `rm`, `op`, `su`) otherwise
+/// turns up inside other words and in every random token (`ghp_…`, `terraform`), and each such
+/// occurrence would compile and run a rule that cannot match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Edges(u8);
+
+impl Edges {
+    const NONE: Edges = Edges(0);
+    const START: Edges = Edges(1);
+    const END: Edges = Edges(2);
+
+    /// An anchor as a rule writes it: its literal, lower-cased, and the edges it asks for.
+    fn parse(anchor: &str) -> (String, Edges) {
+        let mut edges = Edges::NONE;
+        let mut literal = anchor;
+        if let Some(rest) = literal.strip_prefix(r"\b") {
+            edges.0 |= Edges::START.0;
+            literal = rest;
+        }
+        if let Some(rest) = literal.strip_suffix(r"\b") {
+            edges.0 |= Edges::END.0;
+            literal = rest;
+        }
+        assert!(!literal.is_empty(), "anchor {anchor:?} has no literal");
+        (literal.to_ascii_lowercase(), edges)
+    }
+}
+
+/// What the anchor search sees of each byte: ASCII letters lower-cased, and every byte of the
+/// regex syntax's `\s` without Unicode (space, \t, \n, \v, \f, \r) a space.
+const ANCHOR_CASE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = match byte {
+            b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r' => b' ',
+            _ => byte.to_ascii_lowercase(),
+        };
+        b += 1;
+    }
+    table
+};
+
 /// Candidate rules of one text, one bit each.
 type Candidates = [u64; MAX_TEXT_RULES / 64];
 const MAX_TEXT_RULES: usize = 256;
@@ -122,7 +158,7 @@ impl AnchoredRules {
             "at most {MAX_TEXT_RULES} text rules"
         );
         let mut literals: Vec<String> = Vec::new();
-        let mut rules_of_anchor: Vec<Vec<usize>> = Vec::new();
+        let mut rules_of_anchor: Vec<Vec<(u8, Edges)>> = Vec::new();
         for (i, rule) in rules.iter().enumerate() {
             assert!(
                 !rule.anchors.is_empty(),
@@ -130,16 +166,17 @@ impl AnchoredRules {
                 rule.source
             );
             for anchor in rule.anchors {
-                let anchor = anchor.to_ascii_lowercase();
+                let (literal, edges) = Edges::parse(anchor);
                 let at = literals
                     .iter()
-                    .position(|l| *l == anchor)
+                    .position(|l| *l == literal)
                     .unwrap_or_else(|| {
-                        literals.push(anchor);
+                        literals.push(literal);
                         rules_of_anchor.push(Vec::new());
                         literals.len() - 1
                     });
-                rules_of_anchor[at].push(i);
+                let rule = u8::try_from(i).expect("at most 256 text rules");
+                rules_of_anchor[at].push((rule, edges));
             }
         }
         // Case-sensitive over lower-case text (`candidates` lowers it): half the transitions of
@@ -179,21 +216,38 @@ impl AnchoredRules {
         }
     }
 
-    /// The rules one of whose anchors occurs in `text`, ASCII case ignored.
+    /// The rules one of whose anchors occurs in `text` with the edges it asks for, ASCII case
+    /// ignored and any ASCII whitespace matching a space.
     fn candidates(&self, text: &[u8], lower: &mut Vec<u8>) -> Candidates {
         lower.clear();
-        lower.extend(text.iter().map(u8::to_ascii_lowercase));
+        lower.extend(text.iter().map(|&b| ANCHOR_CASE[usize::from(b)]));
+        let lower = lower.as_slice();
+        let is_word = |at: usize| {
+            lower
+                .get(at)
+                .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        };
         let mut candidates: Candidates = [0; MAX_TEXT_RULES / 64];
-        for hit in self.anchors.find_overlapping_iter(lower.as_slice()) {
-            for &rule in &self.rules_of_anchor[hit.pattern().as_usize()] {
-                candidates[rule / 64] |= 1 << (rule % 64);
+        for hit in self.anchors.find_overlapping_iter(lower) {
+            let mut edges = Edges::NONE;
+            if hit.start() == 0 || !is_word(hit.start() - 1) {
+                edges.0 |= Edges::START.0;
+            }
+            if !is_word(hit.end()) {
+                edges.0 |= Edges::END.0;
+            }
+            for &(rule, needs) in &self.rules_of_anchor[hit.pattern().as_usize()] {
+                if needs.0 & !edges.0 == 0 {
+                    let rule = usize::from(rule);
+                    candidates[rule / 64] |= 1 << (rule % 64);
+                }
             }
         }
         candidates
     }
 
     fn regex(&self, rule: usize) -> &Matcher {
-        self.compiled[rule].get_or_init(|| Matcher::new(&self.rules[rule].source))
+        self.compiled[rule].get_or_init(|| Box::new(Matcher::new(&self.rules[rule].source)))
     }
 }
 
@@ -203,10 +257,11 @@ pub(super) fn text_rules_compiled() -> &'static AnchoredRules {
     RULES.get_or_init(|| AnchoredRules::new(text_rules()))
 }
 
-/// The set run over the path of a file write.
-pub(super) fn write_path_set() -> &'static CompiledSet {
-    static SET: OnceLock<CompiledSet> = OnceLock::new();
-    SET.get_or_init(|| compile(write_path_patterns()))
+/// The rules run over the path of a file write, anchored like the text rules: a path meets the
+/// one or two whose anchors it holds, compiled on first use, not a set of all of them.
+pub(super) fn write_path_rules_compiled() -> &'static AnchoredRules {
+    static RULES: OnceLock<AnchoredRules> = OnceLock::new();
+    RULES.get_or_init(|| AnchoredRules::new(write_path_rules()))
 }
 
 #[cfg(test)]
@@ -214,43 +269,46 @@ pub(super) mod tests {
     use super::*;
     use crate::risk::text::fold;
 
-    /// Every text rule in one unanchored set: what the anchors must never hide.
-    fn unanchored() -> CompiledSet {
-        compile(
-            text_rules()
-                .into_iter()
-                .map(|r| (r.effect, r.source))
-                .collect(),
-        )
+    /// Every rule of a set in one unanchored set: what the anchors must never hide.
+    fn unanchored(rules: Vec<Rule>) -> regex::bytes::RegexSet {
+        regex::bytes::RegexSetBuilder::new(rules.into_iter().map(|r| r.source))
+            .unicode(false)
+            .build()
+            .expect("the built-in risk patterns are valid ASCII byte regexes")
     }
 
-    /// Every rule that matches a folded text also has an anchor in it, so the anchored pass
-    /// finds what one unanchored pass over every rule finds.
+    /// Every rule (text or write-path) that matches a folded text also has an anchor in it, so
+    /// the anchored pass finds what one unanchored pass over every rule finds.
     pub(crate) fn assert_anchors_hide_nothing(texts: impl IntoIterator<Item = String>) {
-        let full = unanchored();
-        let anchored = text_rules_compiled();
+        let sets = [
+            (unanchored(text_rules()), text_rules_compiled()),
+            (unanchored(write_path_rules()), write_path_rules_compiled()),
+        ];
         let mut folded = String::new();
         for text in texts {
             fold(&text, &mut folded);
-            let candidates = anchored.candidates(folded.as_bytes(), &mut Vec::new());
-            for i in full.set.matches(folded.as_bytes()).iter() {
-                let rule = &anchored.rules[i];
-                assert!(
-                    candidates[i / 64] & (1 << (i % 64)) != 0,
-                    "rule {} matches {folded:?}, which holds none of its anchors {:?}",
-                    rule.source,
-                    rule.anchors
-                );
+            for (full, anchored) in &sets {
+                let candidates = anchored.candidates(folded.as_bytes(), &mut Vec::new());
+                for i in full.matches(folded.as_bytes()).iter() {
+                    let rule = &anchored.rules[i];
+                    assert!(
+                        candidates[i / 64] & (1 << (i % 64)) != 0,
+                        "rule {} matches {folded:?}, which holds none of its anchors {:?}",
+                        rule.source,
+                        rule.anchors
+                    );
+                }
             }
         }
     }
 
     #[test]
     fn every_rule_has_anchors_and_compiles() {
-        let rules = text_rules_compiled();
-        for i in 0..rules.rules.len() {
-            assert!(!rules.rules[i].anchors.is_empty());
-            let _ = rules.regex(i);
+        for rules in [text_rules_compiled(), write_path_rules_compiled()] {
+            for i in 0..rules.rules.len() {
+                assert!(!rules.rules[i].anchors.is_empty());
+                let _ = rules.regex(i);
+            }
         }
     }
 }

@@ -6,8 +6,9 @@
 //! `--risk-rule CLASS=REGEX` and `--risk-allow-host HOST` values, parsed in `user`) and shared by
 //! reference; [`Attempt`] is what it classifies. Inside, `text` folds shell quoting into plain
 //! text within the byte budget, `rules` holds the built-in patterns and `engine` runs them,
-//! `hosts` decides whether a URL or a destination host is outside the allowlist, `scan`
-//! walks the input's fields and keeps the most severe class found, and `memo` remembers, per
+//! `hosts` decides whether a URL or a destination host is outside the allowlist, `fields` reads
+//! the input's JSON text only as far as the examined keys, `scan` walks the input's fields and
+//! keeps the most severe class found, and `memo` remembers, per
 //! thread, the class of recent attempts (keyed by the tool and the input's text as logged, or
 //! by exactly the text that would be examined).
 //!
@@ -25,8 +26,9 @@
 //! [`MAX_EXAMINED_BYTES`] bytes of an attempt (its fields in a fixed order: commands, URLs,
 //! paths, written content, then the reason text) and copies them once into one buffer while
 //! folding quotes. Over each field it runs one Aho-Corasick pass for the rules' anchor words,
-//! then only the few rules whose anchors occur (plus one small `RegexSet` for the path of a file
-//! write, and one for user rules when there are any); a URL or destination host is parsed only
+//! then only the few rules whose anchors occur (the path of a file write meets the write-path
+//! rules the same way, and a `RegexSet` of user rules when there are any); a URL or destination
+//! host is parsed only
 //! when a rule says one matters. Each rule compiles the first time a text needs it. An attempt
 //! seen before on the thread (same tool and input text, same rules) is a memo lookup instead,
 //! before its JSON is even parsed. Every regex
@@ -45,6 +47,7 @@
 #![cfg_attr(feature = "bench-risk-bypass", allow(dead_code, unused_imports))]
 
 mod engine;
+mod fields;
 mod hosts;
 mod memo;
 mod rules;

@@ -1,7 +1,7 @@
 //! The built-in patterns: what each dangerous class looks like in a command line, a path, a URL
 //! or a written file, as byte regexes over folded text (see `text`).
 //!
-//! Owns the rule table: [`text_rules`], for every examined field, and [`write_path_patterns`], for
+//! Owns the rule table: [`text_rules`], for every examined field, and [`write_path_rules`], for
 //! the path of a file write. Each text rule has anchors, literals one of which any text it
 //! matches holds. A pattern either names a class, or asks `hosts` a question: [`Effect::Send`]
 //! (data is being sent: is any destination outside the allowlist?) and [`Effect::Url`] (a URL is
@@ -30,9 +30,12 @@ pub(super) enum Effect {
     Url,
 }
 
-/// Literals (matched ASCII case-insensitively) of which a text must hold at least one for a
-/// rule to match it. An anchor may be shorter than what the rule needs; it must never be absent
-/// from a text the rule matches (the unit tests check this against every rule).
+/// Literals (matched ASCII case-insensitively, a space matching any ASCII whitespace) of which
+/// a text must hold at least one for a rule to match it. A leading `\b` asks for no word byte
+/// (ASCII letter, digit, `_`) just before the literal, a trailing one for none just after it:
+/// `\bgh ` holds for `gh api` but not for `ghp_…` or `sigh`. An anchor may say less than what
+/// the rule needs; it must never be absent from a text the rule matches (the unit tests check
+/// this against every rule, over the corpus and variants of it).
 type Anchors = &'static [&'static str];
 /// A pattern source with its anchors.
 type Anchored = (Anchors, String);
@@ -59,35 +62,35 @@ fn history_rewrite() -> Vec<Anchored> {
         // Force pushes, deleting and mirroring pushes, +refspecs and :refspecs; short flags
         // clustered (`-fu`) and long flags abbreviated (`--forc`, `--force-with-lease`).
         (
-            &["push"],
+            &[r"\bpush\b"],
             format!(
                 r"{S}git\s{A}\bpush\b{A}(?:\s-[a-zA-Z]*f|\s--forc|\s--mir|\s--del|\s-d\b|\s--pru|\s\+\S|\s:\S)"
             ),
         ),
-        (&["--hard"], format!(r"{S}git\s{A}\breset\s{A}--hard\b")),
+        (&[r"--hard\b"], format!(r"{S}git\s{A}\breset\s{A}--hard\b")),
         (
-            &["branch"],
+            &[r"\bbranch\b"],
             format!(r"{S}git\s{A}\bbranch\b{A}\s-[a-zA-Z]*D\b"),
         ),
         (
-            &["filter-"],
+            &[r"\bfilter-"],
             format!(r"{S}git\s{A}\b(?:filter-branch|filter-repo)\b"),
         ),
         (
-            &["reflog"],
+            &[r"\breflog "],
             format!(r"{S}git\s{A}\breflog\s+(?:expire|delete)\b"),
         ),
         (
-            &["update-ref"],
+            &[r"\bupdate-ref\b"],
             format!(r"{S}git\s{A}\bupdate-ref\b{A}\s-d\b"),
         ),
         (
-            &["hg"],
+            &[r"\bhg "],
             format!(r"{S}hg\s{A}\b(?:push\b{A}\s(?:-f|--force)\b|strip\b)"),
         ),
-        (&["delete"], format!(r"{S}gh\s+repo\s+delete\b")),
+        (&[r"\bgh "], format!(r"{S}gh\s+repo\s+delete\b")),
         (
-            &["delete"],
+            &[r"\bgh "],
             format!(r"{S}gh\s+api\s{A}(?:-X|--method)\s*DELETE\b{A}(?:git/refs|/protection)"),
         ),
     ]
@@ -98,21 +101,21 @@ fn data_destruction() -> Vec<Anchored> {
         r"(?:/\*?|~/?\S*|\$\{{?HOME\}}?\S*|\.\./\S*|\.\.|/{SYSTEM_DIRS}(?:/\S*)?|/(?:home|Users)(?:/[^/\s]+)?/?|/(?:home|Users)/[^/\s]+/\.\S*|/root(?:/\.\S*)?/?|/(?:opt|mnt|media|srv)/?)"
     );
     vec![
-        (&["rm"], format!(r"{S}rm\b{A}\s{outside}{E}")),
+        (&[r"\brm\b"], format!(r"{S}rm\b{A}\s{outside}{E}")),
         (&["no-preserve-root"], r"--no-preserve-root".to_string()),
-        (&["find"], format!(r"{S}find\s+(?:/|~|\$\{{?HOME\}}?|/{SYSTEM_DIRS}|/home|/Users)\S*\s{A}(?:-delete\b|-exec\s+(?:\S*/)?rm\b)")),
-        (&["mkfs", "wipefs", "shred"], format!(r"{S}(?:mkfs(?:\.[a-z0-9]+)?|wipefs|shred)\s")),
+        (&[r"\bfind "], format!(r"{S}find\s+(?:/|~|\$\{{?HOME\}}?|/{SYSTEM_DIRS}|/home|/Users)\S*\s{A}(?:-delete\b|-exec\s+(?:\S*/)?rm\b)")),
+        (&[r"\bmkfs", r"\bwipefs ", r"\bshred "], format!(r"{S}(?:mkfs(?:\.[a-z0-9]+)?|wipefs|shred)\s")),
         (&["of=/dev/"], format!(r"{S}dd\s{A}\bof=/dev/")),
         (&["/dev/"], r">\s*/dev/(?:sd[a-z]|nvme[0-9]|hd[a-z]|vd[a-z]|xvd[a-z]|disk[0-9]|mmcblk[0-9])".to_string()),
-        (&["/dev/null"], format!(r"{S}mv\b{A}\s(?:~|/|\$\{{?HOME)\S*\s+/dev/null{E}")),
-        (&["drop", "truncate", "flushall", "flushdb"], r"(?i)\b(?:drop\s+(?:table|database|schema|collection)|truncate\s+table|flushall|flushdb)\b"
+        (&[r"\bmv\b"], format!(r"{S}mv\b{A}\s(?:~|/|\$\{{?HOME)\S*\s+/dev/null{E}")),
+        (&[r"\bdrop ", r"\btruncate ", r"\bflushall\b", r"\bflushdb\b"], r"(?i)\b(?:drop\s+(?:table|database|schema|collection)|truncate\s+table|flushall|flushdb)\b"
             .to_string()),
-        (&["delete"], r"(?i)\bdelete\s+from\s+[a-z0-9_.]+\s*(?:;|$)".to_string()),
-        (&["dropdb"], format!(r"{S}dropdb\s")),
+        (&[r"\bdelete "], r"(?i)\bdelete\s+from\s+[a-z0-9_.]+\s*(?:;|$)".to_string()),
+        (&[r"\bdropdb "], format!(r"{S}dropdb\s")),
         (&["dropdatabase"], r"\.dropDatabase\(".to_string()),
-        (&["remove-item"], r"(?i)\bRemove-Item\b[^\n]*-Recurse[^\n]*(?:\s[a-z]:\\?\s|\s[a-z]:/?(?:\s|$)|~|\$env:USERPROFILE|\$HOME)".to_string()),
-        (&["/s"], r"(?i)\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:".to_string()),
-        (&["format"], r"(?i)(?:^|[\s;&|])format\s+[a-z]:".to_string()),
+        (&[r"\bremove-item\b"], r"(?i)\bRemove-Item\b[^\n]*-Recurse[^\n]*(?:\s[a-z]:\\?\s|\s[a-z]:/?(?:\s|$)|~|\$env:USERPROFILE|\$HOME)".to_string()),
+        (&[r"\brd ", r"\brmdir "], r"(?i)\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:".to_string()),
+        (&[r"\bformat "], r"(?i)(?:^|[\s;&|])format\s+[a-z]:".to_string()),
     ]
 }
 
@@ -121,11 +124,11 @@ fn remote_code() -> Vec<Anchored> {
     let interpreter = r"(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php|pwsh|powershell)\s*(?:-\s*)?(?:$|[;&|)\n])";
     vec![
         (
-            &["curl", "wget", "fetch", "aria2c"],
+            &[r"\bcurl\b", r"\bwget\b", r"\bfetch\b", r"\baria2c\b"],
             format!(r"{S}(?:curl|wget|fetch|aria2c)\b[^;&\n]*\|\s*{shell}"),
         ),
         (
-            &["curl", "wget", "fetch"],
+            &[r"\bcurl\b", r"\bwget\b", r"\bfetch\b"],
             format!(r"{S}(?:curl|wget|fetch)\b[^;&\n]*\|\s*{interpreter}"),
         ),
         (
@@ -138,7 +141,7 @@ fn remote_code() -> Vec<Anchored> {
             r"(?:\b(?:ba|z|da)?sh\s+-c|\beval)\s+\$\(\s*(?:curl|wget)\b".to_string(),
         ),
         (
-            &["base64", "xxd", "openssl"],
+            &["base64 ", "xxd ", "openssl "],
             format!(
                 r"(?:base64\s+(?:-d|--decode|-D)|xxd\s+-r|openssl\s+(?:base64|enc)\s{A}-d)\b[^;&\n]*\|\s*{shell}"
             ),
@@ -149,36 +152,36 @@ fn remote_code() -> Vec<Anchored> {
         ),
         (&["0>&1"], r"/dev/(?:tcp|udp)/\S+\s+0>&1".to_string()),
         (
-            &["nc", "netcat"],
+            &[r"\bnc\b", r"\bncat\b", r"\bnetcat\b"],
             format!(r"{S}(?:nc|ncat|netcat)\b{A}\s-[a-zA-Z]*[ec]\s"),
         ),
-        (&["exec:"], r"(?i)socat\s[^\n]*\bexec:".to_string()),
+        (&[r"\bexec:"], r"(?i)socat\s[^\n]*\bexec:".to_string()),
         (
-            &["mkfifo"],
+            &[r"\bmkfifo "],
             format!(r"{S}mkfifo\s[^\n]*\|\s*(?:nc|ncat|netcat)\b"),
         ),
         (
-            &["iex", "invoke-expression"],
+            &[r"\biex\b", r"\binvoke-expression\b"],
             r"(?i)\|\s*(?:iex|invoke-expression)\b".to_string(),
         ),
         (
-            &["iex"],
+            &[r"\biex\b"],
             r"(?i)\biex\s*\(\s*\(?\s*(?:new-object|iwr|irm|invoke-webrequest|invoke-restmethod)"
                 .to_string(),
         ),
         (&["downloadstring"], r"(?i)\.downloadstring\(".to_string()),
         (
-            &["urlopen", "requests.get"],
+            &["urlopen(", "requests.get("],
             r"\bexec\([^\n]*(?:urlopen|requests\.get)\(".to_string(),
         ),
         (
-            &["curl", "wget"],
+            &[r"\bcurl\b", r"\bwget\b"],
             format!(
                 r"{S}(?:curl|wget)\b[^\n]*(?:&&|;|\n)\s*(?:sudo\s+)?(?:(?:ba|z)?sh\s+\S+\.sh\b|\./\S+\.sh\b)"
             ),
         ),
         (
-            &["npx"],
+            &[r"\bnpx "],
             format!(r"{S}npx\s+(?:-y\s+|--yes\s+)?(?:https?://|github:|git\+)"),
         ),
     ]
@@ -187,29 +190,29 @@ fn remote_code() -> Vec<Anchored> {
 fn credential_access() -> Vec<Anchored> {
     let sep = r"(?:^|[\s/=<:@(])";
     vec![
-        (&[".env"], format!(r"{sep}\.env(?:\.(?:local|dev|development|prod|production|staging|stage|test|ci|live|secret|secrets))*{E}")),
-        (&[".envrc"], format!(r"{sep}\.envrc{E}")),
+        (&[r"\b.env\b"], format!(r"{sep}\.env(?:\.(?:local|dev|development|prod|production|staging|stage|test|ci|live|secret|secrets))*{E}")),
+        (&[r"\b.envrc\b"], format!(r"{sep}\.envrc{E}")),
         (&[".ssh/"], format!(r"\.ssh/(?:id_[a-z0-9_-]+|[^\s/]*_key|identity|[^\s/]*\.pem){E}")),
-        (&[".ssh"], format!(r"\.ssh/?{E}")),
-        (&["id_"], format!(r"\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?{E}")),
-        (&[".aws"], format!(r"\.aws(?:/(?:credentials|config|sso)|/?{E})")),
+        (&[r".ssh\b"], format!(r"\.ssh/?{E}")),
+        (&[r"\bid_"], format!(r"\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?{E}")),
+        (&[r".aws\b"], format!(r"\.aws(?:/(?:credentials|config|sso)|/?{E})")),
         (&[".config/gcloud", "application_default_credentials", ".azure/", ".kube/config", ".docker/config"], r"\.config/gcloud\b|application_default_credentials\.json|\.azure/|\.kube/config\b|\.docker/config\.json".to_string()),
-        (&["netrc", "npmrc", "pypirc", "git-credentials", "pgpass", "my.cnf", "vault-token"], format!(r"[./_](?:netrc|npmrc|pypirc|git-credentials|pgpass|my\.cnf|vault-token){E}")),
-        (&["hosts.yml", ".gnupg", ".password-store", "credentials", ".m2/settings"], r"\.config/gh/hosts\.yml|\.gnupg\b|\.password-store\b|\.terraform\.d/credentials|\.cargo/credentials|\.gem/credentials|\.m2/settings(?:-security)?\.xml|credentials\.tfrc\.json".to_string()),
+        (&[r"netrc\b", r"npmrc\b", r"pypirc\b", r"git-credentials\b", r"pgpass\b", r"my.cnf\b", r"vault-token\b"], format!(r"[./_](?:netrc|npmrc|pypirc|git-credentials|pgpass|my\.cnf|vault-token){E}")),
+        (&["hosts.yml", ".gnupg", ".password-store", ".terraform.d/credentials", ".cargo/credentials", ".gem/credentials", ".m2/settings", "credentials.tfrc.json"], r"\.config/gh/hosts\.yml|\.gnupg\b|\.password-store\b|\.terraform\.d/credentials|\.cargo/credentials|\.gem/credentials|\.m2/settings(?:-security)?\.xml|credentials\.tfrc\.json".to_string()),
         (&["shadow", "master.passwd", "/environ", "/run/secrets/", "serviceaccount"], r"/etc/(?:g?shadow|master\.passwd)\b|/proc/(?:self|[0-9]+|\*|\$\$)/environ|/run/secrets/|kubernetes\.io/serviceaccount".to_string()),
-        (&["credentials", "client_secret", "service", "-sa-key", ".tfstate", "secret", ".p12", ".pfx", ".jks", ".keystore", "private"], r"(?i)(?:^|[\s/])(?:credentials|client_secrets?|service[-_]?account[^\s/]*|[^\s/]*-sa-key)\.json\b|\.tfstate\b|(?:^|[\s/])\.?secrets?\.(?:ya?ml|json|toml|env)\b|\.(?:p12|pfx|jks|keystore)\b|private[-_]?key[^\s/]*\.pem".to_string()),
+        (&[r"\bcredentials.json", r"\bclient_secret", r"\bserviceaccount", r"\bservice-account", r"\bservice_account", "-sa-key", ".tfstate", r"\bsecret.", r"\bsecrets.", ".p12", ".pfx", ".jks", ".keystore", "privatekey", "private-key", "private_key"], r"(?i)(?:^|[\s/])(?:credentials|client_secrets?|service[-_]?account[^\s/]*|[^\s/]*-sa-key)\.json\b|\.tfstate\b|(?:^|[\s/])\.?secrets?\.(?:ya?ml|json|toml|env)\b|\.(?:p12|pfx|jks|keystore)\b|private[-_]?key[^\s/]*\.pem".to_string()),
         // Instance metadata endpoints (AWS, ECS, GCP, Azure, Alibaba) and their paths.
         (&["169.254.169.254", "169.254.170.2", "metadata.google.internal", "fd00:ec2::254", "100.100.100.200", "/computemetadata/", "/latest/meta-data/iam"], r"169\.254\.169\.254|169\.254\.170\.2|(?i:metadata\.google\.internal)|fd00:ec2::254|100\.100\.100\.200|/computeMetadata/|/latest/meta-data/iam".to_string()),
-        (&["printenv", "env", "export"], format!(r"{S}printenv\b|(?:^|[;&|(]\s*|\s)env\s*(?:$|[|>;&)])|\bexport\s+-p\b")),
-        (&["auth"], format!(r"{S}gh\s+auth\s+(?:token\b|status\s{A}(?:-t\b|--show-token))")),
-        (&["credential"], format!(r"{S}git\s{A}\bcredential\s+fill\b|{S}git\s+config\s{A}--get\S*\s+credential")),
+        (&[r"\bprintenv\b", r"\benv\b", r"\bexport "], format!(r"{S}printenv\b|(?:^|[;&|(]\s*|\s)env\s*(?:$|[|>;&)])|\bexport\s+-p\b")),
+        (&[r"\bgh "], format!(r"{S}gh\s+auth\s+(?:token\b|status\s{A}(?:-t\b|--show-token))")),
+        (&[r"\bfill\b", "--get"], format!(r"{S}git\s{A}\bcredential\s+fill\b|{S}git\s+config\s{A}--get\S*\s+credential")),
         (&["configure", "get-session-token", "secretsmanager", "--with-decryption", "get-login-password", "create-access-key"], format!(r"{S}aws\s+(?:configure\s+(?:get|export-credentials)\b|sts\s+get-session-token|secretsmanager\s+get-secret-value|ssm\s+get-parameters?\s{A}--with-decryption|ecr\s+get-login-password|iam\s+create-access-key)")),
         (&["print-access-token", "print-identity-token", "versions"], format!(r"{S}gcloud\s{A}\bauth\s{A}\bprint-(?:access|identity)-token|{S}gcloud\s+secrets\s+versions\s+access")),
         (&["get-access-token", "keyvault"], format!(r"{S}az\s+(?:account\s+get-access-token|keyvault\s+secret\s+(?:show|download))")),
-        (&["secret", "token"], format!(r"{S}(?:kubectl|oc)\s{A}\b(?:(?:get|describe)\s+secrets?\b|create\s+token\b)")),
-        (&["vault", "op", "docker-credential-"], format!(r"{S}(?:vault\s+(?:read|kv\s+get)|op\s+(?:read|item\s+get))\b|docker-credential-\S+\s+get\b")),
+        (&[r"\bkubectl ", r"\boc "], format!(r"{S}(?:kubectl|oc)\s{A}\b(?:(?:get|describe)\s+secrets?\b|create\s+token\b)")),
+        (&[r"\bvault ", r"\bop ", "docker-credential-"], format!(r"{S}(?:vault\s+(?:read|kv\s+get)|op\s+(?:read|item\s+get))\b|docker-credential-\S+\s+get\b")),
         (&["find-generic-password", "find-internet-password", "dump-keychain", "cmdkey", "mimikatz", "lazagne", "secretsdump"], format!(r"{S}security\s+(?:find-(?:generic|internet)-password|dump-keychain)|{S}cmdkey\s+/list|(?i:\b(?:mimikatz|lazagne|secretsdump)\b)")),
-        (&["token", "secret", "password", "passwd", "api_key", "apikey", "access_key", "private_key", "credentials"], format!(r"{S}(?:echo|printf|cat)\s{A}\$\{{?[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS)\b")),
+        (&["$"], format!(r"{S}(?:echo|printf|cat)\s{A}\$\{{?[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS)\b")),
         // A credential passed inline: the agent is wielding a secret it holds.
         (&["aws_secret_access_key", "aws_session_token", "secret-access-key"], r"(?:^|\s)AWS_(?:SECRET_ACCESS_KEY|SESSION_TOKEN)=\S|--(?:aws-)?secret-access-key\b".to_string()),
         (&["token=", "secret=", "password=", "api_key="], r"(?:^|\s)[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_KEY)=[^\s$]{8,}\s+[a-z]".to_string()),
@@ -219,104 +222,139 @@ fn credential_access() -> Vec<Anchored> {
 fn infra_change() -> Vec<Anchored> {
     vec![
         (
-            &["kubectl", "oc"],
+            &[r"\bkubectl ", r"\boc "],
             format!(
                 r"{S}(?:kubectl|oc)\s{A}\b(?:delete|apply|replace|patch|scale|drain|cordon|taint|edit|create|expose|autoscale|exec|rollout\s+(?:restart|undo|pause)|set\s+(?:image|env|resources))\b"
             ),
         ),
         (
-            &["helm"],
+            &[r"\bhelm "],
             format!(r"{S}helm\s{A}\b(?:install|upgrade|uninstall|delete|rollback)\b"),
         ),
         (
-            &["terraform", "tofu", "terragrunt"],
+            &[r"\bterraform ", r"\btofu ", r"\bterragrunt "],
             format!(
                 r"{S}(?:terraform|tofu|terragrunt)\s{A}\b(?:apply|destroy|import|taint|untaint|force-unlock|state\s+(?:rm|mv|push|replace-provider))\b"
             ),
         ),
         (
-            &["pulumi", "cdk", "serverless", "sls"],
+            &[r"\bpulumi ", r"\bcdk ", r"\bserverless ", r"\bsls "],
             format!(
                 r"{S}pulumi\s{A}\b(?:up|update|destroy|refresh|import|cancel|stack\s+rm)\b|{S}cdk\s+(?:deploy|destroy)\b|{S}(?:serverless|sls)\s+(?:deploy|remove)\b"
             ),
         ),
         (
-            &["eksctl", "fly", "firebase", "wrangler", "vercel", "netlify"],
+            &[
+                r"\beksctl ",
+                r"\bfly ",
+                r"\bflyctl ",
+                r"\bfirebase ",
+                r"\bwrangler ",
+                r"\bvercel ",
+                r"\bnetlify ",
+            ],
             format!(
                 r"{S}(?:eksctl\s+(?:create|delete|scale|upgrade)|fly(?:ctl)?\s+deploy|firebase\s+deploy|wrangler\s+(?:deploy|publish)|(?:vercel|netlify\s+deploy)\s{A}--prod)\b"
             ),
         ),
         (
-            &["heroku"],
+            &[r"\bheroku "],
             format!(
                 r"{S}heroku\s{A}\b(?:apps:destroy|pg:reset|releases:rollback|config:set|ps:scale)\b"
             ),
         ),
         (
-            &["aws"],
+            &[r"\baws\b"],
             format!(
                 r"{S}aws\b{A}\s(?:delete|terminate|put|create|update|modify|stop|reboot|attach|detach|deregister|remove|revoke|authorize|run|start|cancel|disable|enable|reset|restore|replace|associate|disassociate|register|invoke)-[a-z0-9-]+"
             ),
         ),
         (
-            &["aws"],
+            &[r"\baws "],
             format!(
                 r"{S}aws\s+s3\s+(?:rm|rb|mv)\b|{S}aws\s+s3\s+sync\s{A}--delete\b|{S}aws\s+(?:lambda\s+invoke|deploy\s)"
             ),
         ),
         (
-            &["gcloud"],
+            &[r"\bgcloud\b"],
             format!(
                 r"{S}gcloud\b{A}\s(?:delete|deploy|create|update|set-iam-policy|add-iam-policy-binding|remove-iam-policy-binding|resize)\b"
             ),
         ),
         (
-            &["az"],
+            &[r"\baz\b"],
             format!(r"{S}az\b{A}\s(?:delete|create|update|purge|deploy|restart|stop)\b"),
         ),
         (
-            &["publish", "deprecate", "dist-tag", "owner"],
+            &[
+                r"\bpublish\b",
+                r"\bunpublish\b",
+                r"\bdeprecate\b",
+                r"\bdist-tag ",
+                r"\bowner ",
+            ],
             format!(
                 r"{S}(?:npm|yarn|pnpm|bun)\s{A}\bpublish\b|{S}npm\s+(?:unpublish|deprecate|dist-tag\s+add|owner\s+add)\b"
             ),
         ),
         (
-            &["cargo", "twine", "publish", "gem"],
+            &[
+                r"\bcargo ",
+                r"\btwine ",
+                r"\bpoetry ",
+                r"\bflit ",
+                r"\bhatch ",
+                r"\buv ",
+                r"\bpdm ",
+                r"\bgem ",
+            ],
             format!(
                 r"{S}cargo\s+(?:publish|yank|owner\s+--add)\b|{S}twine\s+upload\b|{S}(?:poetry|flit|hatch|uv|pdm)\s+publish\b|{S}gem\s+(?:push|yank)\b"
             ),
         ),
         (
-            &["mvn", "gradle", "nuget"],
+            &[
+                r"\bmvn ",
+                r"\bmvnw ",
+                r"\bgradle ",
+                r"\bgradlew ",
+                r"\bnuget ",
+            ],
             format!(
                 r"{S}(?:mvn|mvnw)\s{A}\bdeploy\b|{S}(?:gradle|gradlew)\s{A}\bpublish[a-zA-Z]*\b|{S}(?:dotnet\s+)?nuget\s+push\b"
             ),
         ),
         (
-            &["gh"],
+            &[r"\bgh "],
             format!(
                 r"{S}gh\s+(?:release\s+(?:create|upload|delete|edit)|secret\s+(?:set|delete)|variable\s+(?:set|delete)|workflow\s+(?:run|enable|disable))\b"
             ),
         ),
         (
-            &["gh"],
+            &[r"\bgh "],
             format!(r"{S}gh\s+api\s{A}(?:-X|--method)\s*(?:DELETE|PUT)\b"),
         ),
         (
-            &["push", "crane", "skopeo"],
+            &[
+                r"\bdocker ",
+                r"\bpodman ",
+                r"\bbuildah ",
+                r"\bcrane ",
+                r"\bskopeo ",
+            ],
             format!(
                 r"{S}(?:docker|podman|buildah)\s{A}\bpush\b|{S}docker\s+buildx\s{A}--push\b|{S}(?:crane|skopeo)\s+(?:push|copy|cp|delete)\b"
             ),
         ),
         (
             &[
-                "systemctl",
-                "service",
-                "shutdown",
-                "reboot",
-                "poweroff",
-                "halt",
-                "iptables",
+                r"\bsystemctl ",
+                r"\bservice ",
+                r"\bshutdown\b",
+                r"\breboot\b",
+                r"\bpoweroff\b",
+                r"\bhalt\b",
+                r"\biptables\b",
             ],
             format!(
                 r"{S}(?:systemctl|service)\s{A}\b(?:stop|disable|mask|kill|restart)\b|{S}(?:shutdown|reboot|poweroff|halt)\b|{S}iptables\b{A}\s-[FXP]\b"
@@ -328,31 +366,34 @@ fn infra_change() -> Vec<Anchored> {
 fn privilege_escalation() -> Vec<Anchored> {
     vec![
         (
-            &["sudo", "doas", "pkexec", "runas"],
+            &[r"\bsudo ", r"\bdoas ", r"\bpkexec ", r"\brunas "],
             format!(r"{S}(?:sudo|doas|pkexec|runas)\s"),
         ),
-        (&["su"], format!(r"{S}su(?:\s+-|\s+root\b|\s*$|\s+-c\b)")),
         (
-            &["chmod"],
+            &[r"\bsu\b"],
+            format!(r"{S}su(?:\s+-|\s+root\b|\s*$|\s+-c\b)"),
+        ),
+        (
+            &[r"\bchmod\b"],
             format!(
                 r"{S}chmod\b{A}\s(?:-R\s+)?(?:0?777|0?666|[2467][0-7]{{3}}|[ugoa]*\+[rwxt]*s[rwxt]*|a\+rwx|o\+w)\b"
             ),
         ),
         (
-            &["chown", "setcap", "usermod"],
+            &[r"\bchown\b", r"\bsetcap ", r"\busermod "],
             format!(
                 r"{S}chown\b{A}\sroot\b|{S}setcap\s|{S}usermod\s{A}-[a-zA-Z]*G\s*\S*(?:sudo|wheel|docker|admin|root)"
             ),
         ),
         (
             &[
-                "visudo",
-                "chpasswd",
-                "useradd",
-                "adduser",
-                "passwd",
+                r"\bvisudo\b",
+                r"\bchpasswd\b",
+                r"\buseradd\b",
+                r"\badduser\b",
+                r"\bpasswd\b",
                 "/etc/sudoers",
-                "nopasswd",
+                r"\bnopasswd\b",
             ],
             format!(
                 r"{S}(?:visudo|chpasswd|useradd|adduser|passwd)\b|(?:>>?\s*|tee\s+(?:-a\s+)?|{S}(?:cp|mv|install)\b{A}\s)/etc/sudoers|\bNOPASSWD\b"
@@ -375,11 +416,11 @@ fn privilege_escalation() -> Vec<Anchored> {
             ),
         ),
         (
-            &["crontab"],
+            &[r"\bcrontab "],
             format!(r"{S}crontab\s+(?:-e\b|-r\b|-(?:\s|$)|[^-\s]\S*{E})"),
         ),
         (
-            &["docker", "podman"],
+            &[r"\bdocker ", r"\bpodman "],
             format!(
                 r"{S}(?:docker|podman)\s{A}\b(?:run|create)\b{A}(?:--privileged|--pid[=\s]host|--cap-add[=\s]*(?:ALL|SYS_ADMIN)|-v\s*/:/|--volume[=\s]/:/|--userns[=\s]host)"
             ),
@@ -387,12 +428,12 @@ fn privilege_escalation() -> Vec<Anchored> {
         (&["docker.sock"], r"(?:/var)?/run/docker\.sock".to_string()),
         (
             &[
-                "nsenter",
-                "chroot",
-                "insmod",
-                "modprobe",
-                "setenforce",
-                "ufw",
+                r"\bnsenter\b",
+                r"\bchroot\b",
+                r"\binsmod\b",
+                r"\bmodprobe\b",
+                r"\bsetenforce ",
+                r"\bufw ",
             ],
             format!(r"{S}(?:nsenter|chroot|insmod|modprobe|setenforce\s+0)\b|{S}ufw\s+disable\b"),
         ),
@@ -414,18 +455,18 @@ fn exfiltration() -> Vec<(Anchors, (Effect, String))> {
     let send = |p: String| (Effect::Send, p);
     let always = |p: String| (Effect::Class(Risk::Exfiltration), p);
     vec![
-        (&["curl"], send(format!(r"{S}curl\b{A}\s(?:-[a-zA-Z]*[dFT]|--data|--form|--upload-file|--json|-X\s*(?:POST|PUT|PATCH)|--request\s*(?:POST|PUT|PATCH))"))),
-        (&["wget"], send(format!(r"{S}wget\b{A}\s--(?:post-(?:data|file)|body-(?:data|file)|method[=\s]\s*(?:POST|PUT|PATCH))"))),
-        (&["post", "put", "patch"], send(format!(r"{S}(?:http|https|xh|xhs)\s+(?:-\S+\s+)*(?:POST|PUT|PATCH)\s"))),
-        (&["invoke-webrequest", "invoke-restmethod", "iwr", "irm"], send(r"(?i)\b(?:Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n]*-(?:Method\s+(?:Post|Put|Patch)|InFile|Body)\b".to_string())),
-        (&["nc", "netcat", "telnet", "socat", "/dev/tcp", "/dev/udp"], send(format!(r"{S}(?:nc|ncat|netcat|telnet|socat)\s+\S|/dev/(?:tcp|udp)/"))),
-        (&["scp", "sftp", "rsync", "ssh"], send(format!(r"{S}(?:scp|sftp)\s|{S}rsync\s{A}\S:|\|\s*ssh\s"))),
-        (&["push", "remote"], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
+        (&[r"\bcurl\b"], send(format!(r"{S}curl\b{A}\s(?:-[a-zA-Z]*[dFT]|--data|--form|--upload-file|--json|-X\s*(?:POST|PUT|PATCH)|--request\s*(?:POST|PUT|PATCH))"))),
+        (&[r"\bwget\b"], send(format!(r"{S}wget\b{A}\s--(?:post-(?:data|file)|body-(?:data|file)|method[=\s]\s*(?:POST|PUT|PATCH))"))),
+        (&[r"\bpost ", r"\bput ", r"\bpatch "], send(format!(r"{S}(?:http|https|xh|xhs)\s+(?:-\S+\s+)*(?:POST|PUT|PATCH)\s"))),
+        (&[r"\binvoke-webrequest\b", r"\binvoke-restmethod\b", r"\biwr\b", r"\birm\b"], send(r"(?i)\b(?:Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n]*-(?:Method\s+(?:Post|Put|Patch)|InFile|Body)\b".to_string())),
+        (&[r"\bnc ", r"\bncat ", r"\bnetcat ", r"\btelnet ", r"\bsocat ", "/dev/tcp/", "/dev/udp/"], send(format!(r"{S}(?:nc|ncat|netcat|telnet|socat)\s+\S|/dev/(?:tcp|udp)/"))),
+        (&[r"\bscp ", r"\bsftp ", r"\brsync ", r"\bssh "], send(format!(r"{S}(?:scp|sftp)\s|{S}rsync\s{A}\S:|\|\s*ssh\s"))),
+        (&[r"\bpush ", r"\bremote "], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
         (&["$("], send(format!(r"{S}(?:dig|nslookup|host|ping|drill)\s{A}\$\("))),
         (&["s3://"], always(format!(r"{S}aws\s+s3\s+(?:cp|mv|sync)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}s3://"))),
-        (&["gs://", "storage", "rclone"], always(format!(r"{S}gsutil\s{A}\b(?:cp|rsync|mv)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}gs://|{S}az\s+storage\s+(?:blob|file)\s+upload|{S}rclone\s+(?:copy|sync|move)\s"))),
-        (&["gist", "visibility", "--public"], always(format!(r"{S}gh\s+(?:gist\s+create\b|repo\s+edit\s{A}--visibility[=\s]+public|repo\s+create\s{A}--public\b)"))),
-        (&["sendmail", "mailx", "mutt", "mail", "pastebinit"], always(format!(r"(?i)\b(?:sendmail|mailx|mutt)\b|{S}mail\s+-s\s|{S}pastebinit\b"))),
+        (&["gs://", r"\bstorage ", r"\brclone "], always(format!(r"{S}gsutil\s{A}\b(?:cp|rsync|mv)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}gs://|{S}az\s+storage\s+(?:blob|file)\s+upload|{S}rclone\s+(?:copy|sync|move)\s"))),
+        (&[r"\bgh "], always(format!(r"{S}gh\s+(?:gist\s+create\b|repo\s+edit\s{A}--visibility[=\s]+public|repo\s+create\s{A}--public\b)"))),
+        (&[r"\bsendmail\b", r"\bmailx\b", r"\bmutt\b", r"\bmail ", r"\bpastebinit\b"], always(format!(r"(?i)\b(?:sendmail|mailx|mutt)\b|{S}mail\s+-s\s|{S}pastebinit\b"))),
         (&["://"], (Effect::Url, r"(?i)\b[a-z][a-z0-9+.-]*://".to_string())),
     ]
 }
@@ -461,27 +502,85 @@ pub(super) fn text_rules() -> Vec<Rule> {
 }
 
 /// Paths a file write must not touch, by class: persistence and privilege files, then system
-/// and home locations.
-pub(super) fn write_path_patterns() -> Vec<(Effect, String)> {
-    let privilege = [
-        r"(?:^|/)\.ssh/authorized_keys2?$",
-        r"^/etc/(?:sudoers|passwd|shadow|g?shadow|group|crontab|cron\.|ld\.so\.preload|pam\.d/|systemd/|profile|bash\.bashrc|environment|rc\.local|init\.d/)",
-        r"/(?:\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zprofile|\.zshenv|\.config/fish/config\.fish)$",
-        r"/(?:var/spool/cron|Library/Launch(?:Agents|Daemons)|\.config/autostart|\.config/systemd/user)/",
-        r"(?:^|/)\.claude/settings(?:\.local)?\.json$|(?:^|/)\.claude\.json$|(?:^|/)\.git/hooks/",
+/// and home locations. Anchored like the text rules.
+pub(super) fn write_path_rules() -> Vec<Rule> {
+    let privilege: [(Anchors, &str); 5] = [
+        (
+            &[".ssh/authorized_keys"],
+            r"(?:^|/)\.ssh/authorized_keys2?$",
+        ),
+        (
+            &["/etc/"],
+            r"^/etc/(?:sudoers|passwd|shadow|g?shadow|group|crontab|cron\.|ld\.so\.preload|pam\.d/|systemd/|profile|bash\.bashrc|environment|rc\.local|init\.d/)",
+        ),
+        (
+            &[
+                r"/.bashrc\b",
+                r"/.bash_profile\b",
+                r"/.bash_login\b",
+                r"/.profile\b",
+                r"/.zshrc\b",
+                r"/.zprofile\b",
+                r"/.zshenv\b",
+                r"/.config/fish/config.fish\b",
+            ],
+            r"/(?:\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zprofile|\.zshenv|\.config/fish/config\.fish)$",
+        ),
+        (
+            &[
+                "/var/spool/cron/",
+                "/library/launchagents/",
+                "/library/launchdaemons/",
+                "/.config/autostart/",
+                "/.config/systemd/user/",
+            ],
+            r"/(?:var/spool/cron|Library/Launch(?:Agents|Daemons)|\.config/autostart|\.config/systemd/user)/",
+        ),
+        (
+            &[".claude/settings", ".claude.json", ".git/hooks/"],
+            r"(?:^|/)\.claude/settings(?:\.local)?\.json$|(?:^|/)\.claude\.json$|(?:^|/)\.git/hooks/",
+        ),
     ];
-    let destruction = [
-        format!(r"^/{SYSTEM_DIRS}/"),
-        r"^(?:~|\$HOME|/home/[^/]+|/Users/[^/]+|/root)/\.[^/]".to_string(),
-        r"(?i)^[a-z]:[\\/]windows[\\/]".to_string(),
+    let destruction: [(Anchors, String); 3] = [
+        (
+            &[
+                "/etc/",
+                "/usr/",
+                "/bin/",
+                "/sbin/",
+                "/boot/",
+                "/lib/",
+                "/lib32/",
+                "/lib64/",
+                "/libx32/",
+                "/dev/",
+                "/sys/",
+                "/proc/",
+                "/system/",
+                "/library/",
+                "/applications/",
+                "/var/",
+            ],
+            format!(r"^/{SYSTEM_DIRS}/"),
+        ),
+        (
+            &["~/.", "$home/.", "/home/", "/users/", "/root/."],
+            r"^(?:~|\$HOME|/home/[^/]+|/Users/[^/]+|/root)/\.[^/]".to_string(),
+        ),
+        (&["windows"], r"(?i)^[a-z]:[\\/]windows[\\/]".to_string()),
     ];
+    let rule = |risk, (anchors, source): (Anchors, String)| Rule {
+        effect: Effect::Class(risk),
+        anchors,
+        source,
+    };
     privilege
-        .iter()
-        .map(|p| (Effect::Class(Risk::PrivilegeEscalation), p.to_string()))
+        .into_iter()
+        .map(|(anchors, source)| rule(Risk::PrivilegeEscalation, (anchors, source.to_string())))
         .chain(
             destruction
                 .into_iter()
-                .map(|p| (Effect::Class(Risk::DataDestruction), p)),
+                .map(|anchored| rule(Risk::DataDestruction, anchored)),
         )
         .collect()
 }
@@ -489,5 +588,5 @@ pub(super) fn write_path_patterns() -> Vec<(Effect, String)> {
 /// How many built-in patterns there are, text and write-path (for the docs and a test).
 #[cfg(test)]
 pub(super) fn pattern_count() -> usize {
-    text_rules().len() + write_path_patterns().len()
+    text_rules().len() + write_path_rules().len()
 }

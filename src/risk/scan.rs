@@ -11,9 +11,10 @@
 //!
 //! Cost: per denial; see the module doc of `risk`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::engine;
+use super::fields::{self, Fields, Item, Parsed};
 use super::hosts;
 use super::rules::Effect;
 use super::text::{fold, Budget};
@@ -36,6 +37,24 @@ const PATH_KEYS: &[&str] = &[
     "directory",
 ];
 const CONTENT_KEYS: &[&str] = &["content", "contents", "new_string", "new_source", "patch"];
+/// The pattern of a `Glob`, examined as a path read.
+const GLOB_KEY: &str = "pattern";
+/// A multi-edit's list of edits, whose content is examined.
+const EDITS_KEY: &str = "edits";
+
+/// True for a key whose entry some role examines: the only entries of an input that are read.
+fn is_examined(key: &str) -> bool {
+    [
+        COMMAND_KEYS,
+        URL_KEYS,
+        PATH_KEYS,
+        CONTENT_KEYS,
+        &[GLOB_KEY, EDITS_KEY],
+    ]
+    .iter()
+    .any(|keys| keys.contains(&key))
+}
+
 /// Words in a tool's name that make it a file write.
 const WRITE_WORDS: &[&str] = &[
     "write", "edit", "create", "delete", "move", "patch", "replace", "rename", "remove",
@@ -106,6 +125,10 @@ struct Scan<'r> {
 thread_local! {
     /// The memo key being written, reused from one classification to the next.
     static KEY: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+    /// A [`Scan`]'s folded and lower-cased buffers, reused from one classification to the next
+    /// (each at most the byte budget).
+    static SCRATCH: std::cell::Cell<(String, Vec<u8>)> =
+        const { std::cell::Cell::new((String::new(), Vec::new())) };
 }
 
 pub(super) fn classify(user: &UserRules, rules_id: u64, attempt: &Attempt<'_>) -> Risk {
@@ -164,23 +187,42 @@ fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &str {
 /// True if a tool by this name writes files (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`,
 /// `mcp__fs__write_file`, …).
 fn is_write_tool(tool: &str) -> bool {
-    let name = tool.rsplit("__").next().unwrap_or(tool).as_bytes();
-    WRITE_WORDS.iter().any(|word| {
-        name.windows(word.len())
-            .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
-    })
+    let bytes = tool.as_bytes();
+    // The name after the last `__` (an MCP tool's own name), lower-cased once, on the stack
+    // when it is short (every real tool name is): this runs for every input examined.
+    let start = bytes
+        .windows(2)
+        .rposition(|w| w == b"__")
+        .map_or(0, |at| at + 2);
+    let name = &bytes[start..];
+    let mut buf = [0u8; 64];
+    let lower: std::borrow::Cow<'_, [u8]> = match buf.get_mut(..name.len()) {
+        Some(short) => {
+            short.copy_from_slice(name);
+            short.make_ascii_lowercase();
+            std::borrow::Cow::Borrowed(short)
+        }
+        None => std::borrow::Cow::Owned(name.to_ascii_lowercase()),
+    };
+    WRITE_WORDS
+        .iter()
+        .any(|word| lower.windows(word.len()).any(|w| w == word.as_bytes()))
 }
 
 /// The write-path rules' classes for a path. A persistence file (`.bashrc`, `authorized_keys`,
 /// sudoers) is also a home or system path: the specific class wins over the general one.
-fn write_path_classes(folded: &[u8]) -> Found {
-    let set = engine::write_path_set();
+fn write_path_classes(folded: &[u8], lower: &mut Vec<u8>) -> Found {
     let mut found = Found::default();
-    for i in set.set.matches(folded).iter() {
-        if let Effect::Class(risk) = set.effects[i] {
-            found.add(risk);
-        }
-    }
+    engine::write_path_rules_compiled().for_each_match(
+        folded,
+        lower,
+        |_| true,
+        |effect| {
+            if let Effect::Class(risk) = effect {
+                found.add(risk);
+            }
+        },
+    );
     if found.has(Risk::PrivilegeEscalation) {
         let mut only = Found::default();
         only.add(Risk::PrivilegeEscalation);
@@ -189,24 +231,41 @@ fn write_path_classes(folded: &[u8]) -> Found {
     found
 }
 
+impl Drop for Scan<'_> {
+    fn drop(&mut self) {
+        SCRATCH.set((
+            std::mem::take(&mut self.folded),
+            std::mem::take(&mut self.lower),
+        ));
+    }
+}
+
 impl<'r> Scan<'r> {
     fn new(user: &'r UserRules, key: Option<String>) -> Scan<'r> {
+        let (folded, lower) = SCRATCH.take();
         Scan {
             user,
             budget: Budget::new(MAX_EXAMINED_BYTES),
             key,
-            folded: String::new(),
-            lower: Vec::new(),
+            folded,
+            lower,
             found: Found::default(),
         }
     }
 
     fn attempt(&mut self, attempt: &Attempt<'_>) {
         match (attempt.input, attempt.reason) {
-            (Some(Input::Json(value)), _) => self.input(attempt.tool, value),
-            (Some(Input::JsonText(text)), _) => match serde_json::from_str::<Value>(text) {
-                Ok(Value::String(command)) => self.field(&command, Role::Command),
-                Ok(value) => self.input(attempt.tool, &value),
+            (Some(Input::Json(value)), _) => match value {
+                Value::Object(object) => {
+                    self.input(attempt.tool, &Fields::from_map(object, is_examined));
+                }
+                Value::String(command) => self.field(command, Role::Command),
+                _ => {}
+            },
+            (Some(Input::JsonText(text)), _) => match fields::parse(text, is_examined) {
+                Ok(Parsed::Command(command)) => self.field(&command, Role::Command),
+                Ok(Parsed::Object(object)) => self.input(attempt.tool, &object),
+                Ok(Parsed::Nothing) => {}
                 // Nested past what the parser takes: its text, as a command line.
                 Err(_) => self.field(text, Role::Command),
             },
@@ -215,12 +274,7 @@ impl<'r> Scan<'r> {
         }
     }
 
-    fn input(&mut self, tool: &str, value: &Value) {
-        let object = match value {
-            Value::Object(object) => object,
-            Value::String(text) => return self.field(text, Role::Command),
-            _ => return,
-        };
+    fn input(&mut self, tool: &str, object: &Fields<'_>) {
         let writes = is_write_tool(tool);
         let path_role = if writes {
             Role::WritePath
@@ -231,33 +285,37 @@ impl<'r> Scan<'r> {
         self.keys(object, URL_KEYS, Role::Url);
         self.keys(object, PATH_KEYS, path_role);
         if tool.eq_ignore_ascii_case("glob") {
-            self.keys(object, &["pattern"], Role::ReadPath);
+            self.keys(object, &[GLOB_KEY], Role::ReadPath);
         }
         if writes {
             self.keys(object, CONTENT_KEYS, Role::Content);
-            if let Some(Value::Array(edits)) = object.get("edits") {
-                for edit in edits.iter().filter_map(Value::as_object) {
-                    self.keys(edit, CONTENT_KEYS, Role::Content);
+            if let Some(Item::Array(edits)) = object.get(EDITS_KEY) {
+                for edit in edits {
+                    if let Item::Object(edit) = edit {
+                        self.keys(edit, CONTENT_KEYS, Role::Content);
+                    }
                 }
             }
         }
     }
 
     /// Examines the string values (or arrays of strings) under `keys` in `object`.
-    fn keys(&mut self, object: &Map<String, Value>, keys: &[&str], role: Role) {
-        // One pass over the object's few entries, not a map lookup per key name.
-        for (key, value) in object {
-            if !keys.contains(&key.as_str()) {
+    fn keys(&mut self, object: &Fields<'_>, keys: &[&str], role: Role) {
+        // One pass over the object's few entries, not a lookup per key name.
+        for (key, item) in object.entries() {
+            if !keys.contains(&key) {
                 continue;
             }
-            match value {
-                Value::String(text) => self.field(text, role),
-                Value::Array(items) => {
-                    for text in items.iter().filter_map(Value::as_str) {
-                        self.field(text, role);
+            match item {
+                Item::Str(text) => self.field(text, role),
+                Item::Array(items) => {
+                    for item in items {
+                        if let Item::Str(text) = item {
+                            self.field(text, role);
+                        }
                     }
                 }
-                _ => {}
+                Item::Object(_) | Item::Other => {}
             }
         }
     }
@@ -299,7 +357,7 @@ impl<'r> Scan<'r> {
             self.found.add(Risk::Exfiltration);
         }
         if role == Role::WritePath {
-            let found = write_path_classes(folded);
+            let found = write_path_classes(folded, &mut self.lower);
             self.found.0 |= found.0;
         }
         if let Some(user) = &self.user.set {
@@ -335,12 +393,16 @@ mod tests {
             "NotebookEdit",
             "mcp__fs__write_file",
             "str_replace_based_edit_tool",
+            "mcp__x__WRITE",
+            &format!("mcp__{}", "Edit".repeat(40)),
         ] {
             assert!(is_write_tool(tool), "{tool}");
         }
         for tool in [
             "Read",
             "Bash",
+            "mcp__writer__read_file",
+            "mcp___read",
             "WebFetch",
             "Glob",
             "Grep",

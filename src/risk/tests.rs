@@ -225,12 +225,16 @@ fn anchors_hide_no_match_of_the_corpus_or_of_generated_text() {
         .filter_map(|l| l.splitn(4, '\t').nth(3))
         .map(str::to_string)
         .collect();
-    // Spellings the corpus may lack: case, separators, wrappers, absolute paths.
+    // Spellings the corpus may lack: case, separators, wrappers, absolute paths, and the other
+    // whitespace an anchor's space stands for.
     for text in texts.clone() {
         texts.push(text.to_uppercase());
         texts.push(format!("bash -c '{text}'"));
         texts.push(text.replace(' ', "\n"));
+        texts.push(text.replace(' ', "\u{b}"));
         texts.push(format!("/usr/local/bin/{text}"));
+        texts.push(format!("true;{text}"));
+        texts.push(format!("({text})"));
     }
     engine::tests::assert_anchors_hide_nothing(texts);
 }
