@@ -7,6 +7,8 @@
 //!
 //! Cold: once per state write, once per scrape.
 
+use std::sync::Arc;
+
 use super::hot::lag;
 use super::truncation::widen_signature;
 use super::{FileId, FileState, FollowStats, Followed, Follower, Saved};
@@ -52,7 +54,7 @@ impl Follower {
     /// that lag or were rotated ([`super::hot`]) and the first names of the others are looked
     /// at: a publication of thousands of quiet files costs what the few that lag cost.
     pub fn stats(&self) -> FollowStats {
-        let mut stats = self.stats.clone();
+        let mut stats = self.counters();
         let hot = &self.hot;
         let file = |id: &FileId| hot.slots.get(id).and_then(|&i| self.files.get(i));
         // Files under their name each have their own; rotated files (few) are summed by name.
@@ -108,11 +110,49 @@ impl Follower {
             })
             .collect();
         files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        stats.files = files;
-        stats.unopenable = self.unopenable.len() as u64;
-        stats.open_files = self.open_count as u64;
+        stats.files = Arc::new(files);
         stats
     }
+
+    /// The follower's counters without the lag series: `files` empty, `followed` and
+    /// `lag_others` zero ([`Follower::stats`] has them).
+    pub fn counters(&self) -> FollowStats {
+        FollowStats {
+            unopenable: self.unopenable.len() as u64,
+            open_files: self.open_count as u64,
+            ..self.stats.clone()
+        }
+    }
+
+    /// What the lag series of [`Follower::stats`] are made of: the files' layout, the number
+    /// of series, and each lagging or rotated file's lag. While the key is unchanged, so are
+    /// the series, `followed` and `lag_others`; it costs what the files that lag cost.
+    pub fn lag_key(&self) -> LagKey {
+        let hot = &self.hot;
+        let mut notable: Vec<(FileId, u64, bool)> = hot
+            .notable
+            .iter()
+            .filter_map(|id| hot.slots.get(id).and_then(|&i| self.files.get(i)))
+            .map(|f| (f.id, lag(f), f.rotated))
+            .collect();
+        notable.sort_unstable();
+        LagKey {
+            layout: hot.layouts,
+            series: self.max_file_series,
+            notable,
+        }
+    }
+}
+
+/// What the lag series are made of ([`Follower::lag_key`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LagKey {
+    /// Layout changes of the follower's files (opened, renamed, let go) so far.
+    layout: u64,
+    /// Files that get a series of their own.
+    series: usize,
+    /// Each lagging or rotated file: its id, its lag, whether it was rotated.
+    notable: Vec<(FileId, u64, bool)>,
 }
 
 /// A lag series' name: the path's bytes, and whether the file was rotated away from it.
@@ -211,7 +251,7 @@ mod tests {
             follower.set_max_file_series(n);
             let stats = follower.stats();
             let (named, others, followed) = ranked_by_every_file(&follower, n);
-            assert_eq!(stats.files, named, "n = {n}");
+            assert_eq!(*stats.files, named, "n = {n}");
             assert_eq!(
                 (stats.lag_others, stats.followed),
                 (others, followed),
