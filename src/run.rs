@@ -184,6 +184,7 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
                     state_failing: false,
                     unpublished: false,
                     lag_series: Default::default(),
+                    clean_paths: Default::default(),
                 };
                 let result = loop_config.run(reader, &shared, wake_rx);
                 shared.healthy.store(false, Ordering::Release);
@@ -347,6 +348,8 @@ struct Reader {
     unpublished: bool,
     /// The per-file lag series last published.
     lag_series: LagLabels,
+    /// Paths the last state write held that hold no secret.
+    clean_paths: state::CleanPaths,
 }
 
 /// Per-file lag series: a path (or its label value) and its lag in bytes.
@@ -545,7 +548,7 @@ impl ReadLoop {
         let Some(path) = &self.state_file else {
             return true;
         };
-        let state = state::compose(&mut r.follower, &r.pipeline);
+        let state = state::compose_remembering(&mut r.follower, &r.pipeline, &mut r.clean_paths);
         match state::write(path, &state) {
             Ok(()) => {
                 r.stats.state_writes_ok += 1;

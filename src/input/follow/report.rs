@@ -259,4 +259,58 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn while_the_lag_key_holds_so_do_the_series() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = |name: &str| dir.path().join(name);
+        let append = |name: &str, text: &str| {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(log(name))
+                .unwrap();
+            f.write_all(text.as_bytes()).unwrap();
+        };
+        for name in ["a.log", "b.log", "c.log"] {
+            append(name, "line\n");
+        }
+        let config = FollowConfig::for_test(&dir.path().join("*.log"), Duration::from_secs(3600));
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder::default();
+        let mut last = (follower.lag_key(), follower.stats());
+        let mut changes = 0;
+        // A scan only when the files changed (it lays them out again: a new key whatever).
+        let mut step = |follower: &mut Follower, what: &str, scan: bool| {
+            if scan {
+                follower.scan(&mut sink);
+            }
+            follower.read_all(&mut sink);
+            let now = (follower.lag_key(), follower.stats());
+            if now.0 == last.0 {
+                assert_eq!(now.1, last.1, "{what}: the key held, the series did not");
+            } else {
+                changes += 1;
+            }
+            last = now;
+        };
+        step(&mut follower, "first read", true);
+        append("b.log", "half");
+        step(&mut follower, "half a line", false);
+        append("b.log", " done\n");
+        step(&mut follower, "the line ends", false);
+        append("d.log", "line\n");
+        step(&mut follower, "a new quiet file", true);
+        std::fs::rename(log("a.log"), log("a.old")).unwrap();
+        step(&mut follower, "renamed out of the globs", true);
+        follower.set_max_file_series(1);
+        step(&mut follower, "fewer series", false);
+        append("c.log", "more\n");
+        step(&mut follower, "a quiet file grows", false);
+        assert!(
+            changes >= 5,
+            "the key moved with the series ({changes} changes)"
+        );
+    }
 }
