@@ -23,7 +23,7 @@ impl Follower {
                 widen_signature(f); // signed now, it is in this state
                 f.buffer.consume();
                 let state = FileState {
-                    path: f.path.display().to_string(),
+                    path: f.path.to_string_lossy().into_owned(),
                     inode: f.inode,
                     signature: f.signature,
                     offset: f.buffer.committed(),
@@ -35,9 +35,9 @@ impl Follower {
                             .map(|(_, fragment)| fragment.clone())
                     }),
                     sequence_path: (f.sequence_path != f.path)
-                        .then(|| f.sequence_path.display().to_string()),
+                        .then(|| f.sequence_path.to_string_lossy().into_owned()),
                     first_path: (f.first_path != f.path)
-                        .then(|| f.first_path.display().to_string()),
+                        .then(|| f.first_path.to_string_lossy().into_owned()),
                 };
                 (f.id, state)
             })
