@@ -190,7 +190,7 @@ impl LineBuffer {
 
     /// Gives the memory back when nothing is held (no unfinished line): a follower of many
     /// quiet files then costs almost nothing per file. It goes to `spare` if that holds none and
-    /// it is of one chunk's size (a buffer grown for a long line is freed), for the next
+    /// it is of one chunk's size (a buffer grown for a long line is freed, not kept), for the next
     /// [`LineBuffer::reuse`].
     pub fn release_if_idle(&mut self, spare: &mut Vec<u8>) {
         if self.start == self.end && !self.discarding {
@@ -198,7 +198,7 @@ impl LineBuffer {
             self.end = 0;
             self.complete = 0;
             let buf = std::mem::take(&mut self.buf);
-            if spare.capacity() == 0 && buf.len() <= 2 * self.chunk_bytes {
+            if spare.capacity() == 0 && buf.len() <= self.chunk_bytes {
                 *spare = buf;
             }
         }
