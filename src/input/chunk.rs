@@ -189,26 +189,13 @@ impl LineBuffer {
     }
 
     /// Gives the memory back when nothing is held (no unfinished line): a follower of many
-    /// quiet files then costs almost nothing per file. It goes to `spare` if that holds none and
-    /// it is of one chunk's size (a buffer grown for a long line is freed, not kept), for the next
-    /// [`LineBuffer::reuse`].
-    pub fn release_if_idle(&mut self, spare: &mut Vec<u8>) {
+    /// quiet files then costs almost nothing per file. The next read takes it again.
+    pub fn release_if_idle(&mut self) {
         if self.start == self.end && !self.discarding {
             self.start = 0;
             self.end = 0;
             self.complete = 0;
-            let buf = std::mem::take(&mut self.buf);
-            if spare.capacity() == 0 && buf.len() <= self.chunk_bytes {
-                *spare = buf;
-            }
-        }
-    }
-
-    /// Takes `spare`'s memory as the read buffer if this one holds none: the next read neither
-    /// allocates nor zeroes a chunk (what a wake-up of a file read to its end would do).
-    pub fn reuse(&mut self, spare: &mut Vec<u8>) {
-        if self.buf.capacity() == 0 {
-            self.buf = std::mem::take(spare);
+            self.buf = Vec::new();
         }
     }
 }
@@ -228,38 +215,6 @@ mod tests {
             self.0 = &self.0[n..];
             Ok(n)
         }
-    }
-
-    #[test]
-    fn a_buffer_given_back_is_read_into_next_and_one_grown_for_a_long_line_is_freed() {
-        let mut spare = Vec::new();
-        let mut first = LineBuffer::with_chunk(1000, 64);
-        first.fill(&mut &b"one\n"[..]).unwrap();
-        first.consume();
-        first.release_if_idle(&mut spare);
-        assert_eq!((first.buf.capacity(), spare.len()), (0, 64));
-        let memory = spare.as_ptr();
-        let mut next = LineBuffer::with_chunk(1000, 64);
-        next.reuse(&mut spare);
-        next.fill(&mut &b"two\n"[..]).unwrap();
-        assert_eq!(next.lines(), b"two\n");
-        assert_eq!((next.buf.as_ptr(), spare.capacity()), (memory, 0));
-        // Half a line held: nothing is given back.
-        next.consume();
-        next.fill(&mut &b"thr"[..]).unwrap();
-        next.release_if_idle(&mut spare);
-        assert_eq!((next.tail(), spare.capacity()), (Some(&b"thr"[..]), 0));
-        // Grown for a line of 500 bytes: freed, not kept.
-        let long = "x".repeat(500) + "\n";
-        let mut grown = LineBuffer::with_chunk(1000, 64);
-        let mut reader = Slow(long.as_bytes(), 64);
-        while grown.lines().is_empty() {
-            grown.fill(&mut reader).unwrap();
-        }
-        assert_eq!(grown.lines(), long.as_bytes());
-        grown.consume();
-        grown.release_if_idle(&mut spare);
-        assert_eq!((grown.buf.capacity(), spare.capacity()), (0, 0));
     }
 
     /// Reads everything through the buffer, returning the complete lines and oversized count.

@@ -353,9 +353,6 @@ pub struct Follower {
     hot: hot::Hot,
     /// Where the next tick of the sweep starts.
     sweep_cursor: usize,
-    /// The read buffer a file read to its end gave back, for the next file read: a wake-up
-    /// neither allocates nor zeroes one ([`LineBuffer::reuse`]).
-    spare: Vec<u8>,
     /// Files not watched reliably, as of the last scan.
     unwatched: usize,
     /// The identities of the followed files.
@@ -393,7 +390,6 @@ impl Follower {
             watched_roots: Vec::new(),
             hot: hot::Hot::default(),
             sweep_cursor: 0,
-            spare: Vec::new(),
             unwatched: 0,
             followed: std::collections::HashSet::new(),
             changes: 0,

@@ -73,7 +73,7 @@ impl Follower {
             f.size = meta.len();
             f.parked_mtime = meta.modified().ok();
         }
-        f.buffer.release_if_idle(&mut self.spare);
+        f.buffer.release_if_idle();
         self.open_count -= 1;
         self.stats.parked += 1;
         debug!(path = %f.path.display(), offset = f.read_pos, "file parked (descriptor closed)");

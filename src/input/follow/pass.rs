@@ -121,7 +121,6 @@ impl Follower {
             stats: &mut self.stats,
             stop: &self.config.stop,
         };
-        f.buffer.reuse(&mut self.spare);
         // Named by an event or the sweep: the bytes before our offset are checked too (a
         // rewrite that kept the first KiB and grew past our offset).
         if check_truncation(f, reading.stats, due) {
@@ -157,7 +156,7 @@ impl Follower {
             .file
             .as_ref()
             .and_then(|file| Edge::at(file, f.read_pos).ok().flatten());
-        f.buffer.release_if_idle(&mut self.spare);
+        f.buffer.release_if_idle();
         if f.rotated && !grew && f.read_pos >= f.size {
             let since = *f.drained_since.get_or_insert(now);
             if now.duration_since(since) >= self.config.rotated_grace {
