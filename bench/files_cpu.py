@@ -13,9 +13,12 @@ Three cases, each a fresh process on a fresh directory matched by `*.log`:
 
 The exporter starts, reads what is there (it is ready, and has counted every idle file's
 denial), then its CPU (utime + stime from /proc/PID/stat) is taken over S seconds (default 10)
-of writing (or idling). Each case runs R times (default 1); the median is printed, one JSON
-object per case, then `beside / alone`. With --base, the same cases run on a second binary
-(today's main, say) interleaved with the first, and the ratios to it are printed too. The figure
+of writing (or idling), split into user and system time. Each case runs R times (default 1),
+the rounds interleaved (alone, beside, idle, each binary, then again); the medians are printed
+with every run's CPU (the spread), one JSON object per case, then `beside / alone` with the
+spread of that ratio within each round. With --base, the same cases run on a second binary
+(today's main, say) interleaved with the first, and the ratios to it are printed too. CPU is
+counted in 10 ms ticks: at 1% of a core, give S = 20 or more and R = 5 or more. The figure
 that matters: the cost of a write is flat in the number of files (`beside / alone` near 1) and
 idling costs little.
 
@@ -57,10 +60,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def cpu_seconds(pid):
+def cpu_split(pid):
+    """(user, system) CPU seconds of `pid` so far."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tck = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tck, int(fields[12]) / tck
+
+
+def cpu_seconds(pid):
+    return sum(cpu_split(pid))
 
 
 def rss_mib(pid):
@@ -130,7 +139,7 @@ def run_case(binary, name, beside, idle, rate, seconds):
             wait_counted(port, idle, 120)
             time.sleep(2)  # the start-up read of what is there is not the figure
             written = os.path.join(d, f"app.{beside + 1}.log")
-            start_cpu, start = cpu_seconds(proc.pid), time.time()
+            (start_user, start_sys), start = cpu_split(proc.pid), time.time()
             lines = 0
             # Idling creates no file: a new file is a scan and a state write, not idling.
             with open(written if rate else os.devnull, "a") as w:
@@ -143,9 +152,11 @@ def run_case(binary, name, beside, idle, rate, seconds):
                             lines = due
                     time.sleep(0.01)
             elapsed = time.time() - start
-            cpu = (cpu_seconds(proc.pid) - start_cpu) / elapsed
+            user, system = cpu_split(proc.pid)
+            user, system = (user - start_user) / elapsed, (system - start_sys) / elapsed
             return {"case": name, "files": beside + idle + (1 if rate else 0),
-                    "lines_per_s": round(lines / elapsed), "cpu_core": round(cpu, 3),
+                    "lines_per_s": round(lines / elapsed), "cpu_core": round(user + system, 4),
+                    "user": round(user, 4), "sys": round(system, 4),
                     "rss_mib": round(rss_mib(proc.pid), 1)}
         finally:
             proc.terminate()
@@ -201,11 +212,11 @@ def soak(binary, minutes, rate, roll_bytes):
         shutil.rmtree(d, ignore_errors=True)
 
 
-def median_case(binary, name, beside, idle, rate, seconds, repeat):
-    runs = [run_case(binary, name, beside, idle, rate, seconds) for _ in range(repeat)]
+def summary(runs):
+    """One case's runs: the medians, and every run's CPU (the spread)."""
     out = dict(runs[0])
-    out["cpu_core"] = statistics.median(r["cpu_core"] for r in runs)
-    out["rss_mib"] = statistics.median(r["rss_mib"] for r in runs)
+    for key in ("cpu_core", "user", "sys", "rss_mib"):
+        out[key] = statistics.median(r[key] for r in runs)
     out["runs"] = [r["cpu_core"] for r in runs]
     return out
 
@@ -234,19 +245,29 @@ def main():
                               "denials_written": written, "denials_counted": counted}),
                   flush=True)
         return
+    cases = [("alone", 0, 0, a.rate), ("beside", a.beside, 0, a.rate), ("idle", 0, a.idle, 0)]
+    cases = [c for c in cases if c[0] != "idle" or a.idle]
+    # Repeats interleaved (each case and binary once per round): a load that comes and goes on
+    # a shared machine falls on every case alike instead of on one case's runs.
+    runs = {}
+    for _ in range(a.repeat):
+        for name, beside, idle, rate in cases:
+            for label, binary in binaries:
+                r = run_case(binary, name, beside, idle, rate, a.seconds)
+                runs.setdefault((label, name), []).append(r)
     results = {}
-    for name, beside, idle, rate in [("alone", 0, 0, a.rate), ("beside", a.beside, 0, a.rate),
-                                      ("idle", 0, a.idle, 0)]:
-        if name == "idle" and not a.idle:
-            continue
-        for label, binary in binaries:
-            r = median_case(binary, name, beside, idle, rate, a.seconds, a.repeat)
+    for name, *_ in cases:
+        for label, _ in binaries:
+            r = summary(runs[(label, name)])
             r["binary"] = label
             results[(label, name)] = r
             print(json.dumps(r), flush=True)
     for label, _ in binaries:
+        beside, alone = runs[(label, "beside")], runs[(label, "alone")]
         ratio = results[(label, "beside")]["cpu_core"] / max(results[(label, "alone")]["cpu_core"], 0.005)
-        print(f"{label}: beside / alone = {ratio:.2f}")
+        # The same ratio within each round (alone and beside ran back to back): its spread.
+        rounds = sorted(b["cpu_core"] / max(s["cpu_core"], 0.005) for b, s in zip(beside, alone))
+        print(f"{label}: beside / alone = {ratio:.2f} (per round {rounds[0]:.2f} .. {rounds[-1]:.2f})")
     if a.base:
         for name in ["alone", "beside", "idle"]:
             if ("new", name) in results:

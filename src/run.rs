@@ -43,7 +43,7 @@ use crate::audit::AuditWriter;
 use crate::cli::ReadFrom;
 use crate::config::{Listen, RunConfig};
 use crate::exposition::RunStats;
-use crate::input::follow::{FollowConfig, Follower, StartAt};
+use crate::input::follow::{FollowConfig, FollowStats, Follower, LagKey, StartAt};
 use crate::input::rejoin::Orphan;
 use crate::input::watch::Watch;
 use crate::pipeline::Pipeline;
@@ -184,6 +184,7 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
                     state_failing: false,
                     unpublished: false,
                     lag_series: Default::default(),
+                    clean_paths: Default::default(),
                 };
                 let result = loop_config.run(reader, &shared, wake_rx);
                 shared.healthy.store(false, Ordering::Release);
@@ -347,40 +348,54 @@ struct Reader {
     unpublished: bool,
     /// The per-file lag series last published.
     lag_series: LagLabels,
+    /// Paths the last state write held that hold no secret.
+    clean_paths: state::CleanPaths,
 }
 
 /// Per-file lag series: a path (or its label value) and its lag in bytes.
-type LagSeries = Vec<(String, u64)>;
+type LagSeries = Arc<Vec<(String, u64)>>;
 
-/// The lag series last published, as the follower gave them and with their paths made label
-/// values: unchanged series (old rolls beside the file being written) are not made label values
-/// again at each publication.
+/// The lag series last published: what the follower made them from ([`LagKey`]), the series as
+/// it gave them, and with their paths made label values. While their key holds (old rolls beside
+/// the file being written), a publication neither asks the follower for them again nor copies
+/// them: it shares them.
 #[derive(Default)]
 struct LagLabels {
+    key: Option<LagKey>,
     given: LagSeries,
     labelled: LagSeries,
+    followed: u64,
+    lag_others: u64,
 }
 
 impl LagLabels {
-    /// Takes the follower's `series`; whether they changed since the last ones. A path is a
-    /// label value and shown on `/`: one that holds a secret is `redacted` (lags of paths that
-    /// become one name are summed, so no series repeats). A path seen before is not scanned
-    /// again: the redactor remembers recent clean texts.
-    fn update(&mut self, series: LagSeries) -> bool {
-        if series == self.given {
-            return false;
+    /// Puts the follower's lag series, with `followed` and `lag_others`, into `follow` (its
+    /// counters); whether the series changed since the last ones. A path is a label value and
+    /// shown on `/`: one that holds a secret is `redacted` (lags of paths that become one name
+    /// are summed, so no series repeats). A path seen before is not scanned again: the
+    /// redactor remembers recent clean texts.
+    fn update(&mut self, follower: &Follower, follow: &mut FollowStats) -> bool {
+        let key = follower.lag_key();
+        let mut changed = false;
+        if self.key.as_ref() != Some(&key) {
+            let fresh = follower.stats();
+            (self.followed, self.lag_others) = (fresh.followed, fresh.lag_others);
+            if fresh.files != self.given {
+                let mut lags: std::collections::BTreeMap<String, u64> = Default::default();
+                for (path, lag) in fresh.files.iter() {
+                    *lags
+                        .entry(crate::redact::label_value(path).to_string())
+                        .or_default() += lag;
+                }
+                self.labelled = Arc::new(lags.into_iter().collect());
+                self.given = fresh.files;
+                changed = true;
+            }
+            self.key = Some(key);
         }
-        let mut lags: std::collections::BTreeMap<String, u64> = Default::default();
-        for (path, lag) in &series {
-            *lags
-                .entry(crate::redact::label_value(path).to_string())
-                .or_default() += lag;
-        }
-        *self = LagLabels {
-            given: series,
-            labelled: lags.into_iter().collect(),
-        };
-        true
+        follow.files = self.labelled.clone();
+        (follow.followed, follow.lag_others) = (self.followed, self.lag_others);
+        changed
     }
 }
 
@@ -533,7 +548,7 @@ impl ReadLoop {
         let Some(path) = &self.state_file else {
             return true;
         };
-        let state = state::compose(&mut r.follower, &r.pipeline);
+        let state = state::compose_remembering(&mut r.follower, &r.pipeline, &mut r.clean_paths);
         match state::write(path, &state) {
             Ok(()) => {
                 r.stats.state_writes_ok += 1;
@@ -603,16 +618,13 @@ impl Reader {
         let kept = self.pipeline.take_kept();
         let accountant = self.pipeline.accountant();
         let mut run = self.stats.clone();
-        run.follow = self.follower.stats();
+        run.follow = self.follower.counters();
         run.watcher_errors = self.watch.stats.errors;
         run.watcher_fallbacks = self.watch.stats.fallbacks;
         run.watch_rearms = self.watch.stats.rearms;
         run.faults = self.faults.iter().map(|(f, n)| (f.as_str(), n)).collect();
-        let changed = self
-            .lag_series
-            .update(std::mem::take(&mut run.follow.files));
-        run.follow.files = self.lag_series.labelled.clone();
-        let files = changed.then(|| run.follow.files.clone());
+        let changed = self.lag_series.update(&self.follower, &mut run.follow);
+        let files = changed.then(|| run.follow.files.to_vec());
         shared.publish(Published {
             generation: 0, // set by `publish`
             metrics: accountant.metrics().clone(),

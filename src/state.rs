@@ -25,7 +25,9 @@
 //! Cold: every few seconds.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -86,10 +88,15 @@ impl StateV1<'_> {
     /// Makes the state hold no raw secret: a path that holds one becomes `redacted` (the file is
     /// still found by its identity), and a fragment or container partial that holds one is
     /// redacted (a line joined from it then counts with the marker in place of the secret).
-    /// Ids are already digests, label values already passed the label policy.
-    pub fn scrub(&mut self) {
-        let path = |p: &mut String| {
-            if holds_secret(p) {
+    /// Ids are already digests, label values already passed the label policy. Paths `clean`
+    /// knows from the last write are not asked about again; it learns this write's.
+    pub fn scrub(&mut self, clean: &mut CleanPaths) {
+        let mut seen = HashSet::with_capacity(clean.known.len());
+        let mut path = |p: &mut String| {
+            let key = clean.hasher.hash_one(p.as_str());
+            if clean.known.contains(&key) || !holds_secret(p) {
+                seen.insert(key);
+            } else {
                 *p = REDACTED.to_string();
             }
         };
@@ -116,7 +123,19 @@ impl StateV1<'_> {
             }
             scrub_bytes(&mut orphan.fragment);
         }
+        clean.known = seen;
     }
+}
+
+/// The paths the last state write held that hold no secret, by a keyed hash (the key is this
+/// process's, so no path can be made to match another's). A write asks the redactor only about
+/// paths it did not write last time: a thousand old rolls are not scanned again every interval
+/// (the redactor's own memory of clean texts is smaller than that). Holds what the last write
+/// held, never more.
+#[derive(Default)]
+pub struct CleanPaths {
+    hasher: RandomState,
+    known: HashSet<u64>,
 }
 
 /// Redacts `bytes` in place if they hold a secret; leaves them byte for byte otherwise.
@@ -349,9 +368,20 @@ fn tmp_path(path: &Path) -> PathBuf {
 /// produced, taken together between two reads (what `run` writes, and the model test saves).
 /// It borrows the counting state: a copy of every execution in flight was most of `run`'s peak
 /// memory.
+#[cfg(test)]
 pub(crate) fn compose<'a>(
     follower: &mut crate::input::follow::Follower,
     pipeline: &'a crate::pipeline::Pipeline,
+) -> StateFile<'a> {
+    compose_remembering(follower, pipeline, &mut CleanPaths::default())
+}
+
+/// [`compose`], asking the redactor only about paths `clean` does not know from the last write
+/// (what `run` writes every interval).
+pub(crate) fn compose_remembering<'a>(
+    follower: &mut crate::input::follow::Follower,
+    pipeline: &'a crate::pipeline::Pipeline,
+    clean: &mut CleanPaths,
 ) -> StateFile<'a> {
     let saved = follower.save();
     let files = saved
@@ -369,7 +399,7 @@ pub(crate) fn compose<'a>(
         account: std::borrow::Cow::Borrowed(pipeline.accountant().state()),
         audit_len: pipeline.audit_len(),
     };
-    state.scrub(); // no raw secret in the state file
+    state.scrub(clean); // no raw secret in the state file
     StateFile::V1(state)
 }
 
@@ -412,6 +442,55 @@ mod tests {
             account: Cow::Owned(AccountState::default()),
             audit_len: Some(6),
         })
+    }
+
+    /// A state of files at `paths`, nothing else in it.
+    fn of_paths(paths: &[&str]) -> StateV1<'static> {
+        let StateFile::V1(mut state) = sample();
+        let entry = state.files.pop().unwrap();
+        state.orphans.clear();
+        state.files = paths
+            .iter()
+            .map(|p| {
+                let mut e = entry.clone();
+                (e.file.path, e.file.first_path) = (p.to_string(), None);
+                (e.file.fragment, e.source.partials) = (None, Vec::new());
+                e
+            })
+            .collect();
+        state
+    }
+
+    #[test]
+    fn a_write_asks_the_redactor_only_about_paths_the_last_write_did_not_hold() {
+        use crate::redact::scanned::take_longest;
+        let secret = "/var/log/ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5.log";
+        assert!(holds_secret(secret));
+        let (a, b) = ("/var/log/a.log", "/var/log/bb.log");
+        let paths =
+            |s: &StateV1| -> Vec<String> { s.files.iter().map(|e| e.file.path.clone()).collect() };
+        let mut clean = CleanPaths::default();
+        take_longest();
+        let mut first = of_paths(&[a, secret]);
+        first.scrub(&mut clean);
+        assert_eq!(take_longest(), secret.len());
+        assert_eq!(paths(&first), [a, REDACTED]);
+        // `a` is known clean; the secret is asked about again (never remembered), and so is `b`.
+        let mut second = of_paths(&[a, b]);
+        second.scrub(&mut clean);
+        assert_eq!(take_longest(), b.len());
+        let mut third = of_paths(&[a, b, secret]);
+        third.scrub(&mut clean);
+        assert_eq!(take_longest(), secret.len());
+        assert_eq!(paths(&third), [a, b, REDACTED]);
+        let mut fourth = of_paths(&[b, a]);
+        fourth.scrub(&mut clean);
+        assert_eq!(take_longest(), 0, "every path was in the last write, clean");
+        // What the last write did not hold is forgotten: `a` is asked about again.
+        let (mut fifth, mut sixth) = (of_paths(&[b]), of_paths(&[a]));
+        fifth.scrub(&mut clean);
+        sixth.scrub(&mut clean);
+        assert_eq!(take_longest(), a.len());
     }
 
     #[test]

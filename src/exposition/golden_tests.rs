@@ -89,7 +89,7 @@ fn state() -> (Metrics, Gauges, RunStats) {
     };
     let run = RunStats {
         follow: FollowStats {
-            files: vec![("/var/log/a.log".into(), 12), ("/x/\"q\".log".into(), 0)],
+            files: vec![("/var/log/a.log".into(), 12), ("/x/\"q\".log".into(), 0)].into(),
             followed: 5,
             lag_others: 9,
             rotations: 2,

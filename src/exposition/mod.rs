@@ -325,7 +325,7 @@ fn describe_self(m: &Metrics, gauges: Gauges, out: &mut impl Emit) {
 fn describe_run(r: &RunStats, out: &mut impl Emit) {
     out.single(f::FILES_FOLLOWED, r.follow.followed as f64);
     out.family(f::FILE_LAG);
-    for (p, lag) in &r.follow.files {
+    for (p, lag) in r.follow.files.iter() {
         out.value(&[("path", p)], *lag as f64);
     }
     out.single(f::FILE_LAG_OTHERS, r.follow.lag_others as f64);

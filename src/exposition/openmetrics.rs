@@ -210,7 +210,7 @@ mod tests {
         model.cost_usd = 0.3;
         model.cost_exemplar = Some(Exemplar::new(Some("exec_1"), None, 0.25, 1781251200.0));
         let mut run = RunStats::default();
-        run.follow.files.push(("/logs/we\"ird.log".into(), 7));
+        run.follow.files = vec![("/logs/we\"ird.log".into(), 7)].into();
         let counted = Counted {
             metrics: &m,
             gauges: Gauges::default(),

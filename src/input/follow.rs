@@ -81,6 +81,7 @@ use super::watch::Root;
 use open::fd_budget;
 pub use paths::watch_root;
 use paths::{is_symlink, matching_paths, Stat};
+pub use report::LagKey;
 use truncation::check_truncation;
 
 /// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
@@ -239,7 +240,8 @@ pub struct Saved {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FollowStats {
     /// Followed files and their lag in bytes: the `max_file_series` with the most lag, by path.
-    pub files: Vec<(String, u64)>,
+    /// Shared with the publications that show them: unchanged, they are not copied again.
+    pub files: Arc<Vec<(String, u64)>>,
     /// Files followed (by name: a rotated file being drained is one more).
     pub followed: u64,
     /// The summed lag of the followed files not in `files`.

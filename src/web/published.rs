@@ -101,10 +101,16 @@ impl Shared {
             gauges: published.gauges,
             run: Some(&published.run),
         };
+        // The stale body is let go first, and the new one is rendered into about the last one's
+        // size: no doubling growth (a copy at each step, the old and the new buffer held at
+        // once, up to twice the size kept) adds to the peak memory a scrape takes.
+        let size = slot
+            .take()
+            .map_or(16 * 1024, |(_, body)| body.len() + body.len() / 8);
         let body = Bytes::from(exposition::write(
             format,
             &counted,
-            String::with_capacity(16 * 1024),
+            String::with_capacity(size),
         ));
         *slot = Some((published.generation, body.clone()));
         body

@@ -27,6 +27,9 @@ use crate::input::roll::{Directions, Sequence};
 /// predecessors), the orphan fragments, the roll directions, the counters, the stop flag.
 pub(super) struct Reading<'a> {
     pub(super) before: &'a mut [Followed],
+    /// Whether any followed file is rotated: if none, no file was renamed away from this one's
+    /// path, and a chunk read costs no look at the files before it.
+    pub(super) renamed_held: bool,
     pub(super) orphans: &'a mut Vec<Orphan>,
     pub(super) directions: &'a Directions,
     pub(super) stats: &'a mut FollowStats,
@@ -111,6 +114,9 @@ impl Reading<'_> {
     /// must be handed up first (a denial in the renamed file before its record in `f`). One
     /// `fstat` per such file, only while one is held.
     fn catch_up_renamed(&mut self, f: &Followed, sink: &mut impl Sink) {
+        if !self.renamed_held {
+            return;
+        }
         for j in 0..self.before.len() {
             let g = &self.before[j];
             if !(g.rotated && g.first_path == f.first_path)
@@ -123,6 +129,7 @@ impl Reading<'_> {
             let (before, rest) = self.before.split_at_mut(j);
             let mut reading = Reading {
                 before,
+                renamed_held: true,
                 orphans: &mut *self.orphans,
                 directions: self.directions,
                 stats: &mut *self.stats,

@@ -26,6 +26,9 @@ pub(super) struct Hot {
     due: Vec<FileId>,
     /// Files that lag (bytes not accounted for yet) or were rotated away, as of their last read.
     pub(super) notable: HashSet<FileId>,
+    /// The rotated files among them: while there is none (the common case), a read of a file
+    /// has no renamed predecessor to catch up first and looks at no other file.
+    pub(super) rotated: HashSet<FileId>,
     /// Each file's position in the follower's list.
     pub(super) slots: HashMap<FileId, usize>,
     /// Each file's position by a hash of the paths an event may name it by ([`path_key`]), files
@@ -35,6 +38,8 @@ pub(super) struct Hot {
     pub(super) by_name: Vec<FileId>,
     /// Files a pass looked at since the start (what the tests count, never time).
     pub(super) looked_at: u64,
+    /// Layout changes so far ([`Follower::relayout`]): part of what the lag series are made of.
+    pub(super) layouts: u64,
 }
 
 impl Follower {
@@ -82,6 +87,16 @@ impl Follower {
         } else {
             self.hot.notable.remove(&f.id);
         }
+        if f.rotated {
+            self.hot.rotated.insert(f.id);
+        } else {
+            self.hot.rotated.remove(&f.id);
+        }
+    }
+
+    /// Whether a rotated file may be held (one let go during a pass is forgotten at its end).
+    pub(super) fn holds_rotated(&self) -> bool {
+        !self.hot.rotated.is_empty()
     }
 
     /// After a change of the files' layout (files opened, renamed, reordered or let go): the
@@ -89,6 +104,7 @@ impl Follower {
     /// due. Costs a pass over the files and a sort of their paths: per scan, not per wake-up.
     pub(super) fn relayout(&mut self) {
         let hot = &mut self.hot;
+        hot.layouts += 1;
         hot.slots = self
             .files
             .iter()
@@ -104,6 +120,7 @@ impl Follower {
         by_name.sort_unstable();
         hot.by_name = by_name.into_iter().map(|(_, id)| id).collect();
         hot.notable.clear();
+        hot.rotated.clear();
         for i in 0..self.files.len() {
             self.note(i);
             self.keep_if_pending(i);

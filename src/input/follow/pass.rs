@@ -110,10 +110,12 @@ impl Follower {
             sink.reset(self.files[i].id);
         }
         let tick = self.tick();
+        let renamed_held = self.holds_rotated();
         let (before, rest) = self.files.split_at_mut(i);
         let f = &mut rest[0];
         let mut reading = Reading {
             before,
+            renamed_held,
             orphans: &mut self.orphans,
             directions: &self.directions,
             stats: &mut self.stats,
@@ -174,9 +176,11 @@ impl Follower {
     /// [`Follower::read_all`] makes for each file, for a test to drive one read).
     #[cfg(test)]
     pub(super) fn reading(&mut self, i: usize) -> (Reading<'_>, &mut Followed) {
+        let renamed_held = self.holds_rotated();
         let (before, rest) = self.files.split_at_mut(i);
         let reading = Reading {
             before,
+            renamed_held,
             orphans: &mut self.orphans,
             directions: &self.directions,
             stats: &mut self.stats,

@@ -7,6 +7,8 @@
 //!
 //! Cold: once per state write, once per scrape.
 
+use std::sync::Arc;
+
 use super::hot::lag;
 use super::truncation::widen_signature;
 use super::{FileId, FileState, FollowStats, Followed, Follower, Saved};
@@ -21,7 +23,7 @@ impl Follower {
                 widen_signature(f); // signed now, it is in this state
                 f.buffer.consume();
                 let state = FileState {
-                    path: f.path.display().to_string(),
+                    path: f.path.to_string_lossy().into_owned(),
                     inode: f.inode,
                     signature: f.signature,
                     offset: f.buffer.committed(),
@@ -33,9 +35,9 @@ impl Follower {
                             .map(|(_, fragment)| fragment.clone())
                     }),
                     sequence_path: (f.sequence_path != f.path)
-                        .then(|| f.sequence_path.display().to_string()),
+                        .then(|| f.sequence_path.to_string_lossy().into_owned()),
                     first_path: (f.first_path != f.path)
-                        .then(|| f.first_path.display().to_string()),
+                        .then(|| f.first_path.to_string_lossy().into_owned()),
                 };
                 (f.id, state)
             })
@@ -52,7 +54,7 @@ impl Follower {
     /// that lag or were rotated ([`super::hot`]) and the first names of the others are looked
     /// at: a publication of thousands of quiet files costs what the few that lag cost.
     pub fn stats(&self) -> FollowStats {
-        let mut stats = self.stats.clone();
+        let mut stats = self.counters();
         let hot = &self.hot;
         let file = |id: &FileId| hot.slots.get(id).and_then(|&i| self.files.get(i));
         // Files under their name each have their own; rotated files (few) are summed by name.
@@ -108,11 +110,49 @@ impl Follower {
             })
             .collect();
         files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        stats.files = files;
-        stats.unopenable = self.unopenable.len() as u64;
-        stats.open_files = self.open_count as u64;
+        stats.files = Arc::new(files);
         stats
     }
+
+    /// The follower's counters without the lag series: `files` empty, `followed` and
+    /// `lag_others` zero ([`Follower::stats`] has them).
+    pub fn counters(&self) -> FollowStats {
+        FollowStats {
+            unopenable: self.unopenable.len() as u64,
+            open_files: self.open_count as u64,
+            ..self.stats.clone()
+        }
+    }
+
+    /// What the lag series of [`Follower::stats`] are made of: the files' layout, the number
+    /// of series, and each lagging or rotated file's lag. While the key is unchanged, so are
+    /// the series, `followed` and `lag_others`; it costs what the files that lag cost.
+    pub fn lag_key(&self) -> LagKey {
+        let hot = &self.hot;
+        let mut notable: Vec<(FileId, u64, bool)> = hot
+            .notable
+            .iter()
+            .filter_map(|id| hot.slots.get(id).and_then(|&i| self.files.get(i)))
+            .map(|f| (f.id, lag(f), f.rotated))
+            .collect();
+        notable.sort_unstable();
+        LagKey {
+            layout: hot.layouts,
+            series: self.max_file_series,
+            notable,
+        }
+    }
+}
+
+/// What the lag series are made of ([`Follower::lag_key`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LagKey {
+    /// Layout changes of the follower's files (opened, renamed, let go) so far.
+    layout: u64,
+    /// Files that get a series of their own.
+    series: usize,
+    /// Each lagging or rotated file: its id, its lag, whether it was rotated.
+    notable: Vec<(FileId, u64, bool)>,
 }
 
 /// A lag series' name: the path's bytes, and whether the file was rotated away from it.
@@ -211,12 +251,66 @@ mod tests {
             follower.set_max_file_series(n);
             let stats = follower.stats();
             let (named, others, followed) = ranked_by_every_file(&follower, n);
-            assert_eq!(stats.files, named, "n = {n}");
+            assert_eq!(*stats.files, named, "n = {n}");
             assert_eq!(
                 (stats.lag_others, stats.followed),
                 (others, followed),
                 "n = {n}"
             );
         }
+    }
+
+    #[test]
+    fn while_the_lag_key_holds_so_do_the_series() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = |name: &str| dir.path().join(name);
+        let append = |name: &str, text: &str| {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(log(name))
+                .unwrap();
+            f.write_all(text.as_bytes()).unwrap();
+        };
+        for name in ["a.log", "b.log", "c.log"] {
+            append(name, "line\n");
+        }
+        let config = FollowConfig::for_test(&dir.path().join("*.log"), Duration::from_secs(3600));
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder::default();
+        let mut last = (follower.lag_key(), follower.stats());
+        let mut changes = 0;
+        // A scan only when the files changed (it lays them out again: a new key whatever).
+        let mut step = |follower: &mut Follower, what: &str, scan: bool| {
+            if scan {
+                follower.scan(&mut sink);
+            }
+            follower.read_all(&mut sink);
+            let now = (follower.lag_key(), follower.stats());
+            if now.0 == last.0 {
+                assert_eq!(now.1, last.1, "{what}: the key held, the series did not");
+            } else {
+                changes += 1;
+            }
+            last = now;
+        };
+        step(&mut follower, "first read", true);
+        append("b.log", "half");
+        step(&mut follower, "half a line", false);
+        append("b.log", " done\n");
+        step(&mut follower, "the line ends", false);
+        append("d.log", "line\n");
+        step(&mut follower, "a new quiet file", true);
+        std::fs::rename(log("a.log"), log("a.old")).unwrap();
+        step(&mut follower, "renamed out of the globs", true);
+        follower.set_max_file_series(1);
+        step(&mut follower, "fewer series", false);
+        append("c.log", "more\n");
+        step(&mut follower, "a quiet file grows", false);
+        assert!(
+            changes >= 5,
+            "the key moved with the series ({changes} changes)"
+        );
     }
 }
