@@ -1,6 +1,7 @@
 //! Micro-benchmark of the risk classifier, ignored by default: `bench/risk.sh` runs it in a
 //! release build. Prints nanoseconds per classification over the labelled corpus (every kind of
-//! attempt, dangerous and ordinary), over its ordinary commands alone (what most denials are),
+//! attempt, dangerous and ordinary; each input as the JSON text it was logged as, the form the
+//! pipeline hands over), over its ordinary commands alone (what most denials are),
 //! with user rules, for attempts seen before (the per-thread memo), and over inputs at the byte
 //! budget (the worst case), after one warm-up pass that compiles the rules. Each figure is the best of seven runs in thread CPU time, so a loaded machine
 //! inflates it less than wall time would.
@@ -48,6 +49,17 @@ fn ns_per_call(passes: &[RiskRules], attempts: &[Attempt<'_>]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// A corpus case's attempt with its input as the JSON text it was logged as.
+fn as_logged<'a>((case, text): (&'a risk_support::Case, &'a Option<String>)) -> Attempt<'a> {
+    match text {
+        Some(text) => Attempt {
+            input: Some(Input::JsonText(text)),
+            ..case.attempt()
+        },
+        None => case.attempt(),
+    }
+}
+
 #[test]
 #[ignore = "a benchmark: run bench/risk.sh"]
 fn ns_per_classification() {
@@ -57,26 +69,35 @@ fn ns_per_classification() {
         .unwrap_or(50);
     let rules = RiskRules::builtin();
     let cases = risk_support::corpus();
-    let all: Vec<Attempt<'_>> = cases.iter().map(|c| c.attempt()).collect();
+    // Inputs as the pipeline hands them over: the JSON text as logged, which the memo keys on
+    // before any parse.
+    let logged: Vec<Option<String>> = cases
+        .iter()
+        .map(|c| c.input.as_ref().map(|v| v.to_string()))
+        .collect();
+    let all: Vec<Attempt<'_>> = cases.iter().zip(&logged).map(as_logged).collect();
     let ordinary: Vec<Attempt<'_>> = cases
         .iter()
-        .filter(|c| c.expected == "none" && c.kind == "command")
-        .map(|c| c.attempt())
+        .zip(&logged)
+        .filter(|(c, _)| c.expected == "none" && c.kind == "command")
+        .map(as_logged)
         .collect();
-    let long_command = json!({ "command": "echo ok; ".repeat(MAX_EXAMINED_BYTES / 9 + 1) });
+    let long_command =
+        json!({ "command": "echo ok; ".repeat(MAX_EXAMINED_BYTES / 9 + 1) }).to_string();
     let long_script = json!({
         "file_path": "scripts/build.sh",
         "content": "npm ci && npm run build\n".repeat(MAX_EXAMINED_BYTES / 24 + 1),
-    });
+    })
+    .to_string();
     let long = [
         Attempt {
             tool: "Bash",
-            input: Some(Input::Json(&long_command)),
+            input: Some(Input::JsonText(&long_command)),
             reason: None,
         },
         Attempt {
             tool: "Write",
-            input: Some(Input::Json(&long_script)),
+            input: Some(Input::JsonText(&long_script)),
             reason: None,
         },
     ];
