@@ -110,17 +110,8 @@ impl Follower {
             sink.reset(self.files[i].id);
         }
         let tick = self.tick();
-        let renamed_held = self.holds_rotated();
-        let (before, rest) = self.files.split_at_mut(i);
-        let f = &mut rest[0];
-        let mut reading = Reading {
-            before,
-            renamed_held,
-            orphans: &mut self.orphans,
-            directions: &self.directions,
-            stats: &mut self.stats,
-            stop: &self.config.stop,
-        };
+        let grace = self.config.rotated_grace;
+        let (mut reading, f) = self.reading(i);
         // Named by an event or the sweep: the bytes before our offset are checked too (a
         // rewrite that kept the first KiB and grew past our offset).
         if check_truncation(f, reading.stats, due) {
@@ -148,7 +139,7 @@ impl Follower {
             f.size = meta.len();
             if meta.nlink() == 0 && !f.rotated {
                 f.rotated = true;
-                self.stats.rotations += 1;
+                reading.stats.rotations += 1;
             }
         }
         let signed = widen_signature(f);
@@ -159,7 +150,7 @@ impl Follower {
         f.buffer.release_if_idle();
         if f.rotated && !grew && f.read_pos >= f.size {
             let since = *f.drained_since.get_or_insert(now);
-            if now.duration_since(since) >= self.config.rotated_grace {
+            if now.duration_since(since) >= grace {
                 debug!(path = %f.path.display(), "rotated file drained; letting go");
                 let f = self.files.remove(i); // keep the others in the order they were opened
                 self.let_go(f, sink);
@@ -173,8 +164,7 @@ impl Follower {
     }
 
     /// A read of the `i`th file, with the files before it as its possible predecessors (what
-    /// [`Follower::read_all`] makes for each file, for a test to drive one read).
-    #[cfg(test)]
+    /// [`Follower::visit`] makes for each file it reads; a test drives one read with it).
     pub(super) fn reading(&mut self, i: usize) -> (Reading<'_>, &mut Followed) {
         let renamed_held = self.holds_rotated();
         let (before, rest) = self.files.split_at_mut(i);
