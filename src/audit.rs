@@ -181,26 +181,26 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
 /// Appends `value` as a JSON string: `"` and `\` escaped, control characters as `\n`-style
 /// or `\u00XX` escapes, everything else (non-ASCII included) as is.
 fn write_str(out: &mut Vec<u8>, value: &str) {
-    /// The bytes that need an escape: control characters, `"` and `\`.
-    const SPECIAL: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut b = 0;
-        while b < 0x20 {
-            table[b] = true;
-            b += 1;
-        }
-        table[b'"' as usize] = true;
-        table[b'\\' as usize] = true;
-        table
-    };
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
     let bytes = value.as_bytes();
+    out.reserve(bytes.len() + 1);
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight bytes at a time past a run with nothing to escape (most of a record).
+        if let Some(word) = bytes.get(i..i + 8) {
+            if !any_special(u64::from_le_bytes(word.try_into().expect("8 bytes"))) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        i += 1;
         if !SPECIAL[usize::from(b)] {
             continue;
         }
+        let i = i - 1;
         out.extend_from_slice(&bytes[start..i]);
         match b {
             b'"' => out.extend_from_slice(b"\\\""),
@@ -223,6 +223,33 @@ fn write_str(out: &mut Vec<u8>, value: &str) {
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
+}
+
+/// The bytes that need an escape in a JSON string: control characters, `"` and `\`.
+const SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// Whether any of the eight bytes of `word` is [`SPECIAL`]. The word-wide zero-byte and
+/// less-than tests are exact about whether some byte qualifies (a borrow can only mark a byte
+/// above one that does), so a word they pass holds nothing to escape.
+fn any_special(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below_0x20 = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    below_0x20
+        | zero_byte(word ^ (ONES * u64::from(b'"')))
+        | zero_byte(word ^ (ONES * u64::from(b'\\')))
+        != 0
 }
 
 /// An audit destination whose bytes a test reads back (`AuditWriter::to(Box::new(buffer.clone()), …)`).
@@ -259,6 +286,44 @@ impl Write for TestBuffer {
 mod tests {
     use super::*;
     use crate::vocab::{Origin, Reason};
+
+    #[test]
+    fn a_word_is_special_exactly_when_one_of_its_bytes_is() {
+        // Every byte at every place among fillers on both sides of each bound (0x1f/0x20,
+        // `!`/`"`/`#`, `[`/`\`/`]`, ASCII/non-ASCII), and two special bytes at once.
+        let fillers = [b'a', b' ', b'!', b'#', b'[', b']', 0x1f, 0x7f, 0x80, 0xff];
+        for filler in fillers {
+            for b in 0..=255u8 {
+                for at in 0..8 {
+                    let mut word = [filler; 8];
+                    word[at] = b;
+                    let want = SPECIAL[usize::from(b)] || SPECIAL[usize::from(filler)];
+                    assert_eq!(any_special(u64::from_le_bytes(word)), want, "{word:?}");
+                    for other in (0..8).filter(|&o| o != at) {
+                        let mut two = word;
+                        two[other] = b'"';
+                        assert!(any_special(u64::from_le_bytes(two)), "{two:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn strings_are_escaped_at_every_place_of_a_word() {
+        for len in 0..20 {
+            for at in 0..len {
+                for special in ["\"", "\\", "\n", "\u{1}", "\u{1f}"] {
+                    let mut text = "é".repeat(len / 3) + &"x".repeat(len - len / 3);
+                    let at = text.char_indices().nth(at).map_or(text.len(), |(i, _)| i);
+                    text.insert_str(at, special);
+                    let mut out = Vec::new();
+                    write_str(&mut out, &text);
+                    assert_eq!(out, serde_json::to_vec(&text).unwrap(), "{text:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn resuming_cuts_records_written_after_the_snapshot() {

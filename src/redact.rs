@@ -10,8 +10,8 @@
 //! (`decode`: JSON escapes, percent-encoding, base64), `copies` finds every other copy of a
 //! value found (plain or encoded), `spans` merges the finds and writes the markers, `compile`
 //! builds the regexes, `short` searches short texts with the backtracker (and `ends`, a forward
-//! DFA, tells it where a large pattern's next match ends, or that none is left), and `memo`
-//! remembers per thread what recent texts came to.
+//! DFA, tells the audit writer where a pattern's next match ends, or that none is left), and
+//! `memo` remembers per thread what recent texts came to.
 //!
 //! Owns the closed set of kind names, which are Prometheus label values, and the label policy
 //! ([`Redactor::label_value`]): a label value holding a secret becomes [`REDACTED_LABEL`].
@@ -174,12 +174,24 @@ impl Redactor {
         max_chars: usize,
         tally: &mut BTreeMap<String, u64>,
     ) -> String {
+        self.shown(text, max_chars, tally).into_owned()
+    }
+
+    /// [`Redactor::excerpt`], borrowing `text` when it is shown as it is (no secret, not cut):
+    /// most fields, which a caller that owns them then keeps without a copy.
+    pub fn shown<'a>(
+        &self,
+        text: &'a str,
+        max_chars: usize,
+        tally: &mut BTreeMap<String, u64>,
+    ) -> Cow<'a, str> {
         let redacted = self.redact(text, tally);
-        if redacted.chars().count() <= max_chars {
-            return redacted.into_owned();
+        // A text of at most `max_chars` bytes has at most as many characters.
+        if redacted.len() <= max_chars || redacted.chars().count() <= max_chars {
+            return redacted;
         }
         let Some(keep) = max_chars.checked_sub(1) else {
-            return String::new();
+            return Cow::Borrowed("");
         };
         let mut cut = redacted
             .char_indices()
@@ -191,7 +203,7 @@ impl Redactor {
         {
             cut = start;
         }
-        format!("{}…", &redacted[..cut])
+        Cow::Owned(format!("{}…", &redacted[..cut]))
     }
 }
 

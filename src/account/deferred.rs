@@ -13,6 +13,7 @@
 //!
 //! Cold: per counted denial.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
@@ -67,7 +68,10 @@ impl Pending {
         let Pending { mut record, raw } = self;
         let mut show = |bit: u8, text: &mut String| {
             if raw.0 & bit != 0 {
-                *text = redactor.excerpt(text, AUDIT_TEXT_CHARS, tally);
+                // Most fields are shown as they are: kept, not copied.
+                if let Cow::Owned(shown) = redactor.shown(text, AUDIT_TEXT_CHARS, tally) {
+                    *text = shown;
+                }
             }
         };
         show(RawFields::bit(Field::ToolName), &mut record.tool);

@@ -12,11 +12,11 @@
 //! Cost: hot for the prefilter pass; a rule's regex runs only on texts holding its anchors and
 //! passing its gate. Regexes are byte-oriented and non-Unicode, in two shapes ([`TwoShapes`]):
 //! for texts up to [`SHORT_TEXT_BYTES`], the NFA searched by the bounded backtracker (`short`),
-//! with a forward lazy DFA in front of a large pattern's searches (`ends`: where the next match
-//! ends, or that there is none); for longer ones, `regex-automata`'s meta engine with a lazy
-//! DFA (whose cache grows with the variety of texts, up to `compile::DFA_CACHE_BYTES`), without
-//! the one-pass DFA, full DFAs and literal prefilters. A process that redacts a few kinds of
-//! text compiles a few rules, in one shape.
+//! with a forward lazy DFA in front of a pattern's capture searches on the audit writer
+//! (`ends`: where the next match ends, or that there is none); for longer ones,
+//! `regex-automata`'s meta engine with a lazy DFA (whose cache grows with the variety of texts,
+//! up to `compile::DFA_CACHE_BYTES`), without the one-pass DFA, full DFAs and literal
+//! prefilters. A process that redacts a few kinds of text compiles a few rules, in one shape.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -65,7 +65,7 @@ struct Compiled {
 
 /// One regex in two shapes, each compiled the first time a text needs it. For a text of at most
 /// [`SHORT_TEXT_BYTES`] (a tool name, an id, a reason, most commands): the NFA and the bounded
-/// backtracker ([`Short`]), which cost no reverse NFA and, but for a large pattern's forward
+/// backtracker ([`Short`]), which cost no reverse NFA and, but for the audit writer's forward
 /// DFA, no DFA states to build on a rule's first texts. For a longer one: the meta regex with a
 /// lazy DFA, so the search stays linear in the text whatever the pattern.
 struct TwoShapes {
