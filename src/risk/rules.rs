@@ -301,7 +301,15 @@ fn infra_change() -> Vec<Anchored> {
             ),
         ),
         (
-            &[r"\baws "],
+            &[
+                r"\baws ",
+                r"+\brm\b",
+                r"+\brb\b",
+                r"+\bmv\b",
+                r"+--delete\b",
+                r"+\blambda ",
+                r"+\bdeploy ",
+            ],
             format!(
                 r"{S}aws\s+s3\s+(?:rm|rb|mv)\b|{S}aws\s+s3\s+sync\s{A}--delete\b|{S}aws\s+(?:lambda\s+invoke|deploy\s)"
             ),
@@ -372,6 +380,10 @@ fn infra_change() -> Vec<Anchored> {
                 r"\bbuildah ",
                 r"\bcrane ",
                 r"\bskopeo ",
+                r"+\bpush\b",
+                r"+\bcopy\b",
+                r"+\bcp\b",
+                r"+\bdelete\b",
             ],
             format!(
                 r"{S}(?:docker|podman|buildah)\s{A}\bpush\b|{S}docker\s+buildx\s{A}--push\b|{S}(?:crane|skopeo)\s+(?:push|copy|cp|delete)\b"
