@@ -131,7 +131,18 @@ fn remote_code() -> Vec<Anchored> {
             format!(r"{S}(?:curl|wget|fetch|aria2c)\b[^;&\n]*\|\s*{shell}"),
         ),
         (
-            &[r"\bcurl\b", r"\bwget\b", r"\bfetch\b", "+|"],
+            &[
+                r"\bcurl\b",
+                r"\bwget\b",
+                r"\bfetch\b",
+                "+python",
+                "+perl",
+                "+ruby",
+                "+node",
+                "+php",
+                "+pwsh",
+                "+powershell",
+            ],
             format!(r"{S}(?:curl|wget|fetch)\b[^;&\n]*\|\s*{interpreter}"),
         ),
         (
@@ -519,7 +530,7 @@ fn exfiltration() -> Vec<(Anchors, (Effect, String))> {
         (&[r"\binvoke-webrequest\b", r"\binvoke-restmethod\b", r"\biwr\b", r"\birm\b"], send(r"(?i)\b(?:Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n]*-(?:Method\s+(?:Post|Put|Patch)|InFile|Body)\b".to_string())),
         (&[r"\bnc ", r"\bncat ", r"\bnetcat ", r"\btelnet ", r"\bsocat ", "/dev/tcp/", "/dev/udp/"], send(format!(r"{S}(?:nc|ncat|netcat|telnet|socat)\s+\S|/dev/(?:tcp|udp)/"))),
         (&[r"\bscp ", r"\bsftp ", r"\brsync ", r"\bssh "], send(format!(r"{S}(?:scp|sftp)\s|{S}rsync\s{A}\S:|\|\s*ssh\s"))),
-        (&[r"\bpush ", r"\bremote "], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
+        (&[r"\bpush ", r"\bremote ", "+://", "+@"], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
         (&["$("], send(format!(r"{S}(?:dig|nslookup|host|ping|drill)\s{A}\$\("))),
         (&["s3://"], always(format!(r"{S}aws\s+s3\s+(?:cp|mv|sync)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}s3://"))),
         (&["gs://", r"\bstorage ", r"\brclone "], always(format!(r"{S}gsutil\s{A}\b(?:cp|rsync|mv)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}gs://|{S}az\s+storage\s+(?:blob|file)\s+upload|{S}rclone\s+(?:copy|sync|move)\s"))),
