@@ -9,19 +9,22 @@
 //! (each field's role and bytes, within the budget); and [`FIELDS`], by one field's role and
 //! bytes, holding the classes found in it. `scan` writes the keys. Classifying is a function of
 //! what a key holds, so a hit returns exactly what classifying would. Bounded: each memo holds
-//! at most [`MEMO_ENTRIES`] entries a thread, in two generations: when the newer is full, the
+//! two generations of at most [`MEMO_ENTRIES`] entries a thread: when the newer is full, the
 //! older is dropped and the newer becomes the older; a hit in the older moves its entry to the
-//! newer. So an attempt that keeps coming back stays remembered while a stream of one-off
-//! attempts passes through, where emptying the whole memo when full made every frequent attempt
-//! a first sight again. Keys longer than [`MEMO_MAX_KEY_BYTES`] are not remembered.
+//! newer. So the last [`MEMO_ENTRIES`] attempts are always remembered, and an attempt that keeps
+//! coming back stays remembered while a stream of one-off attempts passes through, where
+//! emptying the whole memo when full made every frequent attempt a first sight again. Keys
+//! longer than [`MEMO_MAX_KEY_BYTES`] are not remembered.
 //! **Not here:** classifying (`scan`), deciding what is worth remembering (`scan`).
 //!
 //! Cost: one hash of the key a lookup; at most about 1 MiB a memo and thread (entries times
-//! the longest key), a few hundred KiB with the short commands most denials carry. The hash is a
+//! the longest key), a few hundred KiB with the short commands most denials carry (a longer
+//! attempt's fields are still remembered one by one). The hash is a
 //! multiply-fold over 8 bytes at a time, keyed per thread from the standard library's random
 //! keys: several times cheaper than SipHash on keys of a few hundred bytes, which most denials
 //! only look up. Keys are compared in full, so a collision costs a comparison, never a wrong
-//! class; and with at most [`MEMO_ENTRIES`] entries, even crafted collisions bound a lookup.
+//! class; and with at most twice [`MEMO_ENTRIES`] entries, even crafted collisions bound a
+//! lookup.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -30,12 +33,12 @@ use std::thread::LocalKey;
 
 use super::Risk;
 
-/// Entries remembered per memo and thread, at most (both generations).
+/// Entries of one generation of a memo, at most; a memo and thread holds up to twice this.
 pub(super) const MEMO_ENTRIES: usize = 1024;
 /// Longest key remembered, in bytes.
-pub(super) const MEMO_MAX_KEY_BYTES: usize = 1024;
+pub(super) const MEMO_MAX_KEY_BYTES: usize = 512;
 
-/// One memo: the newer and the older generation, each at most half of [`MEMO_ENTRIES`].
+/// One memo: the newer and the older generation, each at most [`MEMO_ENTRIES`] entries.
 pub(super) struct Memo<V> {
     /// The rules the entries were computed with.
     rules: u64,
@@ -77,7 +80,7 @@ impl<V: Copy> Memo<V> {
     }
 
     fn insert(&mut self, key: Box<[u8]>, value: V) {
-        if self.young.len() >= MEMO_ENTRIES / 2 {
+        if self.young.len() >= MEMO_ENTRIES {
             // The older generation's allocation is reused for the new newer one.
             std::mem::swap(&mut self.young, &mut self.old);
             self.young.clear();
@@ -189,9 +192,16 @@ mod tests {
         assert_eq!(recall(&ATTEMPTS, 2, key), None);
         remember(&ATTEMPTS, 2, key, Risk::None);
         assert_eq!(recall(&ATTEMPTS, 2, key), Some(Risk::None));
-        for i in 0..MEMO_ENTRIES * 2 {
+        for i in 0..MEMO_ENTRIES * 3 {
             remember(&ATTEMPTS, 2, i.to_string().as_bytes(), Risk::None);
-            assert!(ATTEMPTS.with(|m| m.borrow().len()) <= MEMO_ENTRIES);
+            assert!(ATTEMPTS.with(|m| m.borrow().len()) <= 2 * MEMO_ENTRIES);
+        }
+        // The last generation's worth of keys are all remembered.
+        for i in 2 * MEMO_ENTRIES..MEMO_ENTRIES * 3 {
+            assert_eq!(
+                recall(&ATTEMPTS, 2, i.to_string().as_bytes()),
+                Some(Risk::None)
+            );
         }
         let long = "x".repeat(MEMO_MAX_KEY_BYTES + 1);
         remember(&ATTEMPTS, 2, long.as_bytes(), Risk::Exfiltration);
@@ -209,11 +219,11 @@ mod tests {
             }
         }
         // Without a lookup, it goes once two generations have passed.
-        for i in 0..MEMO_ENTRIES {
+        for i in 0..MEMO_ENTRIES * 2 {
             remember(&FIELDS, 7, format!("again {i}").as_bytes(), 0);
         }
         assert_eq!(recall(&FIELDS, 7, frequent), None);
-        assert_eq!(recall(&FIELDS, 7, b"again 1023"), Some(0));
+        assert_eq!(recall(&FIELDS, 7, b"again 2047"), Some(0));
     }
 
     #[test]

@@ -355,6 +355,12 @@ impl<'r> Scan<'r> {
             return;
         }
         self.examined = true;
+        if 1 + text.len() > memo::MEMO_MAX_KEY_BYTES {
+            // Too long to remember: not copied into a key.
+            let found = self.examine(text, role);
+            self.found.0 |= found.0;
+            return;
+        }
         // A field's classes depend only on its role and bytes (and the rules): the same path
         // written with new content, or a command seen before beside other fields, is a lookup.
         self.field_key.clear();
