@@ -5,7 +5,8 @@
 //! The cast: [`RiskRules`] is the one worker, built once (the built-in rules, plus the user's
 //! `--risk-rule CLASS=REGEX` and `--risk-allow-host HOST` values, parsed in `user`) and shared by
 //! reference; [`Attempt`] is what it classifies. Inside, `text` folds shell quoting into plain
-//! text within the byte budget, `rules` holds the built-in patterns and `engine` runs them,
+//! text within the byte budget, `rules` holds the built-in patterns (`paths` those for a written
+//! file's path) and `engine` runs them,
 //! `hosts` decides whether a URL or a destination host is outside the allowlist, `fields` reads
 //! the input's JSON text only as far as the examined keys, `scan` walks the input's fields and
 //! keeps the most severe class found, and `memo` remembers, per
@@ -50,6 +51,7 @@ mod engine;
 mod fields;
 mod hosts;
 mod memo;
+mod paths;
 mod rules;
 mod scan;
 mod text;

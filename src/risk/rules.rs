@@ -1,8 +1,8 @@
 //! The built-in patterns: what each dangerous class looks like in a command line, a path, a URL
 //! or a written file, as byte regexes over folded text (see `text`).
 //!
-//! Owns the rule table: [`text_rules`], for every examined field, and [`write_path_rules`], for
-//! the path of a file write. Each text rule has anchors, literals one of which any text it
+//! Owns the rule table: [`text_rules`], for every examined field (the rules for the path of a
+//! file write are in `paths`). Each text rule has anchors, literals one of which any text it
 //! matches holds. A pattern either names a class, or asks `hosts` a question: [`Effect::Send`]
 //! (data is being sent: is any destination outside the allowlist?) and [`Effect::Url`] (a URL is
 //! present: does one carry data or name a sink?).
@@ -35,8 +35,11 @@ pub(super) enum Effect {
 /// (ASCII letter, digit, `_`) just before the literal, a trailing one for none just after it:
 /// `\bgh ` holds for `gh api` but not for `ghp_…` or `sigh`. An anchor may say less than what
 /// the rule needs; it must never be absent from a text the rule matches (the unit tests check
-/// this against every rule, over the corpus and variants of it).
-type Anchors = &'static [&'static str];
+/// this against every rule, over the corpus and variants of it). An entry written `+LITERAL` is
+/// a further literal: a rule that has some runs only on a text holding one of its anchors and
+/// one of its further literals (`curl` and `|` for a download piped into a shell), so a common
+/// command word alone (`curl`, `aws`, `docker`) neither compiles nor runs a rule that needs more.
+pub(super) type Anchors = &'static [&'static str];
 /// A pattern source with its anchors.
 type Anchored = (Anchors, String);
 
@@ -55,7 +58,7 @@ const A: &str = r"[^;&|\n]*?";
 /// End of a word.
 const E: &str = r"(?:$|[\s;&|)>*])";
 /// Directories an agent has no business writing or deleting: system, and other users' homes.
-const SYSTEM_DIRS: &str = r"(?:etc|usr|bin|sbin|boot|lib|lib32|lib64|libx32|dev|sys|proc|System|Library|Applications|var/(?:lib|log|www|spool|mail|backups|db|opt|cache))";
+pub(super) const SYSTEM_DIRS: &str = r"(?:etc|usr|bin|sbin|boot|lib|lib32|lib64|libx32|dev|sys|proc|System|Library|Applications|var/(?:lib|log|www|spool|mail|backups|db|opt|cache))";
 
 fn history_rewrite() -> Vec<Anchored> {
     vec![
@@ -124,11 +127,22 @@ fn remote_code() -> Vec<Anchored> {
     let interpreter = r"(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php|pwsh|powershell)\s*(?:-\s*)?(?:$|[;&|)\n])";
     vec![
         (
-            &[r"\bcurl\b", r"\bwget\b", r"\bfetch\b", r"\baria2c\b"],
+            &[r"\bcurl\b", r"\bwget\b", r"\bfetch\b", r"\baria2c\b", "+|"],
             format!(r"{S}(?:curl|wget|fetch|aria2c)\b[^;&\n]*\|\s*{shell}"),
         ),
         (
-            &[r"\bcurl\b", r"\bwget\b", r"\bfetch\b"],
+            &[
+                r"\bcurl\b",
+                r"\bwget\b",
+                r"\bfetch\b",
+                "+python",
+                "+perl",
+                "+ruby",
+                "+node",
+                "+php",
+                "+pwsh",
+                "+powershell",
+            ],
             format!(r"{S}(?:curl|wget|fetch)\b[^;&\n]*\|\s*{interpreter}"),
         ),
         (
@@ -175,7 +189,7 @@ fn remote_code() -> Vec<Anchored> {
             r"\bexec\([^\n]*(?:urlopen|requests\.get)\(".to_string(),
         ),
         (
-            &[r"\bcurl\b", r"\bwget\b"],
+            &[r"\bcurl\b", r"\bwget\b", r"+.sh\b"],
             format!(
                 r"{S}(?:curl|wget)\b[^\n]*(?:&&|;|\n)\s*(?:sudo\s+)?(?:(?:ba|z)?sh\s+\S+\.sh\b|\./\S+\.sh\b)"
             ),
@@ -264,13 +278,49 @@ fn infra_change() -> Vec<Anchored> {
             ),
         ),
         (
-            &[r"\baws\b"],
+            &[
+                r"\baws\b",
+                "+delete-",
+                "+terminate-",
+                "+put-",
+                "+create-",
+                "+update-",
+                "+modify-",
+                "+stop-",
+                "+reboot-",
+                "+attach-",
+                "+detach-",
+                "+deregister-",
+                "+remove-",
+                "+revoke-",
+                "+authorize-",
+                "+run-",
+                "+start-",
+                "+cancel-",
+                "+disable-",
+                "+enable-",
+                "+reset-",
+                "+restore-",
+                "+replace-",
+                "+associate-",
+                "+disassociate-",
+                "+register-",
+                "+invoke-",
+            ],
             format!(
                 r"{S}aws\b{A}\s(?:delete|terminate|put|create|update|modify|stop|reboot|attach|detach|deregister|remove|revoke|authorize|run|start|cancel|disable|enable|reset|restore|replace|associate|disassociate|register|invoke)-[a-z0-9-]+"
             ),
         ),
         (
-            &[r"\baws "],
+            &[
+                r"\baws ",
+                r"+\brm\b",
+                r"+\brb\b",
+                r"+\bmv\b",
+                r"+--delete\b",
+                r"+\blambda ",
+                r"+\bdeploy ",
+            ],
             format!(
                 r"{S}aws\s+s3\s+(?:rm|rb|mv)\b|{S}aws\s+s3\s+sync\s{A}--delete\b|{S}aws\s+(?:lambda\s+invoke|deploy\s)"
             ),
@@ -341,6 +391,10 @@ fn infra_change() -> Vec<Anchored> {
                 r"\bbuildah ",
                 r"\bcrane ",
                 r"\bskopeo ",
+                r"+\bpush\b",
+                r"+\bcopy\b",
+                r"+\bcp\b",
+                r"+\bdelete\b",
             ],
             format!(
                 r"{S}(?:docker|podman|buildah)\s{A}\bpush\b|{S}docker\s+buildx\s{A}--push\b|{S}(?:crane|skopeo)\s+(?:push|copy|cp|delete)\b"
@@ -420,7 +474,15 @@ fn privilege_escalation() -> Vec<Anchored> {
             format!(r"{S}crontab\s+(?:-e\b|-r\b|-(?:\s|$)|[^-\s]\S*{E})"),
         ),
         (
-            &[r"\bdocker ", r"\bpodman "],
+            &[
+                r"\bdocker ",
+                r"\bpodman ",
+                "+--privileged",
+                "+--pid",
+                "+--cap-add",
+                "+/:/",
+                "+--userns",
+            ],
             format!(
                 r"{S}(?:docker|podman)\s{A}\b(?:run|create)\b{A}(?:--privileged|--pid[=\s]host|--cap-add[=\s]*(?:ALL|SYS_ADMIN)|-v\s*/:/|--volume[=\s]/:/|--userns[=\s]host)"
             ),
@@ -443,7 +505,14 @@ fn privilege_escalation() -> Vec<Anchored> {
             r"--dangerously-skip-permissions|bypassPermissions".to_string(),
         ),
         (
-            &[".claude/settings"],
+            &[
+                ".claude/settings",
+                "+>",
+                "+tee",
+                "+sed",
+                r"+\bcp\b",
+                r"+\bmv\b",
+            ],
             format!(
                 r"(?:>>?\s*|tee\s+(?:-a\s+)?|sed\s+-i\S*\s{A}|{S}(?:cp|mv)\b{A}\s){A}\.claude/settings"
             ),
@@ -461,7 +530,7 @@ fn exfiltration() -> Vec<(Anchors, (Effect, String))> {
         (&[r"\binvoke-webrequest\b", r"\binvoke-restmethod\b", r"\biwr\b", r"\birm\b"], send(r"(?i)\b(?:Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n]*-(?:Method\s+(?:Post|Put|Patch)|InFile|Body)\b".to_string())),
         (&[r"\bnc ", r"\bncat ", r"\bnetcat ", r"\btelnet ", r"\bsocat ", "/dev/tcp/", "/dev/udp/"], send(format!(r"{S}(?:nc|ncat|netcat|telnet|socat)\s+\S|/dev/(?:tcp|udp)/"))),
         (&[r"\bscp ", r"\bsftp ", r"\brsync ", r"\bssh "], send(format!(r"{S}(?:scp|sftp)\s|{S}rsync\s{A}\S:|\|\s*ssh\s"))),
-        (&[r"\bpush ", r"\bremote "], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
+        (&[r"\bpush ", r"\bremote ", "+://", "+@"], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
         (&["$("], send(format!(r"{S}(?:dig|nslookup|host|ping|drill)\s{A}\$\("))),
         (&["s3://"], always(format!(r"{S}aws\s+s3\s+(?:cp|mv|sync)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}s3://"))),
         (&["gs://", r"\bstorage ", r"\brclone "], always(format!(r"{S}gsutil\s{A}\b(?:cp|rsync|mv)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}gs://|{S}az\s+storage\s+(?:blob|file)\s+upload|{S}rclone\s+(?:copy|sync|move)\s"))),
@@ -499,94 +568,4 @@ pub(super) fn text_rules() -> Vec<Rule> {
             }),
     );
     all
-}
-
-/// Paths a file write must not touch, by class: persistence and privilege files, then system
-/// and home locations. Anchored like the text rules.
-pub(super) fn write_path_rules() -> Vec<Rule> {
-    let privilege: [(Anchors, &str); 5] = [
-        (
-            &[".ssh/authorized_keys"],
-            r"(?:^|/)\.ssh/authorized_keys2?$",
-        ),
-        (
-            &["/etc/"],
-            r"^/etc/(?:sudoers|passwd|shadow|g?shadow|group|crontab|cron\.|ld\.so\.preload|pam\.d/|systemd/|profile|bash\.bashrc|environment|rc\.local|init\.d/)",
-        ),
-        (
-            &[
-                r"/.bashrc\b",
-                r"/.bash_profile\b",
-                r"/.bash_login\b",
-                r"/.profile\b",
-                r"/.zshrc\b",
-                r"/.zprofile\b",
-                r"/.zshenv\b",
-                r"/.config/fish/config.fish\b",
-            ],
-            r"/(?:\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zprofile|\.zshenv|\.config/fish/config\.fish)$",
-        ),
-        (
-            &[
-                "/var/spool/cron/",
-                "/library/launchagents/",
-                "/library/launchdaemons/",
-                "/.config/autostart/",
-                "/.config/systemd/user/",
-            ],
-            r"/(?:var/spool/cron|Library/Launch(?:Agents|Daemons)|\.config/autostart|\.config/systemd/user)/",
-        ),
-        (
-            &[".claude/settings", ".claude.json", ".git/hooks/"],
-            r"(?:^|/)\.claude/settings(?:\.local)?\.json$|(?:^|/)\.claude\.json$|(?:^|/)\.git/hooks/",
-        ),
-    ];
-    let destruction: [(Anchors, String); 3] = [
-        (
-            &[
-                "/etc/",
-                "/usr/",
-                "/bin/",
-                "/sbin/",
-                "/boot/",
-                "/lib/",
-                "/lib32/",
-                "/lib64/",
-                "/libx32/",
-                "/dev/",
-                "/sys/",
-                "/proc/",
-                "/system/",
-                "/library/",
-                "/applications/",
-                "/var/",
-            ],
-            format!(r"^/{SYSTEM_DIRS}/"),
-        ),
-        (
-            &["~/.", "$home/.", "/home/", "/users/", "/root/."],
-            r"^(?:~|\$HOME|/home/[^/]+|/Users/[^/]+|/root)/\.[^/]".to_string(),
-        ),
-        (&["windows"], r"(?i)^[a-z]:[\\/]windows[\\/]".to_string()),
-    ];
-    let rule = |risk, (anchors, source): (Anchors, String)| Rule {
-        effect: Effect::Class(risk),
-        anchors,
-        source,
-    };
-    privilege
-        .into_iter()
-        .map(|(anchors, source)| rule(Risk::PrivilegeEscalation, (anchors, source.to_string())))
-        .chain(
-            destruction
-                .into_iter()
-                .map(|anchored| rule(Risk::DataDestruction, anchored)),
-        )
-        .collect()
-}
-
-/// How many built-in patterns there are, text and write-path (for the docs and a test).
-#[cfg(test)]
-pub(super) fn pattern_count() -> usize {
-    text_rules().len() + write_path_rules().len()
 }
