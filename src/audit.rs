@@ -196,11 +196,10 @@ fn write_str(out: &mut Vec<u8>, value: &str) {
             }
         }
         let b = bytes[i];
-        i += 1;
         if !SPECIAL[usize::from(b)] {
+            i += 1;
             continue;
         }
-        let i = i - 1;
         out.extend_from_slice(&bytes[start..i]);
         match b {
             b'"' => out.extend_from_slice(b"\\\""),
@@ -219,7 +218,8 @@ fn write_str(out: &mut Vec<u8>, value: &str) {
                 HEX[usize::from(b & 0xf)],
             ]),
         }
-        start = i + 1;
+        i += 1;
+        start = i;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');

@@ -233,6 +233,47 @@ fn credential_access() -> Vec<Anchored> {
     ]
 }
 
+/// The anchors of the rule for a mutating AWS call: `aws`, then the verbs as further literals
+/// (`+delete-`), from which the rule's alternation is also written, so the two cannot drift.
+const AWS_MUTATING: Anchors = &[
+    r"\baws\b",
+    "+delete-",
+    "+terminate-",
+    "+put-",
+    "+create-",
+    "+update-",
+    "+modify-",
+    "+stop-",
+    "+reboot-",
+    "+attach-",
+    "+detach-",
+    "+deregister-",
+    "+remove-",
+    "+revoke-",
+    "+authorize-",
+    "+run-",
+    "+start-",
+    "+cancel-",
+    "+disable-",
+    "+enable-",
+    "+reset-",
+    "+restore-",
+    "+replace-",
+    "+associate-",
+    "+disassociate-",
+    "+register-",
+    "+invoke-",
+];
+
+/// `delete|terminate|…`: the verbs of [`AWS_MUTATING`]'s further literals.
+fn aws_mutating_verbs() -> String {
+    let verbs: Vec<&str> = AWS_MUTATING
+        .iter()
+        .filter_map(|a| a.strip_prefix('+')?.strip_suffix('-'))
+        .collect();
+    verbs.join("|")
+}
+
 fn infra_change() -> Vec<Anchored> {
     vec![
         (
@@ -278,38 +319,8 @@ fn infra_change() -> Vec<Anchored> {
             ),
         ),
         (
-            &[
-                r"\baws\b",
-                "+delete-",
-                "+terminate-",
-                "+put-",
-                "+create-",
-                "+update-",
-                "+modify-",
-                "+stop-",
-                "+reboot-",
-                "+attach-",
-                "+detach-",
-                "+deregister-",
-                "+remove-",
-                "+revoke-",
-                "+authorize-",
-                "+run-",
-                "+start-",
-                "+cancel-",
-                "+disable-",
-                "+enable-",
-                "+reset-",
-                "+restore-",
-                "+replace-",
-                "+associate-",
-                "+disassociate-",
-                "+register-",
-                "+invoke-",
-            ],
-            format!(
-                r"{S}aws\b{A}\s(?:delete|terminate|put|create|update|modify|stop|reboot|attach|detach|deregister|remove|revoke|authorize|run|start|cancel|disable|enable|reset|restore|replace|associate|disassociate|register|invoke)-[a-z0-9-]+"
-            ),
+            AWS_MUTATING,
+            format!(r"{S}aws\b{A}\s(?:{})-[a-z0-9-]+", aws_mutating_verbs()),
         ),
         (
             &[
