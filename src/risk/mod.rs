@@ -47,6 +47,7 @@
 // The bench build (`--features bench-risk-bypass`) classifies nothing, leaving the rules unused.
 #![cfg_attr(feature = "bench-risk-bypass", allow(dead_code, unused_imports))]
 
+mod anchors;
 mod engine;
 mod fields;
 mod hosts;
@@ -54,6 +55,7 @@ mod memo;
 mod paths;
 mod rules;
 mod scan;
+mod syntax;
 mod text;
 mod user;
 
