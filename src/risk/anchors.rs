@@ -28,6 +28,9 @@ pub(super) struct Literals {
     bytes: Vec<u8>,
     /// By literal id, where its bytes start in `bytes` and how many there are.
     spans: Vec<(u32, u32)>,
+    /// By byte: bit 0 when it is a one-byte literal, bit 1 when a longer literal starts with
+    /// it. A position whose byte starts nothing costs one load.
+    starts: Box<[u8; 256]>,
     /// By byte, the one-byte literal it is, if any.
     single: Box<[LiteralId; 256]>,
     /// Bucket `b` holds `entries[offsets[b]..offsets[b + 1]]`.
@@ -73,6 +76,7 @@ impl Literals {
         );
         let mut bytes = Vec::new();
         let mut spans = Vec::with_capacity(literals.len());
+        let mut starts = Box::new([0u8; 256]);
         let mut single = Box::new([NO_LITERAL; 256]);
         let mut entries = Vec::new();
         for (id, literal) in literals.iter().enumerate() {
@@ -85,6 +89,10 @@ impl Literals {
             bytes.extend_from_slice(literal);
             match *literal {
                 [] => panic!("an empty literal matches everywhere"),
+                [first, ..] => starts[usize::from(first)] |= if literal.len() == 1 { 1 } else { 2 },
+            }
+            match *literal {
+                [] => unreachable!("refused above"),
                 [byte] => {
                     let slot = &mut single[usize::from(byte)];
                     assert_eq!(*slot, NO_LITERAL, "literal {literal:?} is repeated");
@@ -118,6 +126,7 @@ impl Literals {
         Literals {
             bytes,
             spans,
+            starts,
             single,
             offsets,
             entries,
@@ -150,22 +159,21 @@ impl Literals {
             .len()
             .checked_sub(PADDING)
             .expect("a searched text ends with its padding");
-        for at in 0..len {
-            let eight = u64::from_le_bytes(
-                text[at..at + PADDING]
-                    .try_into()
-                    .expect("eight bytes from each position"),
-            );
-            let single = self.single[(eight & 0xFF) as usize];
-            if single != NO_LITERAL {
-                found(single, at, at + 1);
+        let (starts, single) = (&*self.starts, &*self.single);
+        let (offsets, entries) = (&*self.offsets, &*self.entries);
+        for (at, window) in text[..len + PADDING - 1].windows(PADDING).enumerate() {
+            let eight = u64::from_le_bytes(window.try_into().expect("eight bytes a window"));
+            let first = usize::from(eight as u8);
+            let kinds = starts[first];
+            if kinds == 0 {
+                continue;
+            }
+            if kinds & 1 != 0 {
+                found(single[first], at, at + 1);
             }
             let b = bucket(eight as u16);
-            let (lo, hi) = (
-                usize::from(self.offsets[b]),
-                usize::from(self.offsets[b + 1]),
-            );
-            for entry in &self.entries[lo..hi] {
+            let (lo, hi) = (usize::from(offsets[b]), usize::from(offsets[b + 1]));
+            for entry in &entries[lo..hi] {
                 if eight & entry.mask != entry.prefix {
                     continue;
                 }

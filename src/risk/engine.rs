@@ -43,7 +43,9 @@ pub(super) struct AnchoredRules {
     /// By anchor literal (its id in `anchors`), the rules it admits, each with the
     /// [`Edges`] an occurrence must have to count for that rule, and whether it is one of the
     /// rule's anchors or one of its further literals (`+` in the rule table).
-    rules_of_anchor: Vec<Vec<(u8, Edges, Role)>>,
+    uses: Vec<(u8, Edges, Role)>,
+    /// Literal `l`'s entries in `uses` are `uses[first_use[l]..first_use[l + 1]]`.
+    first_use: Vec<u16>,
     /// The rules that have further literals: a candidate only when one of those occurs too.
     needs_further: Candidates,
     rules: Vec<Rule>,
@@ -135,7 +137,7 @@ impl Edges {
     const END: Edges = Edges(2);
 
     /// An anchor as a rule writes it: its literal, lower-cased, and the edges it asks for.
-    fn parse(anchor: &str) -> (String, Edges) {
+    fn parse(anchor: &'static str) -> (&'static str, Edges) {
         let mut edges = Edges::NONE;
         let mut literal = anchor;
         if let Some(rest) = literal.strip_prefix(r"\b") {
@@ -147,7 +149,11 @@ impl Edges {
             literal = rest;
         }
         assert!(!literal.is_empty(), "anchor {anchor:?} has no literal");
-        (literal.to_ascii_lowercase(), edges)
+        assert!(
+            !literal.bytes().any(|b| b.is_ascii_uppercase()),
+            "anchor {anchor:?} is not written in lower case"
+        );
+        (literal, edges)
     }
 }
 
@@ -177,9 +183,8 @@ impl AnchoredRules {
             rules.len() <= MAX_TEXT_RULES,
             "at most {MAX_TEXT_RULES} text rules"
         );
-        let mut literals: Vec<String> = Vec::new();
-        let mut ids: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut rules_of_anchor: Vec<Vec<(u8, Edges, Role)>> = Vec::new();
+        // Every use of an anchor literal: the literal, the rule, the edges and the role.
+        let mut all_uses: Vec<(&'static str, u8, Edges, Role)> = Vec::new();
         let mut needs_further: Candidates = [0; MAX_TEXT_RULES / 64];
         for (i, rule) in rules.iter().enumerate() {
             assert!(
@@ -193,23 +198,31 @@ impl AnchoredRules {
                 "rule {} has only further literals",
                 rule.source
             );
-            for anchor in rule.anchors {
+            for &anchor in rule.anchors {
                 let (role, anchor) = match anchor.strip_prefix('+') {
                     Some(further) => {
                         needs_further[i / 64] |= 1 << (i % 64);
                         (Role::Further, further)
                     }
-                    None => (Role::Anchor, *anchor),
+                    None => (Role::Anchor, anchor),
                 };
                 let (literal, edges) = Edges::parse(anchor);
-                let at = *ids.entry(literal).or_insert_with_key(|literal| {
-                    literals.push(literal.clone());
-                    rules_of_anchor.push(Vec::new());
-                    literals.len() - 1
-                });
-                rules_of_anchor[at].push((rule_id, edges, role));
+                all_uses.push((literal, rule_id, edges, role));
             }
         }
+        // By literal (a stable sort: a literal's uses stay in rule order), each literal once.
+        all_uses.sort_by(|a, b| a.0.cmp(b.0));
+        let mut literals: Vec<&str> = Vec::new();
+        let mut first_use = Vec::new();
+        let mut uses = Vec::with_capacity(all_uses.len());
+        for (literal, rule, edges, role) in all_uses {
+            if literals.last() != Some(&literal) {
+                literals.push(literal);
+                first_use.push(u16::try_from(uses.len()).expect("a few hundred anchors"));
+            }
+            uses.push((rule, edges, role));
+        }
+        first_use.push(u16::try_from(uses.len()).expect("a few hundred anchors"));
         // Exact over lower-case text (`candidates` lowers it). An Aho-Corasick automaton over
         // the same literals cost 2.7 M instructions to build and about 50 per byte searched in
         // a replay, in 29 KB; this two-byte table costs a few tens of thousands to build and
@@ -218,7 +231,8 @@ impl AnchoredRules {
         let compiled = rules.iter().map(|_| OnceLock::new()).collect();
         AnchoredRules {
             anchors,
-            rules_of_anchor,
+            uses,
+            first_use,
             needs_further,
             rules,
             compiled,
@@ -272,7 +286,10 @@ impl AnchoredRules {
                 if !is_word(end) {
                     edges.0 |= Edges::END.0;
                 }
-                for &(rule, needs, role) in &self.rules_of_anchor[usize::from(literal)] {
+                let literal = usize::from(literal);
+                let uses =
+                    usize::from(self.first_use[literal])..usize::from(self.first_use[literal + 1]);
+                for &(rule, needs, role) in &self.uses[uses] {
                     if needs.0 & !edges.0 == 0 {
                         let rule = usize::from(rule);
                         let set = match role {
