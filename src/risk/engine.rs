@@ -225,8 +225,8 @@ impl AnchoredRules {
         first_use.push(u16::try_from(uses.len()).expect("a few hundred anchors"));
         // Exact over lower-case text (`candidates` lowers it). An Aho-Corasick automaton over
         // the same literals cost 2.7 M instructions to build and about 50 per byte searched in
-        // a replay, in 29 KB; this two-byte table costs a few tens of thousands to build and
-        // about a tenth of that per byte (see `anchors`).
+        // a replay, in 29 KB; this two-byte table costs a small fraction of that to build and
+        // about two thirds of it per byte (see `anchors`).
         let anchors = Literals::new(&literals);
         let compiled = rules.iter().map(|_| OnceLock::new()).collect();
         AnchoredRules {
