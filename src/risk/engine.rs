@@ -2,7 +2,7 @@
 //! rules, and the anchored write-path rules.
 //!
 //! Owns the matching strategy. A rule's regex runs only on a text that holds one of its anchors
-//! (one Aho-Corasick pass finds them), and compiles the first time one does; so a field meets
+//! (one pass of `anchors` finds them), and compiles the first time one does; so a field meets
 //! one to three regexes, not a hundred, and no automaton multiplies the states of a hundred
 //! rules (one `RegexSet` over all of them cost several times more per denial, and five times
 //! more on 16 KiB). An anchor may ask for word edges ([`Edges`]), so a short command word inside
@@ -14,9 +14,9 @@
 //! A field's role decides which effects count (`scan`); a candidate rule whose effect the role
 //! ignores is neither compiled nor run, so a path read never pays for the command rules.
 //!
-//! Cost: per field, one overlapping Aho-Corasick pass over the lower-cased text (a contiguous,
-//! case-sensitive NFA over a few hundred short literals, about 30 KB: built in a tenth of a DFA's
-//! time, and as fast on texts this short), then the admitted candidates' `is_match`. Everything
+//! Cost: per field, one pass of the anchor search over the lower-cased text (a two-byte table
+//! over a few hundred short literals, about 8 KiB, built in microseconds: see `anchors`), then
+//! the admitted candidates' `is_match`. Everything
 //! compiles on first use, and compiling is the larger share of a short replay's classification
 //! cost: so a rule is one forward NFA run by a lazy DFA (see [`Matcher`]), built in about a third
 //! of a general regex's time, and only the rules some text's anchors admit are ever compiled
@@ -24,7 +24,6 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex_automata::hybrid::dfa::{self, DFA};
 use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
@@ -32,18 +31,21 @@ use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
 use regex_automata::Input;
 
+use super::anchors::{self, Literals};
 use super::paths::write_path_rules;
 use super::rules::{text_rules, Effect, Rule};
 
-/// The text rules behind an Aho-Corasick search for their anchors: a rule's regex runs only on
+/// The text rules behind a search for their anchors: a rule's regex runs only on
 /// a text that holds one of its anchors, and is compiled the first time it does. A field meets
 /// one or two rules, not a hundred, and no large automaton is built.
 pub(super) struct AnchoredRules {
-    anchors: AhoCorasick,
-    /// By anchor literal (its Aho-Corasick pattern id), the rules it admits, each with the
+    anchors: Literals,
+    /// By anchor literal (its id in `anchors`), the rules it admits, each with the
     /// [`Edges`] an occurrence must have to count for that rule, and whether it is one of the
     /// rule's anchors or one of its further literals (`+` in the rule table).
-    rules_of_anchor: Vec<Vec<(u8, Edges, Role)>>,
+    uses: Vec<(u8, Edges, Role)>,
+    /// Literal `l`'s entries in `uses` are `uses[first_use[l]..first_use[l + 1]]`.
+    first_use: Vec<u16>,
     /// The rules that have further literals: a candidate only when one of those occurs too.
     needs_further: Candidates,
     rules: Vec<Rule>,
@@ -69,15 +71,21 @@ struct Caches {
 
 impl Matcher {
     fn new(source: &str) -> Matcher {
-        let nfa = thompson::Compiler::new()
+        let mut compiler = thompson::Compiler::new();
+        compiler
             .syntax(syntax::Config::new().unicode(false).utf8(false))
             .configure(
                 thompson::Config::new()
                     .which_captures(WhichCaptures::None)
                     .utf8(false),
-            )
-            .build(source)
-            .expect("the built-in risk patterns are valid ASCII byte regexes");
+            );
+        // The pattern read straight into its syntax tree where the reader knows its syntax
+        // (every built-in pattern; a unit test holds the tree to regex_syntax's), else parsed.
+        let nfa = match super::syntax::parse(source) {
+            Some(hir) => compiler.build_from_hir(&hir),
+            None => compiler.build(source),
+        }
+        .expect("the built-in risk patterns are valid ASCII byte regexes");
         let dfa = DFA::builder()
             .build_from_nfa(nfa.clone())
             .expect("a lazy DFA builds from any NFA");
@@ -129,7 +137,7 @@ impl Edges {
     const END: Edges = Edges(2);
 
     /// An anchor as a rule writes it: its literal, lower-cased, and the edges it asks for.
-    fn parse(anchor: &str) -> (String, Edges) {
+    fn parse(anchor: &'static str) -> (&'static str, Edges) {
         let mut edges = Edges::NONE;
         let mut literal = anchor;
         if let Some(rest) = literal.strip_prefix(r"\b") {
@@ -141,7 +149,11 @@ impl Edges {
             literal = rest;
         }
         assert!(!literal.is_empty(), "anchor {anchor:?} has no literal");
-        (literal.to_ascii_lowercase(), edges)
+        assert!(
+            !literal.bytes().any(|b| b.is_ascii_uppercase()),
+            "anchor {anchor:?} is not written in lower case"
+        );
+        (literal, edges)
     }
 }
 
@@ -171,8 +183,8 @@ impl AnchoredRules {
             rules.len() <= MAX_TEXT_RULES,
             "at most {MAX_TEXT_RULES} text rules"
         );
-        let mut literals: Vec<String> = Vec::new();
-        let mut rules_of_anchor: Vec<Vec<(u8, Edges, Role)>> = Vec::new();
+        // Every use of an anchor literal: the literal, the rule, the edges and the role.
+        let mut all_uses: Vec<(&'static str, u8, Edges, Role)> = Vec::new();
         let mut needs_further: Candidates = [0; MAX_TEXT_RULES / 64];
         for (i, rule) in rules.iter().enumerate() {
             assert!(
@@ -186,41 +198,41 @@ impl AnchoredRules {
                 "rule {} has only further literals",
                 rule.source
             );
-            for anchor in rule.anchors {
+            for &anchor in rule.anchors {
                 let (role, anchor) = match anchor.strip_prefix('+') {
                     Some(further) => {
                         needs_further[i / 64] |= 1 << (i % 64);
                         (Role::Further, further)
                     }
-                    None => (Role::Anchor, *anchor),
+                    None => (Role::Anchor, anchor),
                 };
                 let (literal, edges) = Edges::parse(anchor);
-                let at = literals
-                    .iter()
-                    .position(|l| *l == literal)
-                    .unwrap_or_else(|| {
-                        literals.push(literal);
-                        rules_of_anchor.push(Vec::new());
-                        literals.len() - 1
-                    });
-                rules_of_anchor[at].push((rule_id, edges, role));
+                all_uses.push((literal, rule_id, edges, role));
             }
         }
-        // Case-sensitive over lower-case text (`candidates` lowers it): half the transitions of
-        // an ASCII case-insensitive automaton, built in about a third of the time. Only the
-        // start state's transitions are dense: dense states to depth 3 (the default) made the
-        // text anchors' automaton 100 KB, twice the first-level data cache, for no fewer
-        // instructions than 29 KB of sparse states take (callgrind over the anchor searches of
-        // a replay: the same instructions, an eighth fewer data cache misses).
-        let anchors = AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
-            .dense_depth(1)
-            .build(&literals)
-            .expect("the anchors are a few hundred short literals");
+        // By literal (a stable sort: a literal's uses stay in rule order), each literal once.
+        all_uses.sort_by(|a, b| a.0.cmp(b.0));
+        let mut literals: Vec<&str> = Vec::new();
+        let mut first_use = Vec::new();
+        let mut uses = Vec::with_capacity(all_uses.len());
+        for (literal, rule, edges, role) in all_uses {
+            if literals.last() != Some(&literal) {
+                literals.push(literal);
+                first_use.push(u16::try_from(uses.len()).expect("a few hundred anchors"));
+            }
+            uses.push((rule, edges, role));
+        }
+        first_use.push(u16::try_from(uses.len()).expect("a few hundred anchors"));
+        // Exact over lower-case text (`candidates` lowers it). An Aho-Corasick automaton over
+        // the same literals cost 2.7 M instructions to build and about 50 per byte searched in
+        // a replay, in 29 KB; this two-byte table costs a small fraction of that to build and
+        // about two thirds of it per byte (see `anchors`).
+        let anchors = Literals::new(&literals);
         let compiled = rules.iter().map(|_| OnceLock::new()).collect();
         AnchoredRules {
             anchors,
-            rules_of_anchor,
+            uses,
+            first_use,
             needs_further,
             rules,
             compiled,
@@ -255,6 +267,8 @@ impl AnchoredRules {
     fn candidates(&self, text: &[u8], lower: &mut Vec<u8>) -> Candidates {
         lower.clear();
         lower.extend(text.iter().map(|&b| ANCHOR_CASE[usize::from(b)]));
+        // Zero bytes, none of them a word byte: `is_word` past the text's end is false.
+        lower.extend_from_slice(&[0; anchors::PADDING]);
         let lower = lower.as_slice();
         let is_word = |at: usize| {
             lower
@@ -263,25 +277,29 @@ impl AnchoredRules {
         };
         let mut candidates: Candidates = [0; MAX_TEXT_RULES / 64];
         let mut further: Candidates = [0; MAX_TEXT_RULES / 64];
-        for hit in self.anchors.find_overlapping_iter(lower) {
-            let mut edges = Edges::NONE;
-            if hit.start() == 0 || !is_word(hit.start() - 1) {
-                edges.0 |= Edges::START.0;
-            }
-            if !is_word(hit.end()) {
-                edges.0 |= Edges::END.0;
-            }
-            for &(rule, needs, role) in &self.rules_of_anchor[hit.pattern().as_usize()] {
-                if needs.0 & !edges.0 == 0 {
-                    let rule = usize::from(rule);
-                    let set = match role {
-                        Role::Anchor => &mut candidates,
-                        Role::Further => &mut further,
-                    };
-                    set[rule / 64] |= 1 << (rule % 64);
+        self.anchors
+            .for_each_occurrence(lower, |literal, start, end| {
+                let mut edges = Edges::NONE;
+                if start == 0 || !is_word(start - 1) {
+                    edges.0 |= Edges::START.0;
                 }
-            }
-        }
+                if !is_word(end) {
+                    edges.0 |= Edges::END.0;
+                }
+                let literal = usize::from(literal);
+                let uses =
+                    usize::from(self.first_use[literal])..usize::from(self.first_use[literal + 1]);
+                for &(rule, needs, role) in &self.uses[uses] {
+                    if needs.0 & !edges.0 == 0 {
+                        let rule = usize::from(rule);
+                        let set = match role {
+                            Role::Anchor => &mut candidates,
+                            Role::Further => &mut further,
+                        };
+                        set[rule / 64] |= 1 << (rule % 64);
+                    }
+                }
+            });
         for ((candidates, further), needs) in
             candidates.iter_mut().zip(further).zip(self.needs_further)
         {
@@ -329,8 +347,15 @@ pub(super) mod tests {
             (unanchored(write_path_rules()), write_path_rules_compiled()),
         ];
         let mut folded = String::new();
+        let mut lowered = Vec::new();
         for text in texts {
             fold(&text, &mut folded);
+            lowered.push(
+                folded
+                    .bytes()
+                    .map(|b| ANCHOR_CASE[usize::from(b)])
+                    .collect(),
+            );
             for (full, anchored) in &sets {
                 let candidates = anchored.candidates(folded.as_bytes(), &mut Vec::new());
                 for i in full.matches(folded.as_bytes()).iter() {
@@ -343,6 +368,12 @@ pub(super) mod tests {
                     );
                 }
             }
+        }
+        // The anchor search finds what a general multi-literal search finds, on the same texts.
+        for rules in [text_rules(), write_path_rules()] {
+            let anchored = AnchoredRules::new(rules);
+            let literals = anchored.anchors.literals();
+            anchors::tests::assert_finds_what_aho_corasick_finds(&literals, lowered.clone());
         }
     }
 

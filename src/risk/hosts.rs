@@ -279,7 +279,8 @@ pub(super) fn has_leaking_url(text: &str, allow: &Allowlist) -> bool {
 
 /// The URL inside a word (`--url=https://…`, `@https://…`), if any.
 fn url_start(word: &str) -> Option<&str> {
-    let at = word.find("://")?;
+    // A byte search: a `str` pattern's searcher costs more to set up than these short words.
+    let at = word.as_bytes().windows(3).position(|w| w == b"://")?;
     let start = word[..at]
         .char_indices()
         .rev()

@@ -6,7 +6,8 @@
 //! `--risk-rule CLASS=REGEX` and `--risk-allow-host HOST` values, parsed in `user`) and shared by
 //! reference; [`Attempt`] is what it classifies. Inside, `text` folds shell quoting into plain
 //! text within the byte budget, `rules` holds the built-in patterns (`paths` those for a written
-//! file's path) and `engine` runs them,
+//! file's path), `syntax` reads them into syntax trees, `anchors` finds their anchor literals in
+//! a text and `engine` runs them,
 //! `hosts` decides whether a URL or a destination host is outside the allowlist, `fields` reads
 //! the input's JSON text only as far as the examined keys, `scan` walks the input's fields and
 //! keeps the most severe class found, and `memo` remembers, per
@@ -26,7 +27,7 @@
 //! Cost: runs per denial, never per line. The classifier examines at most
 //! [`MAX_EXAMINED_BYTES`] bytes of an attempt (its fields in a fixed order: commands, URLs,
 //! paths, written content, then the reason text) and copies them once into one buffer while
-//! folding quotes. Over each field it runs one Aho-Corasick pass for the rules' anchor words,
+//! folding quotes. Over each field it runs one pass of `anchors` for the rules' anchor words,
 //! then only the few rules whose anchors occur (the path of a file write meets the write-path
 //! rules the same way, and a `RegexSet` of user rules when there are any); a URL or destination
 //! host is parsed only
@@ -47,6 +48,7 @@
 // The bench build (`--features bench-risk-bypass`) classifies nothing, leaving the rules unused.
 #![cfg_attr(feature = "bench-risk-bypass", allow(dead_code, unused_imports))]
 
+mod anchors;
 mod engine;
 mod fields;
 mod hosts;
@@ -54,6 +56,7 @@ mod memo;
 mod paths;
 mod rules;
 mod scan;
+mod syntax;
 mod text;
 mod user;
 

@@ -158,7 +158,7 @@ pub(super) fn classify(user: &UserRules, rules_id: u64, attempt: &Attempt<'_>) -
                 return examine().0;
             }
             key.push('J');
-            key.push_str(itoa(attempt.tool.len(), &mut [0; 20]));
+            push_decimal(&mut key, attempt.tool.len());
             key.push(':');
             key.push_str(attempt.tool);
             key.push_str(text);
@@ -187,18 +187,20 @@ pub(super) fn classify(user: &UserRules, rules_id: u64, attempt: &Attempt<'_>) -
     risk
 }
 
-/// `n` in decimal, written into `buf`.
-fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &str {
-    let mut at = buf.len();
+/// Appends `n` in decimal to `key`: once per classification, so without the UTF-8 check a
+/// `&str` of the digits would cost.
+fn push_decimal(key: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
     loop {
         at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
+        digits[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    std::str::from_utf8(&buf[at..]).expect("ASCII digits")
+    key.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// True if a tool by this name writes files (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`,
@@ -349,7 +351,7 @@ impl<'r> Scan<'r> {
         if let Some(key) = &mut self.key {
             // Role, length, bytes: no two different walks write the same key.
             key.push(char::from(b'0' + role as u8));
-            key.push_str(itoa(text.len(), &mut [0; 20]));
+            push_decimal(key, text.len());
             key.push(':');
             key.push_str(text);
             return;
@@ -422,9 +424,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn itoa_writes_decimal() {
+    fn push_decimal_writes_decimal() {
         for n in [0, 7, 10, 16384, usize::MAX] {
-            assert_eq!(itoa(n, &mut [0; 20]), n.to_string());
+            let mut key = String::from("J");
+            push_decimal(&mut key, n);
+            assert_eq!(key, format!("J{n}"));
         }
     }
 
