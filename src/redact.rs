@@ -48,6 +48,7 @@ mod rules;
 mod shared;
 mod short;
 mod spans;
+mod tail;
 mod vet;
 
 #[cfg(test)]

@@ -25,10 +25,11 @@ use super::compile::{build_bytes_regex, parse};
 use super::copies::{self, Known};
 use super::decode::{self, Decoded};
 use super::gate::Gate;
-use super::prefilter::{derive_anchors, Prefilter};
+use super::prefilter::{derive_anchors, Occurrence, Prefilter};
 use super::rules::{self, Rule};
-use super::short::Short;
+use super::short::{searches_with_dfa, Short};
 use super::spans::{self, Span, Spans};
+use super::tail::Tail;
 use regex_automata::meta::Regex;
 use regex_automata::util::captures::{Captures, GroupInfo};
 use regex_automata::{Input, PatternID};
@@ -58,6 +59,9 @@ struct Compiled {
     /// The `requires` regex (its `\b` rewritten), when the rule has one.
     requires: Option<(String, TwoShapes)>,
     scope: Option<TwoShapes>,
+    /// The tail's anchored DFA (`tail`), when the rule has a tail and a thread searching with
+    /// DFAs first needs it.
+    tail: OnceLock<Option<Tail>>,
     pattern: TwoShapes,
     /// Capture groups that hold the secret, in order; the first that participates is used.
     secret_groups: OnceLock<Vec<usize>>,
@@ -100,6 +104,7 @@ impl Engine {
                     rule,
                     priority,
                     gate: OnceLock::new(),
+                    tail: OnceLock::new(),
                     pattern: TwoShapes::new(true),
                     secret_groups: OnceLock::new(),
                 })
@@ -128,8 +133,13 @@ impl Engine {
     fn scan(&self, text: &str, depth: u8, spans: &mut Spans, known: &mut Vec<Known>) {
         let protected = spans::marker_spans(text);
         let mut found = BTreeMap::new();
-        for index in self.prefilter.candidates(text) {
-            self.rules[index].find(text, &protected, &mut found);
+        let mut occurrences = Vec::new();
+        for index in self.prefilter.candidates(text, &mut occurrences) {
+            let anchored = Anchored {
+                prefilter: &self.prefilter,
+                occurrences: &occurrences,
+            };
+            self.rules[index].find(text, &protected, anchored, &mut found);
         }
         copies::remember(text, &found, known);
         for span in found.into_values() {
@@ -222,8 +232,15 @@ impl Engine {
 }
 
 impl Compiled {
-    /// Adds this rule's accepted secrets in `text` to `spans`.
-    fn find(&self, text: &str, protected: &[(usize, usize)], spans: &mut Spans) {
+    /// Adds this rule's accepted secrets in `text` to `spans`; `anchored` tells where the
+    /// anchors occur in `text`.
+    fn find(
+        &self,
+        text: &str,
+        protected: &[(usize, usize)],
+        anchored: Anchored<'_>,
+        spans: &mut Spans,
+    ) {
         let bytes = text.as_bytes();
         if !self.gate().admits(bytes) {
             return;
@@ -233,6 +250,16 @@ impl Compiled {
                 return;
             }
         }
+        if let Some(tail) = self.tail() {
+            let starts = anchored
+                .prefilter
+                .starts_of(anchored.occurrences, self.priority);
+            if !tail.matches_at(bytes, starts) {
+                return;
+            }
+        }
+        #[cfg(test)]
+        ran::note(self.rule.kind);
         let regions: Vec<(usize, usize)> = match (&self.rule.scope, &self.scope) {
             (Some(pattern), Some(scope)) => scope.find_all(pattern, bytes),
             _ => vec![(0, text.len())],
@@ -326,6 +353,15 @@ impl Compiled {
         }
     }
 
+    /// The rule's tail DFA, when it has a tail and this thread searches with DFAs (`tail`).
+    fn tail(&self) -> Option<&Tail> {
+        let pattern = self.rule.tail.as_deref()?;
+        if !searches_with_dfa() {
+            return None;
+        }
+        self.tail.get_or_init(|| Tail::new(pattern)).as_ref()
+    }
+
     /// The rule's gate, made from its row of [`rules::GATES`] on first use.
     fn gate(&self) -> &Gate {
         self.gate
@@ -343,6 +379,32 @@ impl Compiled {
                 .map(|(index, _)| index)
                 .collect()
         })
+    }
+}
+
+/// Where the anchors occur in the text a rule is searched in.
+#[derive(Clone, Copy)]
+struct Anchored<'a> {
+    prefilter: &'a Prefilter,
+    occurrences: &'a [Occurrence],
+}
+
+/// The rules whose patterns this thread searched (tests: a tail spares the search).
+#[cfg(test)]
+pub(super) mod ran {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static KINDS: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub(super) fn note(kind: &'static str) {
+        KINDS.with(|kinds| kinds.borrow_mut().push(kind));
+    }
+
+    /// The kinds of the rules searched since the last call, in order.
+    pub(crate) fn take() -> Vec<&'static str> {
+        KINDS.with(|kinds| std::mem::take(&mut *kinds.borrow_mut()))
     }
 }
 

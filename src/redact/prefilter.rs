@@ -58,22 +58,66 @@ impl Prefilter {
         }
     }
 
-    /// The rules that may match `text`, in priority order.
-    pub fn candidates(&self, text: &str) -> impl Iterator<Item = usize> {
+    /// The rules that may match `text`, in priority order; where each anchor occurs goes to
+    /// `occurrences` (emptied first).
+    pub fn candidates(&self, text: &str, occurrences: &mut Vec<Occurrence>) -> Candidates {
+        occurrences.clear();
         let mut hit = [0u64; MAX_RULES / 64];
         for found in self.automaton.find_overlapping_iter(text) {
-            for &rule in &self.rules_of[found.pattern().as_usize()] {
+            let pattern = found.pattern().as_usize();
+            occurrences.push(Occurrence {
+                pattern: found.pattern().as_u32(),
+                start: found.start(),
+            });
+            for &rule in &self.rules_of[pattern] {
                 hit[rule / 64] |= 1 << (rule % 64);
             }
         }
-        // The set bits, lowest first: no work for the rules (most) that were not hit.
-        hit.into_iter().enumerate().flat_map(|(word, mut bits)| {
-            std::iter::from_fn(move || {
+        Candidates { hit, word: 0 }
+    }
+
+    /// Where the anchors of `rule` start among `occurrences` (of one text).
+    pub fn starts_of<'a>(
+        &'a self,
+        occurrences: &'a [Occurrence],
+        rule: usize,
+    ) -> impl Iterator<Item = usize> + 'a {
+        occurrences
+            .iter()
+            .filter(move |o| self.rules_of[o.pattern as usize].contains(&rule))
+            .map(|o| o.start)
+    }
+}
+
+/// Where an anchor occurs in a text.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Occurrence {
+    /// The anchor (automaton pattern).
+    pattern: u32,
+    start: usize,
+}
+
+/// The candidate rules of a text: the set bits, lowest first (no work for the rules, most,
+/// that were not hit).
+pub(super) struct Candidates {
+    hit: [u64; MAX_RULES / 64],
+    word: usize,
+}
+
+impl Iterator for Candidates {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.word < self.hit.len() {
+            let bits = &mut self.hit[self.word];
+            if *bits != 0 {
                 let bit = bits.trailing_zeros() as usize;
-                bits &= bits.checked_sub(1)?;
-                Some(word * 64 + bit)
-            })
-        })
+                *bits &= *bits - 1;
+                return Some(self.word * 64 + bit);
+            }
+            self.word += 1;
+        }
+        None
     }
 }
 
@@ -141,7 +185,8 @@ mod tests {
     #[test]
     fn candidates_are_the_rules_whose_anchors_occur() {
         let p = Prefilter::new(&[vec!["ghp_".into()], vec!["akia".into(), "asia".into()]]);
-        let candidates = |text| p.candidates(text).collect::<Vec<_>>();
+        let mut occurrences = Vec::new();
+        let mut candidates = |text| p.candidates(text, &mut occurrences).collect::<Vec<_>>();
         assert_eq!(candidates("x GHP_y"), vec![0]);
         assert_eq!(candidates("asia ghp_"), vec![0, 1]);
         assert!(candidates("nothing").is_empty());

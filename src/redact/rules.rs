@@ -45,6 +45,11 @@ pub(super) struct Rule {
     /// at least one for the rule to run. Empty: derived from the pattern when the redactor is
     /// built (not when kinds are listed, which must stay cheap).
     pub anchors: Vec<String>,
+    /// What the pattern's matches hold from one of their anchors on: a regex that matches,
+    /// anchored where an anchor occurs, in every match of the pattern (the pattern less what
+    /// may come before its key word). Where it matches at no anchor, the pattern matches
+    /// nowhere, and the writer skips it (`tail`).
+    pub tail: Option<String>,
     /// A token format that stands as a word: not right after or before a letter or digit
     /// (`TODAYINASIAAS…` holds no AWS key id), and not a stand-in (`ghp_xxxx…`, `…EXAMPLE`).
     pub word: bool,
@@ -66,6 +71,11 @@ impl Rule {
 
     fn word(mut self) -> Rule {
         self.word = true;
+        self
+    }
+
+    fn tail(mut self, tail: &str) -> Rule {
+        self.tail = Some(word_boundaries(tail));
         self
     }
 
@@ -115,6 +125,7 @@ fn rule(kind: &'static str, pattern: &str) -> Rule {
         check: Check::None,
         requires: None,
         scope: None,
+        tail: None,
         word: false,
         glued,
     }
@@ -216,15 +227,15 @@ const ASSIGNED_SECRET: &str = concat!(
 /// `Authorization: Bearer`) is ruled out by that small regex instead of this rule's large one.
 fn named_assignment(kind: &'static str, name: &str, words: &str, requires: &'static str) -> Rule {
     debug_assert!(requires.contains(words));
-    rule(
-        kind,
-        &format!(
-            "{LEFT}{name}{CLOSE}(?:{TYPED}(?:{QUOTED})|{SEP}(?:{QUOTED}|{BARE})|[ \t]+-[ \t]+(?:{QUOTED}))"
-        ),
-    )
-    .check(Check::Named)
-    .anchors(words)
-    .requires(requires)
+    // Every name ends in one of `words`, and an anchor of `words` starts it.
+    let value = format!(
+        "{CLOSE}(?:{TYPED}(?:{QUOTED})|{SEP}(?:{QUOTED}|{BARE})|[ \t]+-[ \t]+(?:{QUOTED}))"
+    );
+    rule(kind, &format!("{LEFT}{name}{value}"))
+        .check(Check::Named)
+        .anchors(words)
+        .requires(requires)
+        .tail(&format!("(?i-u:{words}){value}"))
 }
 
 /// `<password>…</password>` (Maven settings.xml, NuGet, app configs).

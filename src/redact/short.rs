@@ -47,6 +47,11 @@ pub(crate) fn search_with_dfa_on_this_thread() {
     WITH_DFA.with(|with| with.set(true));
 }
 
+/// Whether this thread asked for DFAs ([`search_with_dfa_on_this_thread`]).
+pub(super) fn searches_with_dfa() -> bool {
+    WITH_DFA.with(Cell::get)
+}
+
 type NewCache = Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>;
 
 pub(super) struct Short {
@@ -83,7 +88,7 @@ impl Short {
 
     /// The forward DFA, if the pattern is worth one and this thread asked for it.
     fn ends(&self) -> Option<&Ends> {
-        if !self.worth_ends || !WITH_DFA.with(Cell::get) {
+        if !self.worth_ends || !searches_with_dfa() {
             return None;
         }
         self.ends
