@@ -250,13 +250,14 @@ impl Compiled {
                 return;
             }
         }
-        if let Some(tail) = self.tail() {
+        let heads = self.tail().and_then(|tail| {
             let starts = anchored
                 .prefilter
                 .starts_of(anchored.occurrences, self.priority);
-            if !tail.matches_at(bytes, starts) {
-                return;
-            }
+            tail.matches_at(bytes, starts)
+        });
+        if heads.as_ref().is_some_and(Vec::is_empty) {
+            return;
         }
         #[cfg(test)]
         ran::note(self.rule.kind);
@@ -273,6 +274,7 @@ impl Compiled {
             self.find_in(
                 text,
                 (region_start, region_end),
+                heads.as_deref(),
                 &mut caps,
                 protected,
                 spans,
@@ -281,10 +283,12 @@ impl Compiled {
     }
 
     /// [`Compiled::find`] within one region: every match that starts and ends inside it.
+    /// `heads`: where the rule's tail matches, when it was asked (`tail`).
     fn find_in(
         &self,
         text: &str,
         (region_start, region_end): (usize, usize),
+        heads: Option<&[usize]>,
         caps: &mut Captures,
         protected: &[(usize, usize)],
         spans: &mut Spans,
@@ -292,8 +296,27 @@ impl Compiled {
         let bytes = text.as_bytes();
         let mut at = region_start;
         while at <= region_end {
-            self.pattern
-                .search_captures(&self.rule.pattern, bytes, (at, region_end), caps);
+            match heads {
+                Some(heads) => {
+                    // A match from `at` holds a head at or after `at`, and starts no earlier
+                    // than the name before the first one: searched from there, without the
+                    // DFA (whose states the unanchored name would keep building).
+                    let Some(&head) = heads.iter().find(|&&head| head >= at) else {
+                        break;
+                    };
+                    let from = lead_start(bytes, head, self.rule.lead).max(at);
+                    self.pattern.search_captures_from(
+                        &self.rule.pattern,
+                        bytes,
+                        (from, region_end),
+                        caps,
+                    );
+                }
+                None => {
+                    self.pattern
+                        .search_captures(&self.rule.pattern, bytes, (at, region_end), caps);
+                }
+            }
             let Some(whole) = caps.get_match() else {
                 break;
             };
@@ -382,6 +405,16 @@ impl Compiled {
     }
 }
 
+/// The earliest start of a match whose tail matches at `head`: back over the name bytes before
+/// it, then `lead` bytes more.
+pub(super) fn lead_start(bytes: &[u8], head: usize, lead: usize) -> usize {
+    let name = bytes[..head]
+        .iter()
+        .rposition(|&b| !rules::is_name_byte(b))
+        .map_or(0, |at| at + 1);
+    name.saturating_sub(lead)
+}
+
 /// Where the anchors occur in the text a rule is searched in.
 #[derive(Clone, Copy)]
 struct Anchored<'a> {
@@ -468,6 +501,27 @@ impl TwoShapes {
         } else {
             self.long(pattern).create_captures()
         }
+    }
+
+    /// [`TwoShapes::search_captures`] without the short shape's DFA: for a search that
+    /// starts where a match is expected.
+    fn search_captures_from(
+        &self,
+        pattern: &str,
+        bytes: &[u8],
+        (at, end): (usize, usize),
+        caps: &mut Captures,
+    ) {
+        if bytes.len() <= SHORT_TEXT_BYTES
+            && self
+                .short(pattern)
+                .search_captures_alone(bytes, (at, end), caps)
+                .is_some()
+        {
+            return;
+        }
+        self.long(pattern)
+            .search_captures(&Input::new(bytes).range(at..end), caps);
     }
 
     /// The leftmost-first match of `pattern` in `at..end` of `bytes`, with its groups.

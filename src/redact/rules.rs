@@ -50,6 +50,10 @@ pub(super) struct Rule {
     /// may come before its key word). Where it matches at no anchor, the pattern matches
     /// nowhere, and the writer skips it (`tail`).
     pub tail: Option<String>,
+    /// With a tail: what a match holds before that anchor, at most this many bytes and then
+    /// only name bytes ([`is_name_byte`]), so that a match starts no earlier than that (the
+    /// writer searches for its groups from there).
+    pub lead: usize,
     /// A token format that stands as a word: not right after or before a letter or digit
     /// (`TODAYINASIAAS…` holds no AWS key id), and not a stand-in (`ghp_xxxx…`, `…EXAMPLE`).
     pub word: bool,
@@ -74,8 +78,9 @@ impl Rule {
         self
     }
 
-    fn tail(mut self, tail: &str) -> Rule {
+    fn tail(mut self, tail: &str, lead: usize) -> Rule {
         self.tail = Some(word_boundaries(tail));
+        self.lead = lead;
         self
     }
 
@@ -115,6 +120,12 @@ impl Rule {
     }
 }
 
+/// The bytes of a key name before its key word (`MY_API_`, `db.`, `x-`): what a rule's `lead`
+/// counts on.
+pub(super) fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
 fn rule(kind: &'static str, pattern: &str) -> Rule {
     let glued = !pattern.contains(r"\b");
     let pattern = word_boundaries(pattern);
@@ -126,6 +137,7 @@ fn rule(kind: &'static str, pattern: &str) -> Rule {
         requires: None,
         scope: None,
         tail: None,
+        lead: 0,
         word: false,
         glued,
     }
@@ -235,7 +247,8 @@ fn named_assignment(kind: &'static str, name: &str, words: &str, requires: &'sta
         .check(Check::Named)
         .anchors(words)
         .requires(requires)
-        .tail(&format!("(?i-u:{words}){value}"))
+        // A name's bytes before its word, after a LEFT of at most two bytes (`\n`).
+        .tail(&format!("(?i-u:{words}){value}"), 2)
 }
 
 /// `<password>…</password>` (Maven settings.xml, NuGet, app configs).

@@ -128,19 +128,27 @@ impl Short {
             Some(Ok(Some(found_end))) => found_end,
             Some(Err(())) | None => end,
         };
+        self.search_captures_alone(bytes, (at, narrowed), caps)?;
+        if caps.get_match().is_none() && narrowed != end {
+            // Never expected (the DFA saw a match ending there); the full search decides.
+            self.search_captures_alone(bytes, (at, end), caps)?;
+        }
+        Some(())
+    }
+
+    /// [`Short::search_captures`] by the backtracker alone.
+    pub fn search_captures_alone(
+        &self,
+        bytes: &[u8],
+        (at, end): (usize, usize),
+        caps: &mut Captures,
+    ) -> Option<()> {
         #[cfg(test)]
         searches::note();
         let mut cache = self.caches.get();
         self.backtracker
-            .try_search(&mut cache, &Input::new(bytes).range(at..narrowed), caps)
-            .ok()?;
-        if caps.get_match().is_none() && narrowed != end {
-            // Never expected (the DFA saw a match ending there); the full search decides.
-            self.backtracker
-                .try_search(&mut cache, &Input::new(bytes).range(at..end), caps)
-                .ok()?;
-        }
-        Some(())
+            .try_search(&mut cache, &Input::new(bytes).range(at..end), caps)
+            .ok()
     }
 }
 

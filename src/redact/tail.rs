@@ -18,7 +18,7 @@
 //! Cost: only on the threads that search with DFAs (`short::search_with_dfa_on_this_thread`: a
 //! replay's audit writer); elsewhere the check answers "may match" and costs nothing, and
 //! `run`'s memory stays as it was. A tail's DFA and cache are built the first time a text
-//! needs it. A DFA that gives up answers "may match".
+//! needs it; a full cache is cleared.
 
 use std::panic::{RefUnwindSafe, UnwindSafe};
 
@@ -51,10 +51,12 @@ impl Tail {
             .ok()?;
         let dfa = DFA::builder()
             .configure(
+                // Never gives up: anchored searches of a few dozen bytes each build few
+                // states but search few bytes per state, which would read as a cache that
+                // does not pay; a full cache is cleared, and each byte builds at most one state.
                 DFA::config()
                     .cache_capacity(CACHE_BYTES)
-                    .minimum_cache_clear_count(Some(3))
-                    .minimum_bytes_per_state(Some(10)),
+                    .minimum_cache_clear_count(None),
             )
             .build_from_nfa(nfa)
             .ok()?;
@@ -66,19 +68,26 @@ impl Tail {
         })
     }
 
-    /// Whether the tail matches `haystack` anchored at one of `starts`: `false` only when it
-    /// matches at none (then the rule's pattern matches nowhere in `haystack`).
-    pub fn matches_at(&self, haystack: &[u8], starts: impl Iterator<Item = usize>) -> bool {
+    /// Those of `starts` where the tail matches `haystack` anchored, in order (every match of
+    /// the rule's pattern holds one of them); `None` when the DFA gave up (it is configured
+    /// never to).
+    pub fn matches_at(
+        &self,
+        haystack: &[u8],
+        starts: impl Iterator<Item = usize>,
+    ) -> Option<Vec<usize>> {
         let mut cache = self.caches.get();
         let mut input = Input::new(haystack).anchored(Anchored::Yes).earliest(true);
+        let mut found = Vec::new();
         for start in starts {
             input.set_start(start);
-            match self.dfa.try_search_fwd(&mut cache, &input) {
-                Ok(None) => continue,
-                Ok(Some(_)) | Err(_) => return true,
+            if self.dfa.try_search_fwd(&mut cache, &input).ok()?.is_some() {
+                found.push(start);
             }
         }
-        false
+        found.sort_unstable();
+        found.dedup();
+        Some(found)
     }
 }
 

@@ -77,7 +77,10 @@ pub(super) fn named_values() -> Vec<Rule> {
         )
         .check(Check::Generic)
         .anchors("access|auth|api|credential|creds|key|passwd|password|secret|token")
-        .tail(&format!("(?i-u){GENERIC_WORD}{GENERIC_NAME_END}{GENERIC_VALUE}")),
+        .tail(
+            &format!("(?i-u){GENERIC_WORD}{GENERIC_NAME_END}{GENERIC_VALUE}"),
+            0,
+        ),
     ]
 }
 

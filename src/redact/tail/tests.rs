@@ -9,7 +9,7 @@ use regex_automata::{Anchored, Input};
 
 use super::Tail;
 use crate::redact::compile::{build_bytes_regex, parse};
-use crate::redact::engine::ran;
+use crate::redact::engine::{lead_start, ran};
 use crate::redact::prefilter::Prefilter;
 use crate::redact::rules::default_rules;
 use crate::redact::{search_with_dfa_on_this_thread, Redactor};
@@ -212,6 +212,9 @@ fn a_tail_matches_where_its_pattern_does() {
             let bytes = text.as_bytes();
             prefilter.candidates(text, &mut occurrences).for_each(drop);
             let starts: Vec<usize> = prefilter.starts_of(&occurrences, 0).collect();
+            let heads = tail
+                .matches_at(bytes, starts.iter().copied())
+                .expect("the DFA held");
             // Every match the engine's loop can meet: the leftmost from each start (one search
             // per match: from every start up to a match's own, the same match is found).
             let mut at = 0;
@@ -219,25 +222,25 @@ fn a_tail_matches_where_its_pattern_does() {
                 let Some(found) = pattern.search(&Input::new(bytes).range(at..)) else {
                     break;
                 };
-                let inside: Vec<usize> = starts
+                let inside = starts
                     .iter()
                     .copied()
-                    .filter(|&q| found.start() <= q && q < found.end())
-                    .collect();
-                let by_regex = inside.iter().any(|&q| {
+                    .filter(|&q| found.start() <= q && q < found.end());
+                let by_regex = inside.clone().any(|q| {
                     let input = Input::new(bytes).range(q..).anchored(Anchored::Yes);
                     tail_regex.search(&input).is_some()
                 });
+                let what = &text[found.range()];
+                assert!(by_regex, "{}: tail misses {what:?} in {text:?}", rule.kind);
+                // The engine searches from the lead of the first head at or after its start:
+                // the match must start no earlier, from every start up to its own.
+                let head = heads.iter().find(|&&head| head >= found.start());
                 assert!(
-                    by_regex,
-                    "{}: tail misses {:?} in {text:?}",
+                    head.is_some_and(|&head| head < found.end()
+                        && lead_start(bytes, head, rule.lead) <= found.start()),
+                    "{}: heads {heads:?} miss {what:?} at {} in {text:?}",
                     rule.kind,
-                    &text[found.range()]
-                );
-                assert!(
-                    tail.matches_at(bytes, inside.into_iter()),
-                    "{}: tail DFA misses {text:?}",
-                    rule.kind
+                    found.start()
                 );
                 checked += 1;
                 at = found.start() + 1;
