@@ -25,7 +25,7 @@ use super::compile::{build_bytes_regex, parse};
 use super::copies::{self, Known};
 use super::decode::{self, Decoded};
 use super::gate::Gate;
-use super::prefilter::{derive_anchors, Occurrence, Prefilter};
+use super::prefilter::{derive_anchors_and_lead, Occurrence, Prefilter};
 use super::rules::{self, Rule};
 use super::short::{searches_with_dfa, Short};
 use super::spans::{self, Span, Spans};
@@ -83,11 +83,7 @@ struct TwoShapes {
 
 impl Engine {
     pub fn new() -> Engine {
-        let mut rules: Vec<Rule> = rules::default_rules();
-        for rule in rules.iter_mut().filter(|r| r.anchors.is_empty()) {
-            // `every_rule_compiles_has_anchors_and_uses_ascii_classes` checks none is left empty.
-            rule.anchors = derive_anchors(&rule.pattern).unwrap_or_default();
-        }
+        let rules = prepared_rules();
         // A stale table would let a rule miss a secret: `gate_table_is_current` keeps it in step.
         assert_eq!(rules.len(), rules::GATES.len(), "rules::GATES is stale");
         let anchors: Vec<Vec<String>> = rules.iter().map(|r| r.anchors.clone()).collect();
@@ -231,6 +227,26 @@ impl Engine {
     }
 }
 
+/// The default rules with their derived anchors, and, where those are prefixes, the pattern
+/// as its own tail (a match starts at or just before one of them).
+pub(super) fn prepared_rules() -> Vec<Rule> {
+    rules::default_rules()
+        .into_iter()
+        .map(|mut rule| {
+            if !rule.anchors.is_empty() {
+                return rule;
+            }
+            // `every_rule_compiles_has_anchors_and_uses_ascii_classes` checks none is left empty.
+            let (anchors, lead) = derive_anchors_and_lead(&rule.pattern).unwrap_or_default();
+            rule.anchors = anchors;
+            match lead {
+                Some(lead) if rule.tail.is_none() => rule.starts_near_anchors(lead),
+                _ => rule,
+            }
+        })
+        .collect()
+}
+
 impl Compiled {
     /// Adds this rule's accepted secrets in `text` to `spans`; `anchored` tells where the
     /// anchors occur in `text`.
@@ -253,7 +269,8 @@ impl Compiled {
         let heads = self.tail().and_then(|tail| {
             let starts = anchored
                 .prefilter
-                .starts_of(anchored.occurrences, self.priority);
+                .starts_of(anchored.occurrences, self.priority)
+                .flat_map(|anchor| self.rule.lead.tried(anchor));
             tail.matches_at(bytes, starts)
         });
         if heads.as_ref().is_some_and(Vec::is_empty) {
@@ -304,7 +321,7 @@ impl Compiled {
                     let Some(&head) = heads.iter().find(|&&head| head >= at) else {
                         break;
                     };
-                    let from = lead_start(bytes, head, self.rule.lead).max(at);
+                    let from = self.rule.lead.start(bytes, head).max(at);
                     self.pattern.search_captures_from(
                         &self.rule.pattern,
                         bytes,
@@ -403,16 +420,6 @@ impl Compiled {
                 .collect()
         })
     }
-}
-
-/// The earliest start of a match whose tail matches at `head`: back over the name bytes before
-/// it, then `lead` bytes more.
-pub(super) fn lead_start(bytes: &[u8], head: usize, lead: usize) -> usize {
-    let name = bytes[..head]
-        .iter()
-        .rposition(|&b| !rules::is_name_byte(b))
-        .map_or(0, |at| at + 1);
-    name.saturating_sub(lead)
 }
 
 /// Where the anchors occur in the text a rule is searched in.

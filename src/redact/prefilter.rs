@@ -121,9 +121,17 @@ impl Iterator for Candidates {
     }
 }
 
+/// The anchors [`derive_anchors_and_lead`] derives (tests).
+#[cfg(test)]
+pub(super) fn derive_anchors(pattern: &str) -> Option<Vec<String>> {
+    derive_anchors_and_lead(pattern).map(|(anchors, _)| anchors)
+}
+
 /// The literals every match of `pattern` contains: its prefix literals, else its suffix
 /// literals, lowercased and deduplicated; `None` when neither set is finite and long enough.
-pub(super) fn derive_anchors(pattern: &str) -> Option<Vec<String>> {
+/// With them, when they are prefixes, how many bytes at most a match starts before the anchor
+/// it begins with (`\nghp_…` starts two bytes before `ghp_`).
+pub(super) fn derive_anchors_and_lead(pattern: &str) -> Option<(Vec<String>, Option<usize>)> {
     let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(pattern)
@@ -131,17 +139,45 @@ pub(super) fn derive_anchors(pattern: &str) -> Option<Vec<String>> {
     [ExtractKind::Prefix, ExtractKind::Suffix]
         .into_iter()
         .find_map(|kind| {
+            let prefixes = matches!(kind, ExtractKind::Prefix);
             let seq = Extractor::new().kind(kind).extract(&hir);
-            let literals = seq.literals()?;
-            let mut anchors: Vec<String> = literals
+            let literals: Vec<String> = seq
+                .literals()?
                 .iter()
                 .map(|lit| String::from_utf8_lossy(lit.as_bytes()).to_ascii_lowercase())
                 .collect();
+            let mut anchors = literals.clone();
             minimise(&mut anchors);
             let usable =
                 !anchors.is_empty() && anchors.iter().all(|a| a.trim().len() >= MIN_ANCHOR_BYTES);
-            usable.then_some(anchors)
+            if !usable {
+                return None;
+            }
+            let lead = prefixes
+                .then(|| {
+                    literals
+                        .iter()
+                        .map(|lit| anchor_offset(&anchors, lit))
+                        .try_fold(0, |most, at| Some(most.max(at?)))
+                })
+                .flatten();
+            Some((anchors, lead))
         })
+}
+
+/// Most bytes a literal may hold before the anchor it begins with, for its rule to start at
+/// its anchors (a `\\n` escape before a token is two).
+const MAX_LEAD: usize = 3;
+
+/// Where in `literal` the first of `anchors` (sorted, none a prefix of another, as
+/// [`minimise`] leaves them) begins, if within [`MAX_LEAD`] bytes. At most one anchor starts
+/// any one place: the greatest not after the rest of the literal there.
+fn anchor_offset(anchors: &[String], literal: &str) -> Option<usize> {
+    (0..=MAX_LEAD.min(literal.len())).find(|&at| {
+        let rest = literal.get(at..).unwrap_or_default();
+        let after = anchors.partition_point(|a| a.as_str() <= rest);
+        after > 0 && rest.starts_with(anchors[after - 1].as_str())
+    })
 }
 
 /// Sorts and dedups `anchors`, and drops every anchor that contains another: a text holding
@@ -168,6 +204,14 @@ mod tests {
             derive_anchors(r"[a-f0-9]{32}-us").is_none()
         );
         assert!(derive_anchors(r"[a-z]+").is_none());
+    }
+
+    #[test]
+    fn prefix_anchors_tell_how_far_before_them_a_match_starts() {
+        let lead = |pattern| derive_anchors_and_lead(pattern).unwrap().1;
+        assert_eq!(lead(r"(?:ghp|gho)_[A-Za-z0-9]{36}"), Some(0));
+        assert_eq!(lead(r"(?:(?-u:\b)|\\[nrt])ghp_[A-Za-z0-9]{36}"), Some(2));
+        assert_eq!(lead(r"[a-f0-9]{32}-us[0-9]x"), None, "suffixes");
     }
 
     #[test]

@@ -50,10 +50,9 @@ pub(super) struct Rule {
     /// may come before its key word). Where it matches at no anchor, the pattern matches
     /// nowhere, and the writer skips it (`tail`).
     pub tail: Option<String>,
-    /// With a tail: what a match holds before that anchor, at most this many bytes and then
-    /// only name bytes ([`is_name_byte`]), so that a match starts no earlier than that (the
-    /// writer searches for its groups from there).
-    pub lead: usize,
+    /// With a tail: where a match starts, told by a head (a place where the tail matches), so
+    /// that the writer searches for its groups from there.
+    pub lead: Lead,
     /// A token format that stands as a word: not right after or before a letter or digit
     /// (`TODAYINASIAAS…` holds no AWS key id), and not a stand-in (`ghp_xxxx…`, `…EXAMPLE`).
     pub word: bool,
@@ -80,7 +79,15 @@ impl Rule {
 
     fn tail(mut self, tail: &str, lead: usize) -> Rule {
         self.tail = Some(word_boundaries(tail));
-        self.lead = lead;
+        self.lead = Lead::Name(lead);
+        self
+    }
+
+    /// The pattern starts at most `lead` bytes before one of its anchors: the pattern itself
+    /// is its tail.
+    pub(super) fn starts_near_anchors(mut self, lead: usize) -> Rule {
+        self.tail = Some(self.pattern.clone());
+        self.lead = Lead::At(lead);
         self
     }
 
@@ -120,6 +127,39 @@ impl Rule {
     }
 }
 
+/// Where a rule's match starts, from a head: a place where its tail matches.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Lead {
+    /// The tail matches at one of the rule's anchors (the head); a match holds name bytes
+    /// ([`is_name_byte`]) before it, and at most this many bytes before those.
+    Name(usize),
+    /// The tail is the pattern, and a match starts at a head: at most this many bytes
+    /// before one of the rule's anchors.
+    At(usize),
+}
+
+impl Lead {
+    /// Where the tail is tried, for an anchor found at `anchor`.
+    pub fn tried(self, anchor: usize) -> std::ops::RangeInclusive<usize> {
+        match self {
+            Lead::Name(_) => anchor..=anchor,
+            Lead::At(lead) => anchor.saturating_sub(lead)..=anchor,
+        }
+    }
+
+    /// The earliest start of a match whose head is at `head` in `bytes`.
+    pub fn start(self, bytes: &[u8], head: usize) -> usize {
+        match self {
+            Lead::Name(lead) => bytes[..head]
+                .iter()
+                .rposition(|&b| !is_name_byte(b))
+                .map_or(0, |at| at + 1)
+                .saturating_sub(lead),
+            Lead::At(_) => head,
+        }
+    }
+}
+
 /// The bytes of a key name before its key word (`MY_API_`, `db.`, `x-`): what a rule's `lead`
 /// counts on.
 pub(super) fn is_name_byte(b: u8) -> bool {
@@ -137,7 +177,7 @@ fn rule(kind: &'static str, pattern: &str) -> Rule {
         requires: None,
         scope: None,
         tail: None,
-        lead: 0,
+        lead: Lead::Name(0),
         word: false,
         glued,
     }
