@@ -26,7 +26,7 @@ use super::copies::{self, Known};
 use super::decode::{self, Decoded};
 use super::gate::Gate;
 use super::prefilter::{derive_anchors_and_lead, Occurrence, Prefilter};
-use super::rules::{self, Rule};
+use super::rules::{self, Lead, Rule};
 use super::short::{searches_with_dfa, Short};
 use super::spans::{self, Span, Spans};
 use super::tail::Tail;
@@ -399,7 +399,13 @@ impl Compiled {
         if !searches_with_dfa() {
             return None;
         }
-        self.tail.get_or_init(|| Tail::new(pattern)).as_ref()
+        self.tail
+            .get_or_init(|| match self.rule.lead {
+                // The pattern is its own tail: one parse and one NFA for both.
+                Lead::At(_) => Tail::of_nfa(self.pattern.short(pattern).nfa().clone()),
+                Lead::Name(_) => Tail::new(pattern),
+            })
+            .as_ref()
     }
 
     /// The rule's gate, made from its row of [`rules::GATES`] on first use.

@@ -82,6 +82,11 @@ impl Short {
         }
     }
 
+    /// The NFA, shared (an `Arc` inside).
+    pub fn nfa(&self) -> &regex_automata::nfa::thompson::NFA {
+        self.backtracker.get_nfa()
+    }
+
     pub fn create_captures(&self) -> Captures {
         self.backtracker.create_captures()
     }

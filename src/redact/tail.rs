@@ -23,7 +23,7 @@
 use std::panic::{RefUnwindSafe, UnwindSafe};
 
 use regex_automata::hybrid::dfa::{Cache, DFA};
-use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::nfa::thompson::{self, WhichCaptures, NFA};
 use regex_automata::util::pool::Pool;
 use regex_automata::{Anchored, Input};
 
@@ -49,6 +49,11 @@ impl Tail {
             .configure(thompson::Config::new().which_captures(WhichCaptures::None))
             .build_from_hir(&parse(pattern))
             .ok()?;
+        Tail::of_nfa(nfa)
+    }
+
+    /// The tail whose NFA is `nfa` (a rule whose pattern is its own tail shares its NFA).
+    pub fn of_nfa(nfa: NFA) -> Option<Tail> {
         let dfa = DFA::builder()
             .configure(
                 // Never gives up: anchored searches of a few dozen bytes each build few
