@@ -435,25 +435,6 @@ struct Anchored<'a> {
     occurrences: &'a [Occurrence],
 }
 
-/// The rules whose patterns this thread searched (tests: a tail spares the search).
-#[cfg(test)]
-pub(super) mod ran {
-    use std::cell::RefCell;
-
-    thread_local! {
-        static KINDS: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
-    }
-
-    pub(super) fn note(kind: &'static str) {
-        KINDS.with(|kinds| kinds.borrow_mut().push(kind));
-    }
-
-    /// The kinds of the rules searched since the last call, in order.
-    pub(crate) fn take() -> Vec<&'static str> {
-        KINDS.with(|kinds| std::mem::take(&mut *kinds.borrow_mut()))
-    }
-}
-
 impl TwoShapes {
     fn new(with_ends: bool) -> TwoShapes {
         TwoShapes {
@@ -555,5 +536,24 @@ impl TwoShapes {
         }
         self.long(pattern)
             .search_captures(&Input::new(bytes).range(at..end), caps);
+    }
+}
+
+/// The rules whose patterns this thread searched (tests: a tail spares the search).
+#[cfg(test)]
+pub(super) mod ran {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static KINDS: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub(super) fn note(kind: &'static str) {
+        KINDS.with(|kinds| kinds.borrow_mut().push(kind));
+    }
+
+    /// The kinds of the rules searched since the last call, in order.
+    pub(crate) fn take() -> Vec<&'static str> {
+        KINDS.with(|kinds| std::mem::take(&mut *kinds.borrow_mut()))
     }
 }
