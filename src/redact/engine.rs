@@ -17,6 +17,10 @@
 //! `regex-automata`'s meta engine with a lazy DFA (whose cache grows with the variety of texts,
 //! up to `compile::DFA_CACHE_BYTES`), without the one-pass DFA, full DFAs and literal
 //! prefilters. A process that redacts a few kinds of text compiles a few rules, in one shape.
+//! On the audit writer, a rule with a tail (`Rule::tail`: the generic rule, the named
+//! assignments, and every rule whose anchors are its prefixes) is first tried anchored where
+//! its anchors occur (`tail`); where it matches at none the rule is skipped, and otherwise its
+//! groups are searched for from the first such place, without the unanchored DFA.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
