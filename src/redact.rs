@@ -10,8 +10,9 @@
 //! (`decode`: JSON escapes, percent-encoding, base64), `copies` finds every other copy of a
 //! value found (plain or encoded), `spans` merges the finds and writes the markers, `compile`
 //! builds the regexes, `short` searches short texts with the backtracker (and `ends`, a forward
-//! DFA, tells the audit writer where a pattern's next match ends, or that none is left), and
-//! `memo` remembers per thread what recent texts came to.
+//! DFA, tells the audit writer where a pattern's next match ends, or that none is left; `tail`,
+//! an anchored DFA tried where a rule's anchors occur, tells it whether and from where a rule
+//! can match at all), and `memo` remembers per thread what recent texts came to.
 //!
 //! Owns the closed set of kind names, which are Prometheus label values, and the label policy
 //! ([`Redactor::label_value`]): a label value holding a secret becomes [`REDACTED_LABEL`].
@@ -48,6 +49,7 @@ mod rules;
 mod shared;
 mod short;
 mod spans;
+mod tail;
 mod vet;
 
 #[cfg(test)]

@@ -183,8 +183,8 @@ pub fn replay_with(
     // the reading thread.
     let (audit, writer) = match (audit, audit_path) {
         (Some(audit), AuditPath::WriterThread) => {
-            let (handover, received) = deferred::channel();
-            let writer = WriterThread::spawn(audit, received)?;
+            let (handover, received, spares) = deferred::channel();
+            let writer = WriterThread::spawn(audit, received, spares)?;
             accountant.hand_audit_to(handover);
             (None, Some(writer))
         }

@@ -38,12 +38,13 @@ impl Accountant {
         }
         let mut raw = RawFields::default();
         let source_file = self.shown_source(input.source, &mut raw);
+        let workflow = self.owned(input.workflow);
         let mut shown = |field: Field, s: &str| self.shown(field, s, &mut raw);
         let record = AuditRecord {
             kind: AuditKind::Denial,
             time: decode::time::format_rfc3339(input.time.unwrap_or_else(wall_now)),
             tool: shown(Field::ToolName, input.tool),
-            workflow: input.workflow.to_string(),
+            workflow,
             reason: input.reason,
             risk,
             execution_id: input.execution_id.map(|s| shown(Field::ExecutionId, s)),
@@ -65,18 +66,26 @@ impl Accountant {
         if let Some(marker) = field.oversized(s) {
             return marker;
         }
-        if self.handover.is_some() {
+        if let Some(handover) = &mut self.handover {
             raw.mark(field);
-            return s.to_string();
+            return handover.text(s);
         }
         self.excerpt(s, AUDIT_TEXT_CHARS)
     }
 
+    /// `s` as a string of a record: one the writer thread sent back, when it finishes records.
+    fn owned(&mut self, s: &str) -> String {
+        match &mut self.handover {
+            Some(handover) => handover.text(s),
+            None => s.to_string(),
+        }
+    }
+
     /// What an audit record shows of the source file's path, like [`Accountant::shown`].
     pub(super) fn shown_source(&mut self, path: &str, raw: &mut RawFields) -> String {
-        if self.handover.is_some() {
+        if let Some(handover) = &mut self.handover {
             raw.mark_source();
-            return path.to_string();
+            return handover.text(path);
         }
         self.excerpt(path, AUDIT_TEXT_CHARS)
     }

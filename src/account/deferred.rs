@@ -8,7 +8,13 @@
 //! the same redact-then-cut as the synchronous path) and writes it. Raw text stays in process
 //! memory, as it does on the reading thread.
 //!
-//! Owns the pending record, which of its fields are still raw, and the channel's bounds.
+//! The writer thread gives the strings of the fields it wrote, emptied, and the emptied batches
+//! back through a shared pool ([`Spares`]), and the Accountant builds later records' fields and
+//! batches in them ([`Handover::text`]): a record's strings are then neither allocated on one
+//! thread nor freed on the other. Only strings of at most [`SPARE_BYTES`] of capacity come
+//! back, at most [`SPARE_STRINGS`] of them and [`BATCHES_IN_FLIGHT`] batches in the pool.
+//!
+//! Owns the pending record, which of its fields are still raw, and the channels' bounds.
 //! **Not here:** the writer thread (`crate::audit`), what a field shows ([`super::shown`]).
 //!
 //! Cold: per counted denial.
@@ -16,6 +22,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
 
 use super::shown::Field;
 use super::AUDIT_TEXT_CHARS;
@@ -28,6 +35,14 @@ const BATCH: usize = 32;
 /// 100 KiB of typical records (each raw field is bounded by its own bound).
 const BATCHES_IN_FLIGHT: usize = 8;
 
+/// Strings the pool holds for later records' fields: a batch's worth (a batch gives back its
+/// six raw fields and its workflow, at most).
+const SPARE_STRINGS: usize = BATCH * 7;
+/// The largest capacity of a string given back: a long text's string is freed, not kept, so
+/// what the spares hold stays small: at most [`SPARE_STRINGS`] strings being collected, as many
+/// in the pool and as many taken, 168 KiB at most (about a sixth of it in practice).
+const SPARE_BYTES: usize = 256;
+
 /// The bit of the source file in [`Pending`]'s raw set (the others are [`Field`]s).
 const SOURCE_FILE: u8 = 1 << 5;
 
@@ -39,7 +54,7 @@ pub struct Pending {
 
 /// The fields of a record that hold raw text: bit `Field as u8`, and [`SOURCE_FILE`].
 #[derive(Debug, Default, Clone, Copy)]
-pub(super) struct RawFields(u8);
+pub struct RawFields(u8);
 
 impl RawFields {
     fn bit(field: Field) -> u8 {
@@ -63,8 +78,13 @@ impl Pending {
     }
 
     /// The record as the synchronous path makes it: each raw field redacted whole, then cut to
-    /// [`AUDIT_TEXT_CHARS`], what was replaced tallied into `tally`.
-    pub fn finish(self, redactor: &Redactor, tally: &mut BTreeMap<String, u64>) -> AuditRecord {
+    /// [`AUDIT_TEXT_CHARS`], what was replaced tallied into `tally`; with the fields that were
+    /// raw, for [`Spares::keep`] once the record is written.
+    pub fn finish(
+        self,
+        redactor: &Redactor,
+        tally: &mut BTreeMap<String, u64>,
+    ) -> (AuditRecord, RawFields) {
         let Pending { mut record, raw } = self;
         let mut show = |bit: u8, text: &mut String| {
             if raw.0 & bit != 0 {
@@ -86,7 +106,68 @@ impl Pending {
             }
         }
         show(SOURCE_FILE, &mut record.source_file);
-        record
+        (record, raw)
+    }
+}
+
+/// What the writer thread gives back for later records: emptied strings and batches.
+#[derive(Default)]
+struct Pool {
+    strings: Vec<String>,
+    batches: Vec<Vec<Pending>>,
+}
+
+/// The writer thread's side of the pool: collects the strings of the records it wrote and
+/// puts them in the pool a batch at a time (when the pool holds enough, they are freed here).
+pub struct Spares {
+    strings: Vec<String>,
+    pool: Arc<Mutex<Pool>>,
+}
+
+impl Spares {
+    /// Keeps the strings of `record`'s raw fields (as [`Pending::finish`] said) and of its
+    /// workflow, emptied, to give back; drops the rest of the record.
+    pub fn keep(&mut self, record: AuditRecord, raw: RawFields) {
+        let is_raw = |bit: u8| raw.0 & bit != 0;
+        let mut keep = |wanted: bool, text: Option<String>| {
+            if let Some(mut text) = text.filter(|t| wanted && t.capacity() <= SPARE_BYTES) {
+                text.clear();
+                self.strings.push(text);
+            }
+        };
+        keep(is_raw(RawFields::bit(Field::ToolName)), Some(record.tool));
+        keep(
+            is_raw(RawFields::bit(Field::ExecutionId)),
+            record.execution_id,
+        );
+        keep(is_raw(RawFields::bit(Field::ToolUseId)), record.tool_use_id);
+        keep(
+            is_raw(RawFields::bit(Field::DecisionReason)),
+            record.decision_reason,
+        );
+        keep(
+            is_raw(RawFields::bit(Field::InputSummary)),
+            record.input_summary,
+        );
+        keep(is_raw(SOURCE_FILE), Some(record.source_file));
+        keep(true, Some(record.workflow));
+    }
+
+    /// Puts what was kept since the last call, and `batch` (emptied), in the pool, as far as
+    /// it has room.
+    pub fn give_back(&mut self, mut batch: Vec<Pending>) {
+        batch.clear();
+        let Ok(mut pool) = self.pool.lock() else {
+            return; // the reading thread panicked while holding it: nothing to give back to
+        };
+        let room = SPARE_STRINGS.saturating_sub(pool.strings.len());
+        let extra = self.strings.len().saturating_sub(room);
+        pool.strings.extend(self.strings.drain(extra..));
+        if pool.batches.len() < BATCHES_IN_FLIGHT {
+            pool.batches.push(batch);
+        }
+        drop(pool);
+        self.strings.clear();
     }
 }
 
@@ -98,20 +179,50 @@ pub struct Handover {
     out: SyncSender<Vec<Pending>>,
     /// Set once the receiver is gone (the writer thread ended early): records are dropped.
     closed: bool,
+    /// Emptied strings taken from the pool, for later records' fields.
+    spare: Vec<String>,
+    pool: Arc<Mutex<Pool>>,
 }
 
-/// A handover and the receiving end for the writer thread.
-pub fn channel() -> (Handover, Receiver<Vec<Pending>>) {
+/// A handover, and for the writer thread the receiving end and where it gives strings back.
+pub fn channel() -> (Handover, Receiver<Vec<Pending>>, Spares) {
     let (out, received) = sync_channel(BATCHES_IN_FLIGHT);
+    let pool = Arc::new(Mutex::new(Pool {
+        strings: Vec::with_capacity(SPARE_STRINGS),
+        batches: Vec::with_capacity(BATCHES_IN_FLIGHT),
+    }));
     let handover = Handover {
         batch: Vec::with_capacity(BATCH),
         out,
         closed: false,
+        spare: Vec::with_capacity(SPARE_STRINGS),
+        pool: Arc::clone(&pool),
     };
-    (handover, received)
+    let spares = Spares {
+        strings: Vec::with_capacity(SPARE_STRINGS),
+        pool,
+    };
+    (handover, received, spares)
 }
 
 impl Handover {
+    /// `s` as a raw field's string: in a string the writer thread sent back, when there is one.
+    pub(super) fn text(&mut self, s: &str) -> String {
+        if self.spare.is_empty() {
+            if let Ok(mut pool) = self.pool.lock() {
+                // Swapped, not copied: the emptied vector goes to the pool for the next ones.
+                std::mem::swap(&mut self.spare, &mut pool.strings);
+            }
+        }
+        match self.spare.pop() {
+            Some(mut text) => {
+                text.push_str(s);
+                text
+            }
+            None => s.to_owned(),
+        }
+    }
+
     pub(super) fn push(&mut self, pending: Pending) {
         self.batch.push(pending);
         if self.batch.len() >= BATCH {
@@ -120,7 +231,13 @@ impl Handover {
     }
 
     fn send(&mut self) {
-        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        let emptied = self
+            .pool
+            .lock()
+            .ok()
+            .and_then(|mut pool| pool.batches.pop());
+        let next = emptied.unwrap_or_else(|| Vec::with_capacity(BATCH));
+        let batch = std::mem::replace(&mut self.batch, next);
         // A writer thread that ended early reports why when joined; counting goes on.
         if !self.closed && self.out.send(batch).is_err() {
             self.closed = true;
@@ -133,5 +250,94 @@ impl Drop for Handover {
         if !self.batch.is_empty() {
             self.send();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::{AuditKind, Origin, Reason};
+
+    /// A record whose raw fields (all but the risk and time) are built by `handover`.
+    fn record(handover: &mut Handover, text: &str, raw: &mut RawFields) -> AuditRecord {
+        for field in [
+            Field::ToolName,
+            Field::ExecutionId,
+            Field::ToolUseId,
+            Field::DecisionReason,
+            Field::InputSummary,
+        ] {
+            raw.mark(field);
+        }
+        raw.mark_source();
+        AuditRecord {
+            kind: AuditKind::Denial,
+            time: "2026-01-01T00:00:00.000Z".into(),
+            tool: handover.text(text),
+            workflow: handover.text(text),
+            reason: Reason::Hook,
+            risk: "none".into(),
+            execution_id: Some(handover.text(text)),
+            tool_use_id: Some(handover.text(text)),
+            decision_reason: Some(handover.text(text)),
+            input_summary: Some(handover.text(text)),
+            source_file: handover.text(text),
+            origin: Origin::MidStream,
+            format: "pino",
+            count: 1,
+        }
+    }
+
+    #[test]
+    fn the_strings_of_written_records_come_back_emptied_and_hold_the_next_records_texts() {
+        let (mut handover, received, mut spares) = channel();
+        let redactor = Redactor::new();
+        let mut tally = BTreeMap::new();
+        // Longer than a kept string, not long enough to be cut: shown as it is.
+        let long = "é".repeat(SPARE_BYTES / 2 + 1);
+        for text in ["first text", long.as_str()] {
+            let mut raw = RawFields::default();
+            let built = record(&mut handover, text, &mut raw);
+            handover.push(Pending::new(built, raw));
+        }
+        handover.send();
+        let mut batch = received.recv().unwrap();
+        let mut given = Vec::new();
+        for pending in batch.drain(..) {
+            let (written, raw) = pending.finish(&redactor, &mut tally);
+            given.extend(
+                [&written.tool, &written.source_file]
+                    .iter()
+                    .map(|s| (s.as_ptr() as usize, s.capacity())),
+            );
+            spares.keep(written, raw);
+        }
+        spares.give_back(batch);
+        let kept = spares.pool.lock().unwrap().strings.len();
+        assert_eq!(
+            kept, 7,
+            "every field of the short record, none of the long one"
+        );
+        // The pool is taken whole: the next texts are written into the given strings, which
+        // start empty whatever they held.
+        let mut reused = 0;
+        for _ in 0..kept {
+            let text = handover.text("next");
+            assert_eq!(text, "next");
+            let at = text.as_ptr() as usize;
+            reused += usize::from(given.iter().any(|&(p, c)| p == at && c == text.capacity()));
+        }
+        assert_eq!(reused, 2, "the short record's tool and source file strings");
+        assert_eq!(
+            handover.text("new").capacity(),
+            3,
+            "a fresh one once the pool is empty"
+        );
+        assert_eq!(
+            handover.pool.lock().unwrap().batches.len(),
+            1,
+            "the emptied batch is given back"
+        );
+        assert!(tally.is_empty());
     }
 }

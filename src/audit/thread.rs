@@ -1,6 +1,7 @@
 //! The audit writer thread: finishes the records the Accountant handed over unredacted
 //! ([`crate::account::deferred`]) — redacts and cuts them with its own memo — and writes them
-//! in the order they were counted, while the reading thread goes on counting.
+//! in the order they were counted, while the reading thread goes on counting; then gives their
+//! strings and batches back for the next records ([`Spares`]).
 //!
 //! Owns the thread and what it reports when joined: the redaction kinds it tallied (merged
 //! into the totals before anything shows them) and whether it ended as it should. A failure to
@@ -16,7 +17,7 @@ use anyhow::{anyhow, Context, Result};
 use tracing::warn;
 
 use super::AuditWriter;
-use crate::account::deferred::Pending;
+use crate::account::deferred::{Pending, RawFields, Spares};
 use crate::redact::{search_with_dfa_on_this_thread, shared_redactor};
 use crate::vocab::AuditRecord;
 
@@ -28,10 +29,15 @@ pub struct WriterThread {
 impl WriterThread {
     /// Starts a thread writing the records `received` brings to `writer`, until the sending
     /// side is dropped.
-    pub fn spawn(writer: AuditWriter, received: Receiver<Vec<Pending>>) -> Result<WriterThread> {
+    /// `spares` takes the strings of the fields written back to the sending side.
+    pub fn spawn(
+        writer: AuditWriter,
+        received: Receiver<Vec<Pending>>,
+        spares: Spares,
+    ) -> Result<WriterThread> {
         let handle = thread::Builder::new()
             .name("audit-writer".into())
-            .spawn(move || write_all(writer, received))
+            .spawn(move || write_all(writer, received, spares))
             .context("cannot start the audit writer thread")?;
         Ok(WriterThread { handle })
     }
@@ -45,22 +51,34 @@ impl WriterThread {
     }
 }
 
-fn write_all(mut writer: AuditWriter, received: Receiver<Vec<Pending>>) -> BTreeMap<String, u64> {
+fn write_all(
+    mut writer: AuditWriter,
+    received: Receiver<Vec<Pending>>,
+    mut spares: Spares,
+) -> BTreeMap<String, u64> {
     // Redaction is most of this thread's work, and nothing here is held to `run`'s peak RSS.
     search_with_dfa_on_this_thread();
     let redactor = shared_redactor();
     let mut tally = BTreeMap::new();
     let mut records: Vec<AuditRecord> = Vec::new();
+    let mut raws: Vec<RawFields> = Vec::new();
     let mut failed = false;
-    for batch in received {
-        records.clear();
-        records.extend(batch.into_iter().map(|p| p.finish(redactor, &mut tally)));
+    for mut batch in received {
+        for pending in batch.drain(..) {
+            let (record, raw) = pending.finish(redactor, &mut tally);
+            records.push(record);
+            raws.push(raw);
+        }
         if let Err(error) = writer.write(&records) {
             if !failed {
                 warn!(%error, "cannot write the audit log; denials are still counted");
                 failed = true;
             }
         }
+        for (record, raw) in records.drain(..).zip(raws.drain(..)) {
+            spares.keep(record, raw);
+        }
+        spares.give_back(batch);
     }
     drop(writer); // writes out the buffer, or logs why it cannot
     tally

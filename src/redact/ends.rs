@@ -56,6 +56,15 @@ impl Ends {
         })
     }
 
+    /// Whether `haystack` holds a match, `Err(())` when the DFA gave up.
+    pub fn is_match(&self, haystack: &[u8]) -> Result<bool, ()> {
+        let mut cache = self.caches.get();
+        self.dfa
+            .try_search_fwd(&mut cache, &Input::new(haystack).earliest(true))
+            .map(|found| found.is_some())
+            .map_err(|_| ())
+    }
+
     /// Where the leftmost-first match in `at..end` of `haystack` ends: `Ok(None)` when there is
     /// none, `Err(())` when the DFA gave up (search without it).
     pub fn next_end(&self, haystack: &[u8], at: usize, end: usize) -> Result<Option<usize>, ()> {

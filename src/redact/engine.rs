@@ -17,6 +17,10 @@
 //! `regex-automata`'s meta engine with a lazy DFA (whose cache grows with the variety of texts,
 //! up to `compile::DFA_CACHE_BYTES`), without the one-pass DFA, full DFAs and literal
 //! prefilters. A process that redacts a few kinds of text compiles a few rules, in one shape.
+//! On the audit writer, a rule with a tail (`Rule::tail`: the generic rule, the named
+//! assignments, and every rule whose anchors are its prefixes) is first tried anchored where
+//! its anchors occur (`tail`); where it matches at none the rule is skipped, and otherwise its
+//! groups are searched for from the first such place, without the unanchored DFA.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -25,10 +29,11 @@ use super::compile::{build_bytes_regex, parse};
 use super::copies::{self, Known};
 use super::decode::{self, Decoded};
 use super::gate::Gate;
-use super::prefilter::{derive_anchors, Prefilter};
-use super::rules::{self, Rule};
-use super::short::Short;
+use super::prefilter::{derive_anchors_and_lead, Occurrence, Prefilter};
+use super::rules::{self, Lead, Rule};
+use super::short::{searches_with_dfa, Short};
 use super::spans::{self, Span, Spans};
+use super::tail::Tail;
 use regex_automata::meta::Regex;
 use regex_automata::util::captures::{Captures, GroupInfo};
 use regex_automata::{Input, PatternID};
@@ -58,6 +63,9 @@ struct Compiled {
     /// The `requires` regex (its `\b` rewritten), when the rule has one.
     requires: Option<(String, TwoShapes)>,
     scope: Option<TwoShapes>,
+    /// The tail's anchored DFA (`tail`), when the rule has a tail and a thread searching with
+    /// DFAs first needs it.
+    tail: OnceLock<Option<Tail>>,
     pattern: TwoShapes,
     /// Capture groups that hold the secret, in order; the first that participates is used.
     secret_groups: OnceLock<Vec<usize>>,
@@ -79,11 +87,7 @@ struct TwoShapes {
 
 impl Engine {
     pub fn new() -> Engine {
-        let mut rules: Vec<Rule> = rules::default_rules();
-        for rule in rules.iter_mut().filter(|r| r.anchors.is_empty()) {
-            // `every_rule_compiles_has_anchors_and_uses_ascii_classes` checks none is left empty.
-            rule.anchors = derive_anchors(&rule.pattern).unwrap_or_default();
-        }
+        let rules = prepared_rules();
         // A stale table would let a rule miss a secret: `gate_table_is_current` keeps it in step.
         assert_eq!(rules.len(), rules::GATES.len(), "rules::GATES is stale");
         let anchors: Vec<Vec<String>> = rules.iter().map(|r| r.anchors.clone()).collect();
@@ -100,6 +104,7 @@ impl Engine {
                     rule,
                     priority,
                     gate: OnceLock::new(),
+                    tail: OnceLock::new(),
                     pattern: TwoShapes::new(true),
                     secret_groups: OnceLock::new(),
                 })
@@ -128,8 +133,13 @@ impl Engine {
     fn scan(&self, text: &str, depth: u8, spans: &mut Spans, known: &mut Vec<Known>) {
         let protected = spans::marker_spans(text);
         let mut found = BTreeMap::new();
-        for index in self.prefilter.candidates(text) {
-            self.rules[index].find(text, &protected, &mut found);
+        let mut occurrences = Vec::new();
+        for index in self.prefilter.candidates(text, &mut occurrences) {
+            let anchored = Anchored {
+                prefilter: &self.prefilter,
+                occurrences: &occurrences,
+            };
+            self.rules[index].find(text, &protected, anchored, &mut found);
         }
         copies::remember(text, &found, known);
         for span in found.into_values() {
@@ -221,9 +231,36 @@ impl Engine {
     }
 }
 
+/// The default rules with their derived anchors, and, where those are prefixes, the pattern
+/// as its own tail (a match starts at or just before one of them).
+pub(super) fn prepared_rules() -> Vec<Rule> {
+    rules::default_rules()
+        .into_iter()
+        .map(|mut rule| {
+            if !rule.anchors.is_empty() {
+                return rule;
+            }
+            // `every_rule_compiles_has_anchors_and_uses_ascii_classes` checks none is left empty.
+            let (anchors, lead) = derive_anchors_and_lead(&rule.pattern).unwrap_or_default();
+            rule.anchors = anchors;
+            match lead {
+                Some(lead) if rule.tail.is_none() => rule.starts_near_anchors(lead),
+                _ => rule,
+            }
+        })
+        .collect()
+}
+
 impl Compiled {
-    /// Adds this rule's accepted secrets in `text` to `spans`.
-    fn find(&self, text: &str, protected: &[(usize, usize)], spans: &mut Spans) {
+    /// Adds this rule's accepted secrets in `text` to `spans`; `anchored` tells where the
+    /// anchors occur in `text`.
+    fn find(
+        &self,
+        text: &str,
+        protected: &[(usize, usize)],
+        anchored: Anchored<'_>,
+        spans: &mut Spans,
+    ) {
         let bytes = text.as_bytes();
         if !self.gate().admits(bytes) {
             return;
@@ -233,6 +270,18 @@ impl Compiled {
                 return;
             }
         }
+        let heads = self.tail().and_then(|tail| {
+            let starts = anchored
+                .prefilter
+                .starts_of(anchored.occurrences, self.priority)
+                .flat_map(|anchor| self.rule.lead.tried(anchor));
+            tail.matches_at(bytes, starts)
+        });
+        if heads.as_ref().is_some_and(Vec::is_empty) {
+            return;
+        }
+        #[cfg(test)]
+        ran::note(self.rule.kind);
         let regions: Vec<(usize, usize)> = match (&self.rule.scope, &self.scope) {
             (Some(pattern), Some(scope)) => scope.find_all(pattern, bytes),
             _ => vec![(0, text.len())],
@@ -246,6 +295,7 @@ impl Compiled {
             self.find_in(
                 text,
                 (region_start, region_end),
+                heads.as_deref(),
                 &mut caps,
                 protected,
                 spans,
@@ -254,10 +304,12 @@ impl Compiled {
     }
 
     /// [`Compiled::find`] within one region: every match that starts and ends inside it.
+    /// `heads`: where the rule's tail matches, when it was asked (`tail`).
     fn find_in(
         &self,
         text: &str,
         (region_start, region_end): (usize, usize),
+        heads: Option<&[usize]>,
         caps: &mut Captures,
         protected: &[(usize, usize)],
         spans: &mut Spans,
@@ -265,8 +317,27 @@ impl Compiled {
         let bytes = text.as_bytes();
         let mut at = region_start;
         while at <= region_end {
-            self.pattern
-                .search_captures(&self.rule.pattern, bytes, (at, region_end), caps);
+            match heads {
+                Some(heads) => {
+                    // A match from `at` holds a head at or after `at`, and starts no earlier
+                    // than the name before the first one: searched from there, without the
+                    // DFA (whose states the unanchored name would keep building).
+                    let Some(&head) = heads.iter().find(|&&head| head >= at) else {
+                        break;
+                    };
+                    let from = self.rule.lead.start(bytes, head).max(at);
+                    self.pattern.search_captures_from(
+                        &self.rule.pattern,
+                        bytes,
+                        (from, region_end),
+                        caps,
+                    );
+                }
+                None => {
+                    self.pattern
+                        .search_captures(&self.rule.pattern, bytes, (at, region_end), caps);
+                }
+            }
             let Some(whole) = caps.get_match() else {
                 break;
             };
@@ -326,6 +397,21 @@ impl Compiled {
         }
     }
 
+    /// The rule's tail DFA, when it has a tail and this thread searches with DFAs (`tail`).
+    fn tail(&self) -> Option<&Tail> {
+        let pattern = self.rule.tail.as_deref()?;
+        if !searches_with_dfa() {
+            return None;
+        }
+        self.tail
+            .get_or_init(|| match self.rule.lead {
+                // The pattern is its own tail: one parse and one NFA for both.
+                Lead::At(_) => Tail::of_nfa(self.pattern.short(pattern).nfa().clone()),
+                Lead::Name(_) => Tail::new(pattern),
+            })
+            .as_ref()
+    }
+
     /// The rule's gate, made from its row of [`rules::GATES`] on first use.
     fn gate(&self) -> &Gate {
         self.gate
@@ -344,6 +430,13 @@ impl Compiled {
                 .collect()
         })
     }
+}
+
+/// Where the anchors occur in the text a rule is searched in.
+#[derive(Clone, Copy)]
+struct Anchored<'a> {
+    prefilter: &'a Prefilter,
+    occurrences: &'a [Occurrence],
 }
 
 impl TwoShapes {
@@ -408,6 +501,27 @@ impl TwoShapes {
         }
     }
 
+    /// [`TwoShapes::search_captures`] without the short shape's DFA: for a search that
+    /// starts where a match is expected.
+    fn search_captures_from(
+        &self,
+        pattern: &str,
+        bytes: &[u8],
+        (at, end): (usize, usize),
+        caps: &mut Captures,
+    ) {
+        if bytes.len() <= SHORT_TEXT_BYTES
+            && self
+                .short(pattern)
+                .search_captures_alone(bytes, (at, end), caps)
+                .is_some()
+        {
+            return;
+        }
+        self.long(pattern)
+            .search_captures(&Input::new(bytes).range(at..end), caps);
+    }
+
     /// The leftmost-first match of `pattern` in `at..end` of `bytes`, with its groups.
     fn search_captures(
         &self,
@@ -426,5 +540,24 @@ impl TwoShapes {
         }
         self.long(pattern)
             .search_captures(&Input::new(bytes).range(at..end), caps);
+    }
+}
+
+/// The rules whose patterns this thread searched (tests: a tail spares the search).
+#[cfg(test)]
+pub(super) mod ran {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static KINDS: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub(super) fn note(kind: &'static str) {
+        KINDS.with(|kinds| kinds.borrow_mut().push(kind));
+    }
+
+    /// The kinds of the rules searched since the last call, in order.
+    pub(crate) fn take() -> Vec<&'static str> {
+        KINDS.with(|kinds| std::mem::take(&mut *kinds.borrow_mut()))
     }
 }

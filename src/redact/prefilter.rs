@@ -58,28 +58,80 @@ impl Prefilter {
         }
     }
 
-    /// The rules that may match `text`, in priority order.
-    pub fn candidates(&self, text: &str) -> impl Iterator<Item = usize> {
+    /// The rules that may match `text`, in priority order; where each anchor occurs goes to
+    /// `occurrences` (emptied first).
+    pub fn candidates(&self, text: &str, occurrences: &mut Vec<Occurrence>) -> Candidates {
+        occurrences.clear();
         let mut hit = [0u64; MAX_RULES / 64];
         for found in self.automaton.find_overlapping_iter(text) {
-            for &rule in &self.rules_of[found.pattern().as_usize()] {
+            let pattern = found.pattern().as_usize();
+            occurrences.push(Occurrence {
+                pattern: found.pattern().as_u32(),
+                start: found.start(),
+            });
+            for &rule in &self.rules_of[pattern] {
                 hit[rule / 64] |= 1 << (rule % 64);
             }
         }
-        // The set bits, lowest first: no work for the rules (most) that were not hit.
-        hit.into_iter().enumerate().flat_map(|(word, mut bits)| {
-            std::iter::from_fn(move || {
-                let bit = bits.trailing_zeros() as usize;
-                bits &= bits.checked_sub(1)?;
-                Some(word * 64 + bit)
-            })
-        })
+        Candidates { hit, word: 0 }
     }
+
+    /// Where the anchors of `rule` start among `occurrences` (of one text).
+    pub fn starts_of<'a>(
+        &'a self,
+        occurrences: &'a [Occurrence],
+        rule: usize,
+    ) -> impl Iterator<Item = usize> + 'a {
+        occurrences
+            .iter()
+            .filter(move |o| self.rules_of[o.pattern as usize].contains(&rule))
+            .map(|o| o.start)
+    }
+}
+
+/// Where an anchor occurs in a text.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Occurrence {
+    /// The anchor (automaton pattern).
+    pattern: u32,
+    start: usize,
+}
+
+/// The candidate rules of a text: the set bits, lowest first (no work for the rules, most,
+/// that were not hit).
+pub(super) struct Candidates {
+    hit: [u64; MAX_RULES / 64],
+    word: usize,
+}
+
+impl Iterator for Candidates {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.word < self.hit.len() {
+            let bits = &mut self.hit[self.word];
+            if *bits != 0 {
+                let bit = bits.trailing_zeros() as usize;
+                *bits &= *bits - 1;
+                return Some(self.word * 64 + bit);
+            }
+            self.word += 1;
+        }
+        None
+    }
+}
+
+/// The anchors [`derive_anchors_and_lead`] derives (tests).
+#[cfg(test)]
+pub(super) fn derive_anchors(pattern: &str) -> Option<Vec<String>> {
+    derive_anchors_and_lead(pattern).map(|(anchors, _)| anchors)
 }
 
 /// The literals every match of `pattern` contains: its prefix literals, else its suffix
 /// literals, lowercased and deduplicated; `None` when neither set is finite and long enough.
-pub(super) fn derive_anchors(pattern: &str) -> Option<Vec<String>> {
+/// With them, when they are prefixes, how many bytes at most a match starts before the anchor
+/// it begins with (`\nghp_…` starts two bytes before `ghp_`).
+pub(super) fn derive_anchors_and_lead(pattern: &str) -> Option<(Vec<String>, Option<usize>)> {
     let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(pattern)
@@ -87,17 +139,45 @@ pub(super) fn derive_anchors(pattern: &str) -> Option<Vec<String>> {
     [ExtractKind::Prefix, ExtractKind::Suffix]
         .into_iter()
         .find_map(|kind| {
+            let prefixes = matches!(kind, ExtractKind::Prefix);
             let seq = Extractor::new().kind(kind).extract(&hir);
-            let literals = seq.literals()?;
-            let mut anchors: Vec<String> = literals
+            let literals: Vec<String> = seq
+                .literals()?
                 .iter()
                 .map(|lit| String::from_utf8_lossy(lit.as_bytes()).to_ascii_lowercase())
                 .collect();
+            let mut anchors = literals.clone();
             minimise(&mut anchors);
             let usable =
                 !anchors.is_empty() && anchors.iter().all(|a| a.trim().len() >= MIN_ANCHOR_BYTES);
-            usable.then_some(anchors)
+            if !usable {
+                return None;
+            }
+            let lead = prefixes
+                .then(|| {
+                    literals
+                        .iter()
+                        .map(|lit| anchor_offset(&anchors, lit))
+                        .try_fold(0, |most, at| Some(most.max(at?)))
+                })
+                .flatten();
+            Some((anchors, lead))
         })
+}
+
+/// Most bytes a literal may hold before the anchor it begins with, for its rule to start at
+/// its anchors (a `\\n` escape before a token is two).
+const MAX_LEAD: usize = 3;
+
+/// Where in `literal` the first of `anchors` (sorted, none a prefix of another, as
+/// [`minimise`] leaves them) begins, if within [`MAX_LEAD`] bytes. At most one anchor starts
+/// any one place: the greatest not after the rest of the literal there.
+fn anchor_offset(anchors: &[String], literal: &str) -> Option<usize> {
+    (0..=MAX_LEAD.min(literal.len())).find(|&at| {
+        let rest = literal.get(at..).unwrap_or_default();
+        let after = anchors.partition_point(|a| a.as_str() <= rest);
+        after > 0 && rest.starts_with(anchors[after - 1].as_str())
+    })
 }
 
 /// Sorts and dedups `anchors`, and drops every anchor that contains another: a text holding
@@ -127,6 +207,14 @@ mod tests {
     }
 
     #[test]
+    fn prefix_anchors_tell_how_far_before_them_a_match_starts() {
+        let lead = |pattern| derive_anchors_and_lead(pattern).unwrap().1;
+        assert_eq!(lead(r"(?:ghp|gho)_[A-Za-z0-9]{36}"), Some(0));
+        assert_eq!(lead(r"(?:(?-u:\b)|\\[nrt])ghp_[A-Za-z0-9]{36}"), Some(2));
+        assert_eq!(lead(r"[a-f0-9]{32}-us[0-9]x"), None, "suffixes");
+    }
+
+    #[test]
     fn anchors_that_contain_another_are_dropped() {
         let mut anchors = vec![
             "\\nghp_".to_string(),
@@ -141,7 +229,8 @@ mod tests {
     #[test]
     fn candidates_are_the_rules_whose_anchors_occur() {
         let p = Prefilter::new(&[vec!["ghp_".into()], vec!["akia".into(), "asia".into()]]);
-        let candidates = |text| p.candidates(text).collect::<Vec<_>>();
+        let mut occurrences = Vec::new();
+        let mut candidates = |text| p.candidates(text, &mut occurrences).collect::<Vec<_>>();
         assert_eq!(candidates("x GHP_y"), vec![0]);
         assert_eq!(candidates("asia ghp_"), vec![0, 1]);
         assert!(candidates("nothing").is_empty());

@@ -45,6 +45,14 @@ pub(super) struct Rule {
     /// at least one for the rule to run. Empty: derived from the pattern when the redactor is
     /// built (not when kinds are listed, which must stay cheap).
     pub anchors: Vec<String>,
+    /// What the pattern's matches hold from one of their anchors on: a regex that matches,
+    /// anchored where an anchor occurs, in every match of the pattern (the pattern less what
+    /// may come before its key word). Where it matches at no anchor, the pattern matches
+    /// nowhere, and the writer skips it (`tail`).
+    pub tail: Option<String>,
+    /// With a tail: where a match starts, told by a head (a place where the tail matches), so
+    /// that the writer searches for its groups from there.
+    pub lead: Lead,
     /// A token format that stands as a word: not right after or before a letter or digit
     /// (`TODAYINASIAAS…` holds no AWS key id), and not a stand-in (`ghp_xxxx…`, `…EXAMPLE`).
     pub word: bool,
@@ -66,6 +74,20 @@ impl Rule {
 
     fn word(mut self) -> Rule {
         self.word = true;
+        self
+    }
+
+    fn tail(mut self, tail: &str, lead: usize) -> Rule {
+        self.tail = Some(word_boundaries(tail));
+        self.lead = Lead::Name(lead);
+        self
+    }
+
+    /// The pattern starts at most `lead` bytes before one of its anchors: the pattern itself
+    /// is its tail.
+    pub(super) fn starts_near_anchors(mut self, lead: usize) -> Rule {
+        self.tail = Some(self.pattern.clone());
+        self.lead = Lead::At(lead);
         self
     }
 
@@ -105,6 +127,45 @@ impl Rule {
     }
 }
 
+/// Where a rule's match starts, from a head: a place where its tail matches.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Lead {
+    /// The tail matches at one of the rule's anchors (the head); a match holds name bytes
+    /// ([`is_name_byte`]) before it, and at most this many bytes before those.
+    Name(usize),
+    /// The tail is the pattern, and a match starts at a head: at most this many bytes
+    /// before one of the rule's anchors.
+    At(usize),
+}
+
+impl Lead {
+    /// Where the tail is tried, for an anchor found at `anchor`.
+    pub fn tried(self, anchor: usize) -> std::ops::RangeInclusive<usize> {
+        match self {
+            Lead::Name(_) => anchor..=anchor,
+            Lead::At(lead) => anchor.saturating_sub(lead)..=anchor,
+        }
+    }
+
+    /// The earliest start of a match whose head is at `head` in `bytes`.
+    pub fn start(self, bytes: &[u8], head: usize) -> usize {
+        match self {
+            Lead::Name(lead) => bytes[..head]
+                .iter()
+                .rposition(|&b| !is_name_byte(b))
+                .map_or(0, |at| at + 1)
+                .saturating_sub(lead),
+            Lead::At(_) => head,
+        }
+    }
+}
+
+/// The bytes of a key name before its key word (`MY_API_`, `db.`, `x-`): what a rule's `lead`
+/// counts on.
+pub(super) fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
 fn rule(kind: &'static str, pattern: &str) -> Rule {
     let glued = !pattern.contains(r"\b");
     let pattern = word_boundaries(pattern);
@@ -115,6 +176,8 @@ fn rule(kind: &'static str, pattern: &str) -> Rule {
         check: Check::None,
         requires: None,
         scope: None,
+        tail: None,
+        lead: Lead::Name(0),
         word: false,
         glued,
     }
@@ -216,15 +279,16 @@ const ASSIGNED_SECRET: &str = concat!(
 /// `Authorization: Bearer`) is ruled out by that small regex instead of this rule's large one.
 fn named_assignment(kind: &'static str, name: &str, words: &str, requires: &'static str) -> Rule {
     debug_assert!(requires.contains(words));
-    rule(
-        kind,
-        &format!(
-            "{LEFT}{name}{CLOSE}(?:{TYPED}(?:{QUOTED})|{SEP}(?:{QUOTED}|{BARE})|[ \t]+-[ \t]+(?:{QUOTED}))"
-        ),
-    )
-    .check(Check::Named)
-    .anchors(words)
-    .requires(requires)
+    // Every name ends in one of `words`, and an anchor of `words` starts it.
+    let value = format!(
+        "{CLOSE}(?:{TYPED}(?:{QUOTED})|{SEP}(?:{QUOTED}|{BARE})|[ \t]+-[ \t]+(?:{QUOTED}))"
+    );
+    rule(kind, &format!("{LEFT}{name}{value}"))
+        .check(Check::Named)
+        .anchors(words)
+        .requires(requires)
+        // A name's bytes before its word, after a LEFT of at most two bytes (`\n`).
+        .tail(&format!("(?i-u:{words}){value}"), 2)
 }
 
 /// `<password>…</password>` (Maven settings.xml, NuGet, app configs).

@@ -1,7 +1,7 @@
 //! A regex for short texts: one NFA, searched by the bounded backtracker, with a forward lazy
-//! DFA ([`Ends`]) in front of capture searches (a rule's pattern, not `requires` or `scope`)
-//! on the threads that ask for it ([`search_with_dfa_on_this_thread`]: a replay's audit
-//! writer).
+//! DFA ([`Ends`]) in front of capture searches (a rule's pattern, not `scope`) and in place of
+//! match tests (a rule's `requires`) on the threads that ask for it
+//! ([`search_with_dfa_on_this_thread`]: a replay's audit writer).
 //!
 //! Owns the NFA, the backtracker and their per-thread caches. The meta regex this replaces for
 //! short texts kept, per regex and per thread, a PikeVM cache it never used on them (a slot per
@@ -47,6 +47,11 @@ pub(crate) fn search_with_dfa_on_this_thread() {
     WITH_DFA.with(|with| with.set(true));
 }
 
+/// Whether this thread asked for DFAs ([`search_with_dfa_on_this_thread`]).
+pub(super) fn searches_with_dfa() -> bool {
+    WITH_DFA.with(Cell::get)
+}
+
 type NewCache = Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>;
 
 pub(super) struct Short {
@@ -54,8 +59,8 @@ pub(super) struct Short {
     caches: Pool<Cache, NewCache>,
     /// Whether the pattern is large enough for a forward DFA to be worth its cache.
     worth_ends: bool,
-    /// The forward DFA that finds where the next match ends, built the first time a thread
-    /// that asked for it ([`search_with_dfa_on_this_thread`]) searches.
+    /// The forward DFA that finds where the next match ends, or whether there is one, built
+    /// the first time a thread that asked for it ([`search_with_dfa_on_this_thread`]) searches.
     ends: OnceLock<Option<Ends>>,
 }
 
@@ -77,13 +82,18 @@ impl Short {
         }
     }
 
+    /// The NFA, shared (an `Arc` inside).
+    pub fn nfa(&self) -> &regex_automata::nfa::thompson::NFA {
+        self.backtracker.get_nfa()
+    }
+
     pub fn create_captures(&self) -> Captures {
         self.backtracker.create_captures()
     }
 
     /// The forward DFA, if the pattern is worth one and this thread asked for it.
     fn ends(&self) -> Option<&Ends> {
-        if !self.worth_ends || !WITH_DFA.with(Cell::get) {
+        if !self.worth_ends || !searches_with_dfa() {
             return None;
         }
         self.ends
@@ -91,8 +101,21 @@ impl Short {
             .as_ref()
     }
 
-    /// Whether `bytes` holds a match; `None` when the backtracker cannot search it.
+    /// Whether `bytes` holds a match; `None` when the backtracker cannot search it. A thread
+    /// that searches with DFAs asks the forward DFA first, whatever the pattern's size: a
+    /// `requires` regex is small, its DFA a few states, and the backtracker's unanchored
+    /// search tried it from every position of every text a rule's gate let through.
     pub fn is_match(&self, bytes: &[u8]) -> Option<bool> {
+        if searches_with_dfa() {
+            let ends = self
+                .ends
+                .get_or_init(|| Ends::new(self.backtracker.get_nfa().clone()));
+            if let Some(Ok(found)) = ends.as_ref().map(|ends| ends.is_match(bytes)) {
+                return Some(found);
+            }
+        }
+        #[cfg(test)]
+        searches::note();
         let mut cache = self.caches.get();
         self.backtracker.try_is_match(&mut cache, bytes).ok()
     }
@@ -123,19 +146,27 @@ impl Short {
             Some(Ok(Some(found_end))) => found_end,
             Some(Err(())) | None => end,
         };
+        self.search_captures_alone(bytes, (at, narrowed), caps)?;
+        if caps.get_match().is_none() && narrowed != end {
+            // Never expected (the DFA saw a match ending there); the full search decides.
+            self.search_captures_alone(bytes, (at, end), caps)?;
+        }
+        Some(())
+    }
+
+    /// [`Short::search_captures`] by the backtracker alone.
+    pub fn search_captures_alone(
+        &self,
+        bytes: &[u8],
+        (at, end): (usize, usize),
+        caps: &mut Captures,
+    ) -> Option<()> {
         #[cfg(test)]
         searches::note();
         let mut cache = self.caches.get();
         self.backtracker
-            .try_search(&mut cache, &Input::new(bytes).range(at..narrowed), caps)
-            .ok()?;
-        if caps.get_match().is_none() && narrowed != end {
-            // Never expected (the DFA saw a match ending there); the full search decides.
-            self.backtracker
-                .try_search(&mut cache, &Input::new(bytes).range(at..end), caps)
-                .ok()?;
-        }
-        Some(())
+            .try_search(&mut cache, &Input::new(bytes).range(at..end), caps)
+            .ok()
     }
 }
 
@@ -237,6 +268,51 @@ mod tests {
             with_ends >= 10,
             "the large patterns have a DFA: {with_ends}"
         );
+    }
+
+    #[test]
+    fn a_match_test_by_the_dfa_answers_as_the_meta_regex() {
+        let texts = corpus();
+        let rules = default_rules();
+        // Every `requires` (the match tests the engine asks), and the patterns for more.
+        let patterns = rules
+            .iter()
+            .filter_map(|rule| rule.requires.map(crate::redact::rules::word_boundaries))
+            .chain(rules.iter().map(|rule| rule.pattern.clone()));
+        search_with_dfa_on_this_thread();
+        for pattern in patterns {
+            let hir = parse(&pattern);
+            let short = Short::new(&hir, false);
+            let meta = build_bytes_regex(&hir);
+            for text in &texts {
+                let bytes = text.as_bytes();
+                assert_eq!(
+                    short.is_match(bytes),
+                    Some(meta.is_match(bytes)),
+                    "{pattern}: {text}"
+                );
+            }
+        }
+        // A DFA whose cache keeps filling gives up, and the backtracker answers instead.
+        assert!(
+            searches::take() < texts.len(),
+            "the DFA answered most tests"
+        );
+    }
+
+    #[test]
+    fn a_match_test_on_a_dfa_thread_costs_no_backtracking() {
+        let requires = crate::redact::rules::word_boundaries(
+            r#"kind:[ \t]*["']?Secret\b|\b(?:data|stringData):[ \t]*(?:\r?\n|\\n)"#,
+        );
+        let short = Short::new(&parse(&requires), false);
+        let text = b"PreToolUse hook protect-secrets denied: kubectl get secret db -o yaml";
+        assert_eq!(short.is_match(text), Some(false));
+        assert_eq!(searches::take(), 1, "a thread that did not ask backtracks");
+        search_with_dfa_on_this_thread();
+        assert_eq!(short.is_match(text), Some(false));
+        assert_eq!(short.is_match(b"kind: Secret\ndata:\n  a: b"), Some(true));
+        assert_eq!(searches::take(), 0, "the DFA answered");
     }
 
     #[test]

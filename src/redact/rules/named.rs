@@ -73,16 +73,27 @@ pub(super) fn named_values() -> Vec<Rule> {
         // gitleaks generic-api-key: a key-ish name assigned a long, high-entropy value.
         rule(
             "generic_api_key",
-            concat!(
-                r#"(?i-u)(?P<k>[A-Za-z0-9_.-]*(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)[A-Za-z0-9_.\t -]{0,20})"#,
-                r#"[\t '"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,|[ \t]-[ \t])[\x60'"\t =\\]{0,5}"#,
-                // A quoted value may hold punctuation and spaces (`'m{{h}o)p${e]…'`).
-                r#"(?:'([^'\\\n]{8,100})'|"([^"\\\n]{8,100})""#,
-                r#"|([A-Za-z0-9_.=-]{10,}|[a-z0-9][a-z0-9+/]{11,}={0,3}|[a-z0-9][a-z0-9+/=_-]{19,})"#,
-                r#"(?:[\x60'"\s;,)}\]&|<>\\]|$))"#,
-            ),
+            &format!("(?i-u)(?P<k>[A-Za-z0-9_.-]*{GENERIC_WORD}{GENERIC_NAME_END}){GENERIC_VALUE}"),
         )
         .check(Check::Generic)
-        .anchors("access|auth|api|credential|creds|key|passwd|password|secret|token"),
+        .anchors("access|auth|api|credential|creds|key|passwd|password|secret|token")
+        .tail(
+            &format!("(?i-u){GENERIC_WORD}{GENERIC_NAME_END}{GENERIC_VALUE}"),
+            0,
+        ),
     ]
 }
+
+/// The word every name of the generic rule holds (its anchors start it).
+const GENERIC_WORD: &str =
+    r"(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)";
+/// Up to 20 more name characters after [`GENERIC_WORD`].
+const GENERIC_NAME_END: &str = r"[A-Za-z0-9_.\t -]{0,20}";
+/// The generic rule after the name: an assignment and a long value.
+const GENERIC_VALUE: &str = concat!(
+    r#"[\t '"\\]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,|[ \t]-[ \t])[\x60'"\t =\\]{0,5}"#,
+    // A quoted value may hold punctuation and spaces (`'m{{h}o)p${e]…'`).
+    r#"(?:'([^'\\\n]{8,100})'|"([^"\\\n]{8,100})""#,
+    r#"|([A-Za-z0-9_.=-]{10,}|[a-z0-9][a-z0-9+/]{11,}={0,3}|[a-z0-9][a-z0-9+/=_-]{19,})"#,
+    r#"(?:[\x60'"\s;,)}\]&|<>\\]|$))"#,
+);

@@ -1,0 +1,100 @@
+//! Whether a rule with a tail (`Rule::tail`: what its matches hold from a key word on) can match
+//! a text at all, asked before its pattern is searched: its tail, searched by a forward lazy
+//! DFA anchored at each place where one of its anchors occurs (the prefilter's finds). A
+//! denial reason such as `hook protect-secrets denied: infra/terraform/prod.tfvars` holds the
+//! generic rule's key word and a separator, which its gate and `requires` let through, but no
+//! value of the right shape after them: a few dozen bytes of one anchored pass rule it out,
+//! instead of an unanchored search of the whole pattern, whose DFA states (a key word may start
+//! anywhere, and 20 name characters may follow it) kept being built anew on such texts.
+//!
+//! Owns the tail DFAs and their per-thread caches (bounded by [`CACHE_BYTES`]). Sound by
+//! construction: every match of the pattern holds one of its anchors where its tail matches,
+//! so where the tail matches at no anchor the pattern matches nowhere; `a_tail_matches_where
+//! _its_pattern_does` holds each tail to its pattern over the corpora, from every start.
+//!
+//! Not here: which anchors occur (`prefilter`), the search for the pattern and its groups
+//! (`engine`, `short`, `ends`).
+//!
+//! Cost: only on the threads that search with DFAs (`short::search_with_dfa_on_this_thread`: a
+//! replay's audit writer); elsewhere the check answers "may match" and costs nothing, and
+//! `run`'s memory stays as it was. A tail's DFA and cache are built the first time a text
+//! needs it; a full cache is cleared.
+
+use std::panic::{RefUnwindSafe, UnwindSafe};
+
+use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::nfa::thompson::{self, WhichCaptures, NFA};
+use regex_automata::util::pool::Pool;
+use regex_automata::{Anchored, Input};
+
+use super::compile::parse;
+
+/// Upper bound on one tail's DFA cache, per searching thread. An anchored search from a key
+/// word meets few states; the texts of one replay need a few dozen.
+const CACHE_BYTES: usize = 64 << 10;
+
+type NewCache = Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>;
+
+/// A rule's tail, compiled for anchored searches.
+pub(super) struct Tail {
+    dfa: DFA,
+    caches: Pool<Cache, NewCache>,
+}
+
+impl Tail {
+    /// Compiles `pattern` (a rule's tail); `None` when its DFA cache would not fit
+    /// [`CACHE_BYTES`] (the rule then always runs).
+    pub fn new(pattern: &str) -> Option<Tail> {
+        let nfa = thompson::Compiler::new()
+            .configure(thompson::Config::new().which_captures(WhichCaptures::None))
+            .build_from_hir(&parse(pattern))
+            .ok()?;
+        Tail::of_nfa(nfa)
+    }
+
+    /// The tail whose NFA is `nfa` (a rule whose pattern is its own tail shares its NFA).
+    pub fn of_nfa(nfa: NFA) -> Option<Tail> {
+        let dfa = DFA::builder()
+            .configure(
+                // Never gives up: anchored searches of a few dozen bytes each build few
+                // states but search few bytes per state, which would read as a cache that
+                // does not pay; a full cache is cleared, and each byte builds at most one state.
+                DFA::config()
+                    .cache_capacity(CACHE_BYTES)
+                    .minimum_cache_clear_count(None),
+            )
+            .build_from_nfa(nfa)
+            .ok()?;
+        let for_pool = dfa.clone();
+        let new_cache: NewCache = Box::new(move || for_pool.create_cache());
+        Some(Tail {
+            dfa,
+            caches: Pool::new(new_cache),
+        })
+    }
+
+    /// Those of `starts` where the tail matches `haystack` anchored, in order (every match of
+    /// the rule's pattern holds one of them); `None` when the DFA gave up (it is configured
+    /// never to).
+    pub fn matches_at(
+        &self,
+        haystack: &[u8],
+        starts: impl Iterator<Item = usize>,
+    ) -> Option<Vec<usize>> {
+        let mut cache = self.caches.get();
+        let mut input = Input::new(haystack).anchored(Anchored::Yes).earliest(true);
+        let mut found = Vec::new();
+        for start in starts {
+            input.set_start(start);
+            if self.dfa.try_search_fwd(&mut cache, &input).ok()?.is_some() {
+                found.push(start);
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        Some(found)
+    }
+}
+
+#[cfg(test)]
+mod tests;
