@@ -17,6 +17,8 @@
 //!   roll sequence by roll number, up or down as the sequence's mtimes show ([`super::roll`]:
 //!   pino-roll's `app.2.log` follows `app.1.log`, logrotate's `app.log.1` follows `app.log.2`),
 //!   so an execution's denials in an older roll are counted before its record in a newer one.
+//!   A roll written to after a pass read it, and before the next roll began, is read to its end
+//!   before the next roll's first bytes are handed up ([`drain`]).
 //! * **rejoin**: a line a writer cut across two rolls is joined again ([`super::rejoin`]).
 //!
 //! Every wake-up means "read to its end every file that may have changed", never "one line":

@@ -84,6 +84,9 @@ impl Reading<'_> {
             grew = true;
             if filled.read > 0 {
                 self.catch_up_renamed(f, sink);
+                if f.head_unjudged {
+                    self.catch_up_older_roll(f, sink);
+                }
             }
             let mut region = f.buffer.lines();
             if f.head_unjudged && (filled.oversized > 0 || !region.is_empty()) {
@@ -137,6 +140,44 @@ impl Reading<'_> {
             };
             reading.drain(&mut rest[0], sink);
         }
+    }
+
+    /// Reads to its end the latest older roll of `f`'s sequence if it grew since its last read.
+    /// A writer that rolls by number (pino-roll) finishes that roll before it starts `f`, but
+    /// it may have appended to it after this pass read it and before `f`'s first bytes: those
+    /// last bytes come before any of `f`'s (a denial there before its record here), and the
+    /// fragment `f`'s first line is judged against must be the roll's last. Asked until `f`'s
+    /// head is judged: one `fstat`. A parked roll was read to its end and is left to its pass.
+    fn catch_up_older_roll(&mut self, f: &Followed, sink: &mut impl Sink) {
+        let Some(sequence) = f.sequence.as_ref() else {
+            return;
+        };
+        let directions = self.directions;
+        let Some(j) = self.before.iter().rposition(|g| {
+            g.sequence
+                .as_ref()
+                .is_some_and(|g| directions.precedes(g, sequence))
+        }) else {
+            return;
+        };
+        let g = &self.before[j];
+        let grew = g
+            .file
+            .as_ref()
+            .is_some_and(|file| file.metadata().is_ok_and(|meta| meta.len() > g.read_pos));
+        if !grew {
+            return;
+        }
+        let (before, rest) = self.before.split_at_mut(j);
+        let mut reading = Reading {
+            before,
+            renamed_held: self.renamed_held,
+            orphans: &mut *self.orphans,
+            directions,
+            stats: &mut *self.stats,
+            stop: self.stop,
+        };
+        reading.drain(&mut rest[0], sink);
     }
 
     /// Judges `f`'s first line against its predecessor's fragment
@@ -283,6 +324,32 @@ mod tests {
             order,
             [&b"a1\n"[..], b"a2 denial\n", b"b1 record\n"],
             "the renamed file's last bytes come first"
+        );
+    }
+
+    #[test]
+    fn an_older_numbered_roll_written_after_its_read_is_read_before_the_next_roll() {
+        let dir = tempfile::tempdir().unwrap();
+        let (one, two) = (dir.path().join("app.1.log"), dir.path().join("app.2.log"));
+        fs::write(&one, "a1\n").unwrap();
+        let glob = dir.path().join("app.*.log");
+        let config = FollowConfig::for_test(&glob, Duration::from_secs(3600));
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder(Vec::new());
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        // A pass already past the first roll: pino-roll appends to it, starts the next roll
+        // and writes there; the pass now reads the next roll.
+        append(&one, "a2 denial\n");
+        fs::write(&two, "b1 record\n").unwrap();
+        follower.scan(&mut sink);
+        let (mut reading, next) = follower.reading(1);
+        reading.drain(next, &mut sink);
+        let order: Vec<&[u8]> = sink.0.iter().map(|(_, r)| r.as_slice()).collect();
+        assert_eq!(
+            order,
+            [&b"a1\n"[..], b"a2 denial\n", b"b1 record\n"],
+            "the older roll's last bytes come first"
         );
     }
 }
