@@ -29,10 +29,19 @@ const CACHE_BYTES: usize = 128 << 10;
 
 type NewCache = Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>;
 
+/// The per-thread caches of `dfa` (also a rule's tail's, `tail`).
+pub(super) type Caches = Pool<Cache, NewCache>;
+
+/// An empty pool of caches for `dfa`, each made on first use by a thread.
+pub(super) fn caches_of(dfa: &DFA) -> Caches {
+    let for_pool = dfa.clone();
+    Pool::new(Box::new(move || for_pool.create_cache()))
+}
+
 /// A rule's forward lazy DFA and its caches.
 pub(super) struct Ends {
     dfa: DFA,
-    caches: Pool<Cache, NewCache>,
+    caches: Caches,
 }
 
 impl Ends {
@@ -48,12 +57,8 @@ impl Ends {
             )
             .build_from_nfa(nfa)
             .ok()?;
-        let for_pool = dfa.clone();
-        let new_cache: NewCache = Box::new(move || for_pool.create_cache());
-        Some(Ends {
-            dfa,
-            caches: Pool::new(new_cache),
-        })
+        let caches = caches_of(&dfa);
+        Some(Ends { dfa, caches })
     }
 
     /// Whether `haystack` holds a match, `Err(())` when the DFA gave up.

@@ -134,7 +134,9 @@ impl Engine {
         let protected = spans::marker_spans(text);
         let mut found = BTreeMap::new();
         let mut occurrences = Vec::new();
-        for index in self.prefilter.candidates(text, &mut occurrences) {
+        // Where the anchors occur matters only to a thread that tries tails (`tail`).
+        let tried = searches_with_dfa().then_some(&mut occurrences);
+        for index in self.prefilter.candidates(text, tried) {
             let anchored = Anchored {
                 prefilter: &self.prefilter,
                 occurrences: &occurrences,
@@ -317,27 +319,23 @@ impl Compiled {
         let bytes = text.as_bytes();
         let mut at = region_start;
         while at <= region_end {
-            match heads {
-                Some(heads) => {
-                    // A match from `at` holds a head at or after `at`, and starts no earlier
-                    // than the name before the first one: searched from there, without the
-                    // DFA (whose states the unanchored name would keep building).
-                    let Some(&head) = heads.iter().find(|&&head| head >= at) else {
-                        break;
-                    };
-                    let from = self.rule.lead.start(bytes, head).max(at);
-                    self.pattern.search_captures_from(
-                        &self.rule.pattern,
-                        bytes,
-                        (from, region_end),
-                        caps,
-                    );
-                }
-                None => {
-                    self.pattern
-                        .search_captures(&self.rule.pattern, bytes, (at, region_end), caps);
-                }
-            }
+            // With heads: a match from `at` holds a head at or after `at`, and starts no
+            // earlier than the name before the first one: searched from there, without the
+            // DFA (whose states the unanchored name would keep building).
+            let from = match heads {
+                Some(heads) => match heads.iter().find(|&&head| head >= at) {
+                    Some(&head) => self.rule.lead.start(bytes, head).max(at),
+                    None => break,
+                },
+                None => at,
+            };
+            self.pattern.search_captures(
+                &self.rule.pattern,
+                bytes,
+                (from, region_end),
+                heads.is_some(),
+                caps,
+            );
             let Some(whole) = caps.get_match() else {
                 break;
             };
@@ -501,42 +499,27 @@ impl TwoShapes {
         }
     }
 
-    /// [`TwoShapes::search_captures`] without the short shape's DFA: for a search that
-    /// starts where a match is expected.
-    fn search_captures_from(
-        &self,
-        pattern: &str,
-        bytes: &[u8],
-        (at, end): (usize, usize),
-        caps: &mut Captures,
-    ) {
-        if bytes.len() <= SHORT_TEXT_BYTES
-            && self
-                .short(pattern)
-                .search_captures_alone(bytes, (at, end), caps)
-                .is_some()
-        {
-            return;
-        }
-        self.long(pattern)
-            .search_captures(&Input::new(bytes).range(at..end), caps);
-    }
-
     /// The leftmost-first match of `pattern` in `at..end` of `bytes`, with its groups.
+    /// `at_head`: the search starts where a match is expected (`tail`), so the short shape's
+    /// backtracker searches alone, without its DFA.
     fn search_captures(
         &self,
         pattern: &str,
         bytes: &[u8],
         (at, end): (usize, usize),
+        at_head: bool,
         caps: &mut Captures,
     ) {
-        if bytes.len() <= SHORT_TEXT_BYTES
-            && self
-                .short(pattern)
-                .search_captures(bytes, (at, end), caps)
-                .is_some()
-        {
-            return;
+        if bytes.len() <= SHORT_TEXT_BYTES {
+            let short = self.short(pattern);
+            let searched = if at_head {
+                short.search_captures_alone(bytes, (at, end), caps)
+            } else {
+                short.search_captures(bytes, (at, end), caps)
+            };
+            if searched.is_some() {
+                return;
+            }
         }
         self.long(pattern)
             .search_captures(&Input::new(bytes).range(at..end), caps);

@@ -59,16 +59,24 @@ impl Prefilter {
     }
 
     /// The rules that may match `text`, in priority order; where each anchor occurs goes to
-    /// `occurrences` (emptied first).
-    pub fn candidates(&self, text: &str, occurrences: &mut Vec<Occurrence>) -> Candidates {
-        occurrences.clear();
+    /// `occurrences` (emptied first), when asked (only a thread that tries tails needs them).
+    pub fn candidates(
+        &self,
+        text: &str,
+        mut occurrences: Option<&mut Vec<Occurrence>>,
+    ) -> Candidates {
+        if let Some(occurrences) = occurrences.as_deref_mut() {
+            occurrences.clear();
+        }
         let mut hit = [0u64; MAX_RULES / 64];
         for found in self.automaton.find_overlapping_iter(text) {
             let pattern = found.pattern().as_usize();
-            occurrences.push(Occurrence {
-                pattern: found.pattern().as_u32(),
-                start: found.start(),
-            });
+            if let Some(occurrences) = occurrences.as_deref_mut() {
+                occurrences.push(Occurrence {
+                    pattern: found.pattern().as_u32(),
+                    start: found.start(),
+                });
+            }
             for &rule in &self.rules_of[pattern] {
                 hit[rule / 64] |= 1 << (rule % 64);
             }
@@ -230,7 +238,10 @@ mod tests {
     fn candidates_are_the_rules_whose_anchors_occur() {
         let p = Prefilter::new(&[vec!["ghp_".into()], vec!["akia".into(), "asia".into()]]);
         let mut occurrences = Vec::new();
-        let mut candidates = |text| p.candidates(text, &mut occurrences).collect::<Vec<_>>();
+        let mut candidates = |text| {
+            p.candidates(text, Some(&mut occurrences))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(candidates("x GHP_y"), vec![0]);
         assert_eq!(candidates("asia ghp_"), vec![0, 1]);
         assert!(candidates("nothing").is_empty());

@@ -93,7 +93,15 @@ impl Short {
 
     /// The forward DFA, if the pattern is worth one and this thread asked for it.
     fn ends(&self) -> Option<&Ends> {
-        if !self.worth_ends || !searches_with_dfa() {
+        if !self.worth_ends {
+            return None;
+        }
+        self.ends_on_this_thread()
+    }
+
+    /// The forward DFA, whatever the pattern's size, if this thread asked for it.
+    fn ends_on_this_thread(&self) -> Option<&Ends> {
+        if !searches_with_dfa() {
             return None;
         }
         self.ends
@@ -106,13 +114,8 @@ impl Short {
     /// `requires` regex is small, its DFA a few states, and the backtracker's unanchored
     /// search tried it from every position of every text a rule's gate let through.
     pub fn is_match(&self, bytes: &[u8]) -> Option<bool> {
-        if searches_with_dfa() {
-            let ends = self
-                .ends
-                .get_or_init(|| Ends::new(self.backtracker.get_nfa().clone()));
-            if let Some(Ok(found)) = ends.as_ref().map(|ends| ends.is_match(bytes)) {
-                return Some(found);
-            }
+        if let Some(Ok(found)) = self.ends_on_this_thread().map(|ends| ends.is_match(bytes)) {
+            return Some(found);
         }
         #[cfg(test)]
         searches::note();

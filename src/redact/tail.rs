@@ -20,25 +20,21 @@
 //! `run`'s memory stays as it was. A tail's DFA and cache are built the first time a text
 //! needs it; a full cache is cleared.
 
-use std::panic::{RefUnwindSafe, UnwindSafe};
-
-use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::hybrid::dfa::DFA;
 use regex_automata::nfa::thompson::{self, WhichCaptures, NFA};
-use regex_automata::util::pool::Pool;
 use regex_automata::{Anchored, Input};
 
 use super::compile::parse;
+use super::ends::{caches_of, Caches};
 
 /// Upper bound on one tail's DFA cache, per searching thread. An anchored search from a key
 /// word meets few states; the texts of one replay need a few dozen.
 const CACHE_BYTES: usize = 64 << 10;
 
-type NewCache = Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>;
-
 /// A rule's tail, compiled for anchored searches.
 pub(super) struct Tail {
     dfa: DFA,
-    caches: Pool<Cache, NewCache>,
+    caches: Caches,
 }
 
 impl Tail {
@@ -65,12 +61,8 @@ impl Tail {
             )
             .build_from_nfa(nfa)
             .ok()?;
-        let for_pool = dfa.clone();
-        let new_cache: NewCache = Box::new(move || for_pool.create_cache());
-        Some(Tail {
-            dfa,
-            caches: Pool::new(new_cache),
-        })
+        let caches = caches_of(&dfa);
+        Some(Tail { dfa, caches })
     }
 
     /// Those of `starts` where the tail matches `haystack` anchored, in order (every match of

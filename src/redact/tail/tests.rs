@@ -215,7 +215,9 @@ fn a_tail_matches_where_its_pattern_does() {
         let mut occurrences = Vec::new();
         for text in &texts {
             let bytes = text.as_bytes();
-            prefilter.candidates(text, &mut occurrences).for_each(drop);
+            prefilter
+                .candidates(text, Some(&mut occurrences))
+                .for_each(drop);
             let anchors: Vec<usize> = prefilter.starts_of(&occurrences, 0).collect();
             let tried = anchors.iter().flat_map(|&anchor| rule.lead.tried(anchor));
             let heads = tail.matches_at(bytes, tried).expect("the DFA held");
