@@ -180,6 +180,113 @@ fn leaks(shown: &str, secret: &str) -> bool {
         .any(|n| body.ends_with(&secret[..n]))
 }
 
+/// How many false-positive cases the redactor still replaces differ from one of the same
+/// detector's positives by at most one and at most three characters (edits): the scanner tells
+/// such a pair apart by an exact length or alphabet, and what the audit stream would show of the
+/// false one is all but the positive's secret.
+fn near_twins(cases: &[Case], redactor: &Redactor) -> (usize, usize) {
+    let mut positives: BTreeMap<(&str, &str), Vec<&[u8]>> = BTreeMap::new();
+    for case in cases.iter().filter(|c| c.positive) {
+        positives
+            .entry((&case.src, &case.family))
+            .or_default()
+            .push(case.text.as_bytes());
+    }
+    let (mut one, mut three) = (0, 0);
+    for case in cases.iter().filter(|c| !c.positive) {
+        if passes(redactor, case, AUDIT_TEXT_CHARS) {
+            continue;
+        }
+        let nearest = positives
+            .get(&(case.src.as_str(), case.family.as_str()))
+            .into_iter()
+            .flatten()
+            .map(|twin| edits_within(case.text.as_bytes(), twin, 3))
+            .min()
+            .unwrap_or(usize::MAX);
+        one += usize::from(nearest <= 1);
+        three += usize::from(nearest <= 3);
+    }
+    (one, three)
+}
+
+/// The edit distance between `a` and `b` when it is at most `cap`, else `cap + 1` (a band of
+/// width `2 * cap + 1` around the diagonal).
+fn edits_within(a: &[u8], b: &[u8], cap: usize) -> usize {
+    if a.len().abs_diff(b.len()) > cap {
+        return cap + 1;
+    }
+    let far = cap + 1;
+    let mut row: Vec<usize> = (0..=b.len()).map(|j| j.min(far)).collect();
+    for (i, &x) in a.iter().enumerate() {
+        let (lo, hi) = ((i + 1).saturating_sub(cap), (i + 1 + cap).min(b.len()));
+        let mut diagonal = row[lo.saturating_sub(1)];
+        let mut left = if lo == 0 { (i + 1).min(far) } else { far };
+        if lo == 0 {
+            diagonal = row[0];
+            row[0] = left;
+        }
+        let mut best = left;
+        for j in lo.max(1)..=hi {
+            let up = row[j];
+            left = (diagonal + usize::from(x != b[j - 1]))
+                .min(up + 1)
+                .min(left + 1)
+                .min(far);
+            diagonal = up;
+            row[j] = left;
+            best = best.min(left);
+        }
+        if hi < b.len() {
+            row[hi + 1] = far;
+        }
+        if best >= far {
+            return far;
+        }
+    }
+    row[b.len()].min(far)
+}
+
+#[test]
+fn edit_distance_within_a_band() {
+    assert_eq!(edits_within(b"kitten", b"sitting", 3), 3);
+    assert_eq!(edits_within(b"kitten", b"sitting", 2), 3);
+    assert_eq!(edits_within(b"abcdef", b"abcdef", 1), 0);
+    assert_eq!(edits_within(b"abcdef", b"abXdef", 1), 1);
+    assert_eq!(edits_within(b"abcdef", b"abdef", 1), 1);
+    assert_eq!(edits_within(b"abcdef", b"fedcba", 3), 4);
+    assert_eq!(edits_within(b"", b"ab", 3), 2);
+    // Against the full table, over every pair of strings of up to five letters `a`/`b`.
+    let words: Vec<Vec<u8>> = (0..=5)
+        .flat_map(|n| {
+            (0..1usize << n).map(move |bits| (0..n).map(|k| b'a' + (bits >> k & 1) as u8).collect())
+        })
+        .collect();
+    for a in &words {
+        for b in &words {
+            let mut row: Vec<usize> = (0..=b.len()).collect();
+            for (i, &x) in a.iter().enumerate() {
+                let mut next = vec![i + 1];
+                for (j, &y) in b.iter().enumerate() {
+                    next.push(
+                        (row[j] + usize::from(x != y))
+                            .min(row[j + 1] + 1)
+                            .min(next[j] + 1),
+                    );
+                }
+                row = next;
+            }
+            for cap in 0..4 {
+                assert_eq!(
+                    edits_within(a, b, cap),
+                    row[b.len()].min(cap + 1),
+                    "{a:?} {b:?} {cap}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn scanner_corpus_meets_its_targets() {
     let redactor = Redactor::new();
@@ -246,6 +353,11 @@ fn scanner_corpus_meets_its_targets() {
         table[&("all".to_string(), false)],
     );
     let unnamed = rate(fp.0, fp.2 - by_name_cases);
+    let (one, three) = near_twins(&cases, &redactor);
+    println!(
+        "false positives still replaced that differ from one of the same detector's positives by \
+         at most one character: {one}; at most three: {three}"
+    );
     println!(
         "false positives replaced by name alone: {by_name_cases}; left readable among the other {}: {unnamed:.1}%",
         fp.2 - by_name_cases
