@@ -156,6 +156,14 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
             None => out.extend_from_slice(b"null"),
         }
     };
+    // A name from a closed set, which needs no escape (`names_of_closed_sets_need_no_escape`).
+    let name = |out: &mut Vec<u8>, key: &str, value: &str| {
+        debug_assert!(next_special(value.as_bytes(), 0).is_none(), "{value}");
+        out.extend_from_slice(key.as_bytes());
+        out.push(b'"');
+        out.extend_from_slice(value.as_bytes());
+        out.push(b'"');
+    };
     out.extend_from_slice(match record.kind {
         AuditKind::Denial => DISCRIMINATOR,
         AuditKind::RiskDecided => RISK_DECIDED,
@@ -163,14 +171,14 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
     text(out, ",\"time\":", &record.time);
     text(out, ",\"tool\":", &record.tool);
     text(out, ",\"workflow\":", &record.workflow);
-    text(out, ",\"reason\":", record.reason.as_str());
+    name(out, ",\"reason\":", record.reason.as_str());
     text(out, ",\"risk\":", &record.risk);
     optional(out, ",\"execution_id\":", &record.execution_id);
     optional(out, ",\"tool_use_id\":", &record.tool_use_id);
     optional(out, ",\"decision_reason\":", &record.decision_reason);
     optional(out, ",\"input_summary\":", &record.input_summary);
     text(out, ",\"source_file\":", &record.source_file);
-    text(out, ",\"origin\":", record.origin.as_str());
+    name(out, ",\"origin\":", record.origin.as_str());
     text(out, ",\"format\":", record.format);
     if record.count != 1 {
         out.extend_from_slice(format!(",\"count\":{}", record.count).as_bytes());
@@ -325,6 +333,19 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn names_of_closed_sets_need_no_escape() {
+        let names = Reason::ALL
+            .iter()
+            .map(|reason| reason.as_str())
+            .chain([Origin::MidStream, Origin::Record].map(Origin::as_str));
+        for name in names {
+            let mut out = Vec::new();
+            write_str(&mut out, name);
+            assert_eq!(out, format!("\"{name}\"").into_bytes());
         }
     }
 
