@@ -337,6 +337,28 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_after_an_escaped_one_is_read_as_itself() {
+        // The word test borrows out of a special byte into the one above it (`\0` then ` `):
+        // what follows an escaped byte must be judged afresh, wherever it lies in the text.
+        for special in [0x00u8, 0x01, 0x1f, b'"', b'\\'] {
+            for follower in [b' ', b'!', b'#', b']', 0x7f, b'a', 0x00] {
+                for len in 1..20 {
+                    for at in 0..len {
+                        let mut bytes = vec![b'x'; len];
+                        bytes[at] = special;
+                        bytes.insert(at + 1, follower);
+                        bytes.extend("\u{a1}".bytes());
+                        let text = String::from_utf8(bytes).unwrap();
+                        let mut out = Vec::new();
+                        write_str(&mut out, &text);
+                        assert_eq!(out, serde_json::to_vec(&text).unwrap(), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn names_of_closed_sets_need_no_escape() {
         let names = Reason::ALL
             .iter()
