@@ -156,6 +156,14 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
             None => out.extend_from_slice(b"null"),
         }
     };
+    // A name from a closed set, which needs no escape (`names_of_closed_sets_need_no_escape`).
+    let name = |out: &mut Vec<u8>, key: &str, value: &str| {
+        debug_assert!(next_special(value.as_bytes(), 0).is_none(), "{value}");
+        out.extend_from_slice(key.as_bytes());
+        out.push(b'"');
+        out.extend_from_slice(value.as_bytes());
+        out.push(b'"');
+    };
     out.extend_from_slice(match record.kind {
         AuditKind::Denial => DISCRIMINATOR,
         AuditKind::RiskDecided => RISK_DECIDED,
@@ -163,14 +171,14 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
     text(out, ",\"time\":", &record.time);
     text(out, ",\"tool\":", &record.tool);
     text(out, ",\"workflow\":", &record.workflow);
-    text(out, ",\"reason\":", record.reason.as_str());
+    name(out, ",\"reason\":", record.reason.as_str());
     text(out, ",\"risk\":", &record.risk);
     optional(out, ",\"execution_id\":", &record.execution_id);
     optional(out, ",\"tool_use_id\":", &record.tool_use_id);
     optional(out, ",\"decision_reason\":", &record.decision_reason);
     optional(out, ",\"input_summary\":", &record.input_summary);
     text(out, ",\"source_file\":", &record.source_file);
-    text(out, ",\"origin\":", record.origin.as_str());
+    name(out, ",\"origin\":", record.origin.as_str());
     text(out, ",\"format\":", record.format);
     if record.count != 1 {
         out.extend_from_slice(format!(",\"count\":{}", record.count).as_bytes());
@@ -179,28 +187,17 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
 }
 
 /// Appends `value` as a JSON string: `"` and `\` escaped, control characters as `\n`-style
-/// or `\u00XX` escapes, everything else (non-ASCII included) as is.
+/// or `\u00XX` escapes, everything else (non-ASCII included) as is. The bytes between two
+/// that need an escape go in one copy, found eight at a time ([`next_special`]).
 fn write_str(out: &mut Vec<u8>, value: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push(b'"');
     let bytes = value.as_bytes();
-    out.reserve(bytes.len() + 1);
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
     let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        // Eight bytes at a time past a run with nothing to escape (most of a record).
-        if let Some(word) = bytes.get(i..i + 8) {
-            if !any_special(u64::from_le_bytes(word.try_into().expect("8 bytes"))) {
-                i += 8;
-                continue;
-            }
-        }
-        let b = bytes[i];
-        if !SPECIAL[usize::from(b)] {
-            i += 1;
-            continue;
-        }
-        out.extend_from_slice(&bytes[start..i]);
+    while let Some(at) = next_special(bytes, start) {
+        out.extend_from_slice(&bytes[start..at]);
+        let b = bytes[at];
         match b {
             b'"' => out.extend_from_slice(b"\\\""),
             b'\\' => out.extend_from_slice(b"\\\\"),
@@ -218,14 +215,38 @@ fn write_str(out: &mut Vec<u8>, value: &str) {
                 HEX[usize::from(b & 0xf)],
             ]),
         }
-        i += 1;
-        start = i;
+        start = at + 1;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
 
+/// Where the first byte at or after `from` that needs an escape is, eight bytes at a time:
+/// whole words, then the last few bytes padded to a word.
+fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
+    let word_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let first =
+        |at: usize, mask: u64| (mask != 0).then(|| at + (mask.trailing_zeros() / 8) as usize);
+    let mut at = from;
+    while at + 8 <= bytes.len() {
+        if let Some(found) = first(at, special_mask(word_at(at))) {
+            return Some(found);
+        }
+        at += 8;
+    }
+    if at == bytes.len() {
+        return None;
+    }
+    // The last bytes, padded with one that needs none (a word read back over bytes already
+    // escaped would see a borrow out of them).
+    let mut padded = [b'a'; 8];
+    padded[..bytes.len() - at].copy_from_slice(&bytes[at..]);
+    let mask = special_mask(u64::from_le_bytes(padded));
+    first(at, mask)
+}
+
 /// The bytes that need an escape in a JSON string: control characters, `"` and `\`.
+#[cfg(test)]
 const SPECIAL: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
@@ -238,10 +259,11 @@ const SPECIAL: [bool; 256] = {
     table
 };
 
-/// Whether any of the eight bytes of `word` is [`SPECIAL`]. The word-wide zero-byte and
-/// less-than tests are exact about whether some byte qualifies (a borrow can only mark a byte
-/// above one that does), so a word they pass holds nothing to escape.
-fn any_special(word: u64) -> bool {
+/// The high bit of each byte of `word` that needs an escape, and maybe of bytes above one that
+/// is: the word-wide zero-byte and less-than tests are exact for the lowest byte that
+/// qualifies (a borrow only runs upward from a byte that does), so the lowest set bit marks
+/// the first byte to escape, and a word with none set holds nothing to escape.
+fn special_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below_0x20 = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
@@ -249,7 +271,6 @@ fn any_special(word: u64) -> bool {
     below_0x20
         | zero_byte(word ^ (ONES * u64::from(b'"')))
         | zero_byte(word ^ (ONES * u64::from(b'\\')))
-        != 0
 }
 
 /// An audit destination whose bytes a test reads back (`AuditWriter::to(Box::new(buffer.clone()), …)`).
@@ -288,21 +309,27 @@ mod tests {
     use crate::vocab::{Origin, Reason};
 
     #[test]
-    fn a_word_is_special_exactly_when_one_of_its_bytes_is() {
+    fn a_words_mask_marks_its_first_special_byte_exactly() {
         // Every byte at every place among fillers on both sides of each bound (0x1f/0x20,
-        // `!`/`"`/`#`, `[`/`\`/`]`, ASCII/non-ASCII), and two special bytes at once.
+        // `!`/`"`/`#`, `[`/`\`/`]`, ASCII/non-ASCII), alone and before a second special byte.
         let fillers = [b'a', b' ', b'!', b'#', b'[', b']', 0x1f, 0x7f, 0x80, 0xff];
+        let first = |word: [u8; 8]| word.iter().position(|&b| SPECIAL[usize::from(b)]);
+        let found = |word: [u8; 8]| {
+            let mask = special_mask(u64::from_le_bytes(word));
+            (mask != 0).then(|| (mask.trailing_zeros() / 8) as usize)
+        };
         for filler in fillers {
             for b in 0..=255u8 {
                 for at in 0..8 {
                     let mut word = [filler; 8];
                     word[at] = b;
-                    let want = SPECIAL[usize::from(b)] || SPECIAL[usize::from(filler)];
-                    assert_eq!(any_special(u64::from_le_bytes(word)), want, "{word:?}");
+                    assert_eq!(found(word), first(word), "{word:?}");
                     for other in (0..8).filter(|&o| o != at) {
-                        let mut two = word;
-                        two[other] = b'"';
-                        assert!(any_special(u64::from_le_bytes(two)), "{two:?}");
+                        for second in [b'"', b'\\', 0x00, 0x1f] {
+                            let mut two = word;
+                            two[other] = second;
+                            assert_eq!(found(two), first(two), "{two:?}");
+                        }
                     }
                 }
             }
@@ -310,16 +337,60 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_after_an_escaped_one_is_read_as_itself() {
+        // The word test borrows out of a special byte into the one above it (`\0` then ` `):
+        // what follows an escaped byte must be judged afresh, wherever it lies in the text.
+        for special in [0x00u8, 0x01, 0x1f, b'"', b'\\'] {
+            for follower in [b' ', b'!', b'#', b']', 0x7f, b'a', 0x00] {
+                for len in 1..20 {
+                    for at in 0..len {
+                        let mut bytes = vec![b'x'; len];
+                        bytes[at] = special;
+                        bytes.insert(at + 1, follower);
+                        bytes.extend("\u{a1}".bytes());
+                        let text = String::from_utf8(bytes).unwrap();
+                        let mut out = Vec::new();
+                        write_str(&mut out, &text);
+                        assert_eq!(out, serde_json::to_vec(&text).unwrap(), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_of_closed_sets_need_no_escape() {
+        let names = Reason::ALL
+            .iter()
+            .map(|reason| reason.as_str())
+            .chain([Origin::MidStream, Origin::Record].map(Origin::as_str));
+        for name in names {
+            let mut out = Vec::new();
+            write_str(&mut out, name);
+            assert_eq!(out, format!("\"{name}\"").into_bytes());
+        }
+    }
+
+    #[test]
     fn strings_are_escaped_at_every_place_of_a_word() {
-        for len in 0..20 {
+        let specials = ["\"", "\\", "\n", "\u{1}", "\u{1f}"];
+        for len in 0..26 {
             for at in 0..len {
-                for special in ["\"", "\\", "\n", "\u{1}", "\u{1f}"] {
+                for special in specials {
                     let mut text = "é".repeat(len / 3) + &"x".repeat(len - len / 3);
                     let at = text.char_indices().nth(at).map_or(text.len(), |(i, _)| i);
                     text.insert_str(at, special);
                     let mut out = Vec::new();
                     write_str(&mut out, &text);
                     assert_eq!(out, serde_json::to_vec(&text).unwrap(), "{text:?}");
+                    // And a second one after it, in the same word or a later one.
+                    for later in (at + 1..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                        let mut two = text.clone();
+                        two.insert_str(later, specials[later % specials.len()]);
+                        let mut out = Vec::new();
+                        write_str(&mut out, &two);
+                        assert_eq!(out, serde_json::to_vec(&two).unwrap(), "{two:?}");
+                    }
                 }
             }
         }

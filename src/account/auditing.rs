@@ -8,7 +8,7 @@
 //! Cold: per counted denial, and only when something reads audit records (an audit log or the
 //! recent-denials ring).
 
-use super::deferred::RawFields;
+use super::deferred::{RawFields, Spare};
 use super::shown::Field;
 use super::{wall_now, Accountant, AUDIT_TEXT_CHARS};
 use crate::decode::{self, Format};
@@ -68,7 +68,7 @@ impl Accountant {
         }
         if let Some(handover) = &mut self.handover {
             raw.mark(field);
-            return handover.text(s);
+            return handover.text(Spare::of(field), s);
         }
         self.excerpt(s, AUDIT_TEXT_CHARS)
     }
@@ -76,7 +76,7 @@ impl Accountant {
     /// `s` as a string of a record: one the writer thread sent back, when it finishes records.
     fn owned(&mut self, s: &str) -> String {
         match &mut self.handover {
-            Some(handover) => handover.text(s),
+            Some(handover) => handover.text(Spare::WORKFLOW, s),
             None => s.to_string(),
         }
     }
@@ -85,7 +85,7 @@ impl Accountant {
     pub(super) fn shown_source(&mut self, path: &str, raw: &mut RawFields) -> String {
         if let Some(handover) = &mut self.handover {
             raw.mark_source();
-            return handover.text(path);
+            return handover.text(Spare::SOURCE_FILE, path);
         }
         self.excerpt(path, AUDIT_TEXT_CHARS)
     }

@@ -11,8 +11,10 @@
 //! The writer thread gives the strings of the fields it wrote, emptied, and the emptied batches
 //! back through a shared pool ([`Spares`]), and the Accountant builds later records' fields and
 //! batches in them ([`Handover::text`]): a record's strings are then neither allocated on one
-//! thread nor freed on the other. Only strings of at most [`SPARE_BYTES`] of capacity come
-//! back, at most [`SPARE_STRINGS`] of them and [`BATCHES_IN_FLIGHT`] batches in the pool.
+//! thread nor freed on the other. The pool keeps each field's strings apart ([`Spare`]), so a
+//! field gets a string that held the same field, about its size, and rarely grows it. Only
+//! strings of at most [`SPARE_BYTES`] of capacity come back, at most [`SPARE_STRINGS`] of each
+//! field and [`BATCHES_IN_FLIGHT`] batches in the pool.
 //!
 //! Owns the pending record, which of its fields are still raw, and the channels' bounds.
 //! **Not here:** the writer thread (`crate::audit`), what a field shows ([`super::shown`]).
@@ -35,13 +37,39 @@ const BATCH: usize = 32;
 /// 100 KiB of typical records (each raw field is bounded by its own bound).
 const BATCHES_IN_FLIGHT: usize = 8;
 
-/// Strings the pool holds for later records' fields: a batch's worth (a batch gives back its
-/// six raw fields and its workflow, at most).
-const SPARE_STRINGS: usize = BATCH * 7;
+/// Strings the pool holds for each field of later records: two batches' worth, so that the
+/// writer, which often writes a few batches at once after the reading thread sent them, gives
+/// them back instead of freeing them (with one batch's worth, a third of the strings were
+/// freed on the writer and allocated again on the reading thread).
+const SPARE_STRINGS: usize = BATCH * 2;
 /// The largest capacity of a string given back: a long text's string is freed, not kept, so
-/// what the spares hold stays small: at most [`SPARE_STRINGS`] strings being collected, as many
-/// in the pool and as many taken, 168 KiB at most (about a sixth of it in practice).
+/// what the spares hold stays small: at most half of [`SPARE_STRINGS`] per field being
+/// collected, [`SPARE_STRINGS`] per field in the pool and as many taken, of seven fields: 280
+/// KiB at most (about a sixth of it in practice).
 const SPARE_BYTES: usize = 256;
+
+/// Which of the pool's lists a string goes back to and comes from: a [`Field`]'s (its
+/// number), the source file's or the workflow's. The strings of one field are about one size.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Spare(usize);
+
+impl Spare {
+    pub(super) const SOURCE_FILE: Spare = Spare(5);
+    pub(super) const WORKFLOW: Spare = Spare(6);
+    /// How many lists there are.
+    const COUNT: usize = 7;
+
+    pub(super) fn of(field: Field) -> Spare {
+        Spare(field as usize)
+    }
+}
+
+/// One list of strings per [`Spare`].
+type SpareLists = [Vec<String>; Spare::COUNT];
+
+fn spare_lists(capacity: usize) -> SpareLists {
+    std::array::from_fn(|_| Vec::with_capacity(capacity))
+}
 
 /// The bit of the source file in [`Pending`]'s raw set (the others are [`Field`]s).
 const SOURCE_FILE: u8 = 1 << 5;
@@ -111,16 +139,15 @@ impl Pending {
 }
 
 /// What the writer thread gives back for later records: emptied strings and batches.
-#[derive(Default)]
 struct Pool {
-    strings: Vec<String>,
+    strings: SpareLists,
     batches: Vec<Vec<Pending>>,
 }
 
 /// The writer thread's side of the pool: collects the strings of the records it wrote and
 /// puts them in the pool a batch at a time (when the pool holds enough, they are freed here).
 pub struct Spares {
-    strings: Vec<String>,
+    strings: SpareLists,
     pool: Arc<Mutex<Pool>>,
 }
 
@@ -129,28 +156,29 @@ impl Spares {
     /// workflow, emptied, to give back; drops the rest of the record.
     pub fn keep(&mut self, record: AuditRecord, raw: RawFields) {
         let is_raw = |bit: u8| raw.0 & bit != 0;
-        let mut keep = |wanted: bool, text: Option<String>| {
+        let mut keep = |wanted: bool, spare: Spare, text: Option<String>| {
             if let Some(mut text) = text.filter(|t| wanted && t.capacity() <= SPARE_BYTES) {
                 text.clear();
-                self.strings.push(text);
+                self.strings[spare.0].push(text);
             }
         };
-        keep(is_raw(RawFields::bit(Field::ToolName)), Some(record.tool));
+        let field = |field: Field| (is_raw(RawFields::bit(field)), Spare::of(field));
+        let (wanted, spare) = field(Field::ToolName);
+        keep(wanted, spare, Some(record.tool));
+        let (wanted, spare) = field(Field::ExecutionId);
+        keep(wanted, spare, record.execution_id);
+        let (wanted, spare) = field(Field::ToolUseId);
+        keep(wanted, spare, record.tool_use_id);
+        let (wanted, spare) = field(Field::DecisionReason);
+        keep(wanted, spare, record.decision_reason);
+        let (wanted, spare) = field(Field::InputSummary);
+        keep(wanted, spare, record.input_summary);
         keep(
-            is_raw(RawFields::bit(Field::ExecutionId)),
-            record.execution_id,
+            is_raw(SOURCE_FILE),
+            Spare::SOURCE_FILE,
+            Some(record.source_file),
         );
-        keep(is_raw(RawFields::bit(Field::ToolUseId)), record.tool_use_id);
-        keep(
-            is_raw(RawFields::bit(Field::DecisionReason)),
-            record.decision_reason,
-        );
-        keep(
-            is_raw(RawFields::bit(Field::InputSummary)),
-            record.input_summary,
-        );
-        keep(is_raw(SOURCE_FILE), Some(record.source_file));
-        keep(true, Some(record.workflow));
+        keep(true, Spare::WORKFLOW, Some(record.workflow));
     }
 
     /// Puts what was kept since the last call, and `batch` (emptied), in the pool, as far as
@@ -160,14 +188,18 @@ impl Spares {
         let Ok(mut pool) = self.pool.lock() else {
             return; // the reading thread panicked while holding it: nothing to give back to
         };
-        let room = SPARE_STRINGS.saturating_sub(pool.strings.len());
-        let extra = self.strings.len().saturating_sub(room);
-        pool.strings.extend(self.strings.drain(extra..));
+        for (kept, pooled) in self.strings.iter_mut().zip(&mut pool.strings) {
+            let room = SPARE_STRINGS.saturating_sub(pooled.len());
+            let extra = kept.len().saturating_sub(room);
+            pooled.extend(kept.drain(extra..));
+        }
         if pool.batches.len() < BATCHES_IN_FLIGHT {
             pool.batches.push(batch);
         }
         drop(pool);
-        self.strings.clear();
+        for kept in &mut self.strings {
+            kept.clear();
+        }
     }
 }
 
@@ -180,7 +212,7 @@ pub struct Handover {
     /// Set once the receiver is gone (the writer thread ended early): records are dropped.
     closed: bool,
     /// Emptied strings taken from the pool, for later records' fields.
-    spare: Vec<String>,
+    spare: SpareLists,
     pool: Arc<Mutex<Pool>>,
 }
 
@@ -188,33 +220,35 @@ pub struct Handover {
 pub fn channel() -> (Handover, Receiver<Vec<Pending>>, Spares) {
     let (out, received) = sync_channel(BATCHES_IN_FLIGHT);
     let pool = Arc::new(Mutex::new(Pool {
-        strings: Vec::with_capacity(SPARE_STRINGS),
+        strings: spare_lists(SPARE_STRINGS),
         batches: Vec::with_capacity(BATCHES_IN_FLIGHT),
     }));
     let handover = Handover {
         batch: Vec::with_capacity(BATCH),
         out,
         closed: false,
-        spare: Vec::with_capacity(SPARE_STRINGS),
+        spare: spare_lists(SPARE_STRINGS),
         pool: Arc::clone(&pool),
     };
     let spares = Spares {
-        strings: Vec::with_capacity(SPARE_STRINGS),
+        strings: spare_lists(BATCH),
         pool,
     };
     (handover, received, spares)
 }
 
 impl Handover {
-    /// `s` as a raw field's string: in a string the writer thread sent back, when there is one.
-    pub(super) fn text(&mut self, s: &str) -> String {
-        if self.spare.is_empty() {
+    /// `s` as the string of a raw field (of `spare`'s list): in a string of that list the
+    /// writer thread sent back, when there is one.
+    pub(super) fn text(&mut self, spare: Spare, s: &str) -> String {
+        let list = &mut self.spare[spare.0];
+        if list.is_empty() {
             if let Ok(mut pool) = self.pool.lock() {
                 // Swapped, not copied: the emptied vector goes to the pool for the next ones.
-                std::mem::swap(&mut self.spare, &mut pool.strings);
+                std::mem::swap(list, &mut pool.strings[spare.0]);
             }
         }
-        match self.spare.pop() {
+        match list.pop() {
             Some(mut text) => {
                 text.push_str(s);
                 text
@@ -273,15 +307,15 @@ mod tests {
         AuditRecord {
             kind: AuditKind::Denial,
             time: "2026-01-01T00:00:00.000Z".into(),
-            tool: handover.text(text),
-            workflow: handover.text(text),
+            tool: handover.text(Spare::of(Field::ToolName), text),
+            workflow: handover.text(Spare::WORKFLOW, text),
             reason: Reason::Hook,
             risk: "none".into(),
-            execution_id: Some(handover.text(text)),
-            tool_use_id: Some(handover.text(text)),
-            decision_reason: Some(handover.text(text)),
-            input_summary: Some(handover.text(text)),
-            source_file: handover.text(text),
+            execution_id: Some(handover.text(Spare::of(Field::ExecutionId), text)),
+            tool_use_id: Some(handover.text(Spare::of(Field::ToolUseId), text)),
+            decision_reason: Some(handover.text(Spare::of(Field::DecisionReason), text)),
+            input_summary: Some(handover.text(Spare::of(Field::InputSummary), text)),
+            source_file: handover.text(Spare::SOURCE_FILE, text),
             origin: Origin::MidStream,
             format: "pino",
             count: 1,
@@ -305,33 +339,38 @@ mod tests {
         let mut given = Vec::new();
         for pending in batch.drain(..) {
             let (written, raw) = pending.finish(&redactor, &mut tally);
-            given.extend(
-                [&written.tool, &written.source_file]
-                    .iter()
-                    .map(|s| (s.as_ptr() as usize, s.capacity())),
-            );
+            let at = |s: &String| (s.as_ptr() as usize, s.capacity());
+            given.push((at(&written.tool), at(&written.source_file)));
             spares.keep(written, raw);
         }
         spares.give_back(batch);
-        let kept = spares.pool.lock().unwrap().strings.len();
+        let kept: Vec<usize> = spares
+            .pool
+            .lock()
+            .unwrap()
+            .strings
+            .iter()
+            .map(Vec::len)
+            .collect();
         assert_eq!(
-            kept, 7,
+            kept,
+            vec![1; Spare::COUNT],
             "every field of the short record, none of the long one"
         );
-        // The pool is taken whole: the next texts are written into the given strings, which
-        // start empty whatever they held.
-        let mut reused = 0;
-        for _ in 0..kept {
-            let text = handover.text("next");
+        // A field's list is taken whole: the next text of a field is written into the string
+        // that field had, which starts empty whatever it held.
+        let taken = |handover: &mut Handover, spare: Spare| {
+            let text = handover.text(spare, "next");
             assert_eq!(text, "next");
-            let at = text.as_ptr() as usize;
-            reused += usize::from(given.iter().any(|&(p, c)| p == at && c == text.capacity()));
-        }
-        assert_eq!(reused, 2, "the short record's tool and source file strings");
+            (text.as_ptr() as usize, text.capacity())
+        };
+        let tool = taken(&mut handover, Spare::of(Field::ToolName));
+        let source = taken(&mut handover, Spare::SOURCE_FILE);
+        assert_eq!((tool, source), given[0], "the short record's own strings");
         assert_eq!(
-            handover.text("new").capacity(),
+            handover.text(Spare::of(Field::ToolName), "new").capacity(),
             3,
-            "a fresh one once the pool is empty"
+            "a fresh one once the field's list is empty"
         );
         assert_eq!(
             handover.pool.lock().unwrap().batches.len(),
