@@ -25,8 +25,8 @@
 use std::sync::OnceLock;
 
 use regex_automata::hybrid::dfa::{self, DFA};
-use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
-use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::nfa::thompson::pikevm::PikeVM;
+use regex_automata::nfa::thompson::{self, WhichCaptures, NFA};
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
 use regex_automata::Input;
@@ -54,19 +54,14 @@ pub(super) struct AnchoredRules {
 }
 
 /// One rule's `is_match`: a forward lazy DFA over the rule's NFA, and a PikeVM over the same NFA
-/// should the DFA give up (it does not on these ASCII patterns; the fallback keeps the answer
-/// exact whatever happens). Built from one parse and one forward NFA, where a general regex
-/// also parses for literals and builds a reverse NFA and the engines `find` needs.
+/// should the DFA give up (it does not on these ASCII patterns, which have no quit bytes, and it
+/// is not told to give up on a busy cache; the fallback keeps the answer exact whatever happens,
+/// and is built only then). Built from one parse and one forward NFA, where a general regex also
+/// parses for literals and builds a reverse NFA and the engines `find` needs.
 struct Matcher {
     dfa: DFA,
-    pikevm: PikeVM,
-    caches: Pool<Caches, Box<dyn Fn() -> Caches + Send + Sync>>,
-}
-
-/// The mutable search state of one [`Matcher`], one per thread using it.
-struct Caches {
-    dfa: dfa::Cache,
-    pikevm: pikevm::Cache,
+    nfa: NFA,
+    caches: Pool<dfa::Cache, Box<dyn Fn() -> dfa::Cache + Send + Sync>>,
 }
 
 impl Matcher {
@@ -89,26 +84,29 @@ impl Matcher {
         let dfa = DFA::builder()
             .build_from_nfa(nfa.clone())
             .expect("a lazy DFA builds from any NFA");
-        let pikevm = PikeVM::new_from_nfa(nfa).expect("a PikeVM builds from any NFA");
-        let (for_dfa, for_pikevm) = (dfa.clone(), pikevm.clone());
-        let caches: Box<dyn Fn() -> Caches + Send + Sync> = Box::new(move || Caches {
-            dfa: for_dfa.create_cache(),
-            pikevm: for_pikevm.create_cache(),
-        });
+        let for_cache = dfa.clone();
+        let caches: Box<dyn Fn() -> dfa::Cache + Send + Sync> =
+            Box::new(move || for_cache.create_cache());
         Matcher {
             dfa,
-            pikevm,
+            nfa,
             caches: Pool::new(caches),
         }
     }
 
     fn is_match(&self, text: &[u8]) -> bool {
-        let mut caches = self.caches.get();
         let input = Input::new(text).earliest(true);
-        match self.dfa.try_search_fwd(&mut caches.dfa, &input) {
+        match self.dfa.try_search_fwd(&mut self.caches.get(), &input) {
             Ok(found) => found.is_some(),
-            Err(_) => self.pikevm.is_match(&mut caches.pikevm, input),
+            Err(_) => self.slow_is_match(input),
         }
+    }
+
+    /// The answer of a PikeVM over the same NFA: what [`Matcher::is_match`] falls back on.
+    #[cold]
+    fn slow_is_match(&self, input: Input<'_>) -> bool {
+        let pikevm = PikeVM::new_from_nfa(self.nfa.clone()).expect("a PikeVM builds from any NFA");
+        pikevm.is_match(&mut pikevm.create_cache(), input)
     }
 }
 
@@ -374,6 +372,28 @@ pub(super) mod tests {
             let anchored = AnchoredRules::new(rules);
             let literals = anchored.anchors.literals();
             anchors::tests::assert_finds_what_aho_corasick_finds(&literals, lowered.clone());
+        }
+    }
+
+    /// Every rule's fallback (a PikeVM, built only should the lazy DFA give up) answers as the
+    /// lazy DFA does, on every folded text: the fallback never runs on the built-in rules, so
+    /// this is where it is tried.
+    pub(crate) fn assert_fallback_agrees(texts: &[String]) {
+        let mut folded = String::new();
+        for rules in [text_rules_compiled(), write_path_rules_compiled()] {
+            for i in 0..rules.rules.len() {
+                let matcher = rules.regex(i);
+                for text in texts {
+                    fold(text, &mut folded);
+                    let input = Input::new(folded.as_bytes()).earliest(true);
+                    assert_eq!(
+                        matcher.slow_is_match(input),
+                        matcher.is_match(folded.as_bytes()),
+                        "rule {} on {folded:?}",
+                        rules.rules[i].source
+                    );
+                }
+            }
         }
     }
 

@@ -117,7 +117,7 @@ struct Scan<'r> {
     rules_id: u64,
     budget: Budget,
     /// When set, fields are written down here (role, bytes) instead of examined.
-    key: Option<String>,
+    key: Option<Vec<u8>>,
     folded: String,
     /// Scratch space for the engine's anchor search.
     lower: Vec<u8>,
@@ -130,7 +130,7 @@ struct Scan<'r> {
 
 thread_local! {
     /// The memo key being written, reused from one classification to the next.
-    static KEY: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+    static KEY: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
     /// A [`Scan`]'s folded, lower-cased and field key buffers, reused from one classification
     /// to the next (each at most the byte budget, and a byte).
     static SCRATCH: std::cell::Cell<(String, Vec<u8>, Vec<u8>)> =
@@ -151,17 +151,16 @@ pub(super) fn classify(user: &UserRules, rules_id: u64, attempt: &Attempt<'_>) -
         // JSON is parsed. The tag and the tool's length keep the key apart from other kinds
         // (an examined-text key starts with a role digit).
         (Some(Input::JsonText(text)), _) => {
-            // Tag, the tool's length (at most 20 digits) and ':', the tool, the text.
-            let longest = 1 + 20 + 1 + attempt.tool.len() + text.len();
+            // Tag, the tool's length (four bytes), the tool, the text.
+            let longest = 1 + 4 + attempt.tool.len() + text.len();
             if longest > memo::MEMO_MAX_KEY_BYTES {
                 KEY.set(key);
                 return examine().0;
             }
-            key.push('J');
-            push_decimal(&mut key, attempt.tool.len());
-            key.push(':');
-            key.push_str(attempt.tool);
-            key.push_str(text);
+            key.push(b'J');
+            push_len(&mut key, attempt.tool.len());
+            key.extend_from_slice(attempt.tool.as_bytes());
+            key.extend_from_slice(text.as_bytes());
         }
         // Otherwise, the same walk twice: first writing down what would be examined (the
         // memo's key), then, unless the memo knows the answer, examining it.
@@ -171,14 +170,14 @@ pub(super) fn classify(user: &UserRules, rules_id: u64, attempt: &Attempt<'_>) -
             key = keying.key.take().expect("a keying scan keeps its key");
         }
     }
-    let risk = match memo::recall(&memo::ATTEMPTS, rules_id, key.as_bytes()) {
+    let risk = match memo::recall(&memo::ATTEMPTS, rules_id, &key) {
         Some(risk) => risk,
         None => {
             let (risk, examined) = examine();
             // An attempt none of whose fields is examined (an issue comment's body) costs a
             // parse, less than the first sight of a frequent attempt it would push out.
             if examined {
-                memo::remember(&memo::ATTEMPTS, rules_id, key.as_bytes(), risk);
+                memo::remember(&memo::ATTEMPTS, rules_id, &key, risk);
             }
             risk
         }
@@ -187,20 +186,11 @@ pub(super) fn classify(user: &UserRules, rules_id: u64, attempt: &Attempt<'_>) -
     risk
 }
 
-/// Appends `n` in decimal to `key`: once per classification, so without the UTF-8 check a
-/// `&str` of the digits would cost.
-fn push_decimal(key: &mut String, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    key.extend(digits[at..].iter().map(|&d| char::from(d)));
+/// Appends `n` (a length within the memo's key bound or the byte budget) as four little-endian
+/// bytes: a fixed width, so the parts of a key need no separator and no digits are computed.
+fn push_len(key: &mut Vec<u8>, n: usize) {
+    let n = u32::try_from(n).expect("a length within the byte budget");
+    key.extend_from_slice(&n.to_le_bytes());
 }
 
 /// True if a tool by this name writes files (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`,
@@ -261,7 +251,7 @@ impl Drop for Scan<'_> {
 }
 
 impl<'r> Scan<'r> {
-    fn new(user: &'r UserRules, rules_id: u64, key: Option<String>) -> Scan<'r> {
+    fn new(user: &'r UserRules, rules_id: u64, key: Option<Vec<u8>>) -> Scan<'r> {
         let (folded, lower, field_key) = SCRATCH.take();
         Scan {
             user,
@@ -350,10 +340,9 @@ impl<'r> Scan<'r> {
         }
         if let Some(key) = &mut self.key {
             // Role, length, bytes: no two different walks write the same key.
-            key.push(char::from(b'0' + role as u8));
-            push_decimal(key, text.len());
-            key.push(':');
-            key.push_str(text);
+            key.push(b'0' + role as u8);
+            push_len(key, text.len());
+            key.extend_from_slice(text.as_bytes());
             return;
         }
         self.examined = true;
@@ -424,12 +413,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn push_decimal_writes_decimal() {
-        for n in [0, 7, 10, 16384, usize::MAX] {
-            let mut key = String::from("J");
-            push_decimal(&mut key, n);
-            assert_eq!(key, format!("J{n}"));
-        }
+    fn a_key_tells_apart_fields_split_differently() {
+        let user = UserRules::default();
+        let key = |fields: &[&str]| {
+            let mut scan = Scan::new(&user, 0, Some(Vec::new()));
+            for field in fields {
+                scan.field(field, Role::Command);
+            }
+            scan.key.take().expect("a keying scan keeps its key")
+        };
+        assert_ne!(key(&["ab", "c"]), key(&["a", "bc"]));
+        assert_ne!(key(&["ab"]), key(&["a", "b"]));
+        assert_eq!(key(&["ab", "c"]), key(&["ab", "c"]));
+        let mut expected = vec![b'0' + Role::Command as u8];
+        expected.extend_from_slice(&300u32.to_le_bytes());
+        expected.extend_from_slice("x".repeat(300).as_bytes());
+        assert_eq!(key(&[&"x".repeat(300)]), expected);
+    }
+
+    /// The memo key of a tool and an input's JSON text.
+    fn json_key(tool: &str, text: &str) -> Vec<u8> {
+        let mut key = b"J".to_vec();
+        key.extend_from_slice(&u32::try_from(tool.len()).unwrap().to_le_bytes());
+        key.extend_from_slice(tool.as_bytes());
+        key.extend_from_slice(text.as_bytes());
+        key
     }
 
     #[test]
@@ -493,11 +501,8 @@ mod tests {
             reason: None,
         };
         assert_eq!(classify(&user, rules_id, &attempt), Risk::None);
-        let key = format!("J{}:{}{comment}", attempt.tool.len(), attempt.tool);
-        assert_eq!(
-            memo::recall(&memo::ATTEMPTS, rules_id, key.as_bytes()),
-            None
-        );
+        let key = json_key(attempt.tool, comment);
+        assert_eq!(memo::recall(&memo::ATTEMPTS, rules_id, &key), None);
         let read = r#"{"file_path":".env"}"#;
         let attempt = Attempt {
             tool: "Read",
@@ -505,9 +510,9 @@ mod tests {
             reason: None,
         };
         assert_eq!(classify(&user, rules_id, &attempt), Risk::CredentialAccess);
-        let key = format!("J4:Read{read}");
+        let key = json_key("Read", read);
         assert_eq!(
-            memo::recall(&memo::ATTEMPTS, rules_id, key.as_bytes()),
+            memo::recall(&memo::ATTEMPTS, rules_id, &key),
             Some(Risk::CredentialAccess)
         );
     }
