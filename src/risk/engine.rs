@@ -34,6 +34,7 @@ use regex_automata::Input;
 use super::anchors::{self, Literals};
 use super::paths::write_path_rules;
 use super::rules::{text_rules, Effect, Rule};
+use super::Risk;
 
 /// The text rules behind a search for their anchors: a rule's regex runs only on
 /// a text that holds one of its anchors, and is compiled the first time it does. A field meets
@@ -176,7 +177,13 @@ type Candidates = [u64; MAX_TEXT_RULES / 64];
 const MAX_TEXT_RULES: usize = 256;
 
 impl AnchoredRules {
-    fn new(rules: Vec<Rule>) -> AnchoredRules {
+    fn new(mut rules: Vec<Rule>) -> AnchoredRules {
+        // Most severe first (a stable sort: the table's order within a class), so a caller that
+        // skips what cannot raise the class it has found skips most rules once one matches.
+        rules.sort_by_key(|rule| match rule.effect {
+            Effect::Class(risk) => risk.severity(),
+            Effect::Send | Effect::Url => Risk::Exfiltration.severity(),
+        });
         assert!(
             rules.len() <= MAX_TEXT_RULES,
             "at most {MAX_TEXT_RULES} text rules"
@@ -237,9 +244,10 @@ impl AnchoredRules {
         }
     }
 
-    /// Calls `found` with the effect of every rule that matches `text`, in rule order, among
-    /// the rules whose effect `admits` accepts (the others are not run). `lower` is scratch
-    /// space for the lower-cased text the anchors are searched in.
+    /// Calls `found` with the effect of every rule that matches `text`, most severe first,
+    /// among the rules whose effect `admits` accepts, asked just before each would run (the
+    /// others are neither run nor compiled): so `admits` may depend on what `found` was told.
+    /// `lower` is scratch space for the lower-cased text the anchors are searched in.
     pub(super) fn for_each_match(
         &self,
         text: &[u8],
@@ -330,8 +338,8 @@ pub(super) mod tests {
     use crate::risk::text::fold;
 
     /// Every rule of a set in one unanchored set: what the anchors must never hide.
-    fn unanchored(rules: Vec<Rule>) -> regex::bytes::RegexSet {
-        regex::bytes::RegexSetBuilder::new(rules.into_iter().map(|r| r.source))
+    fn unanchored(rules: &[Rule]) -> regex::bytes::RegexSet {
+        regex::bytes::RegexSetBuilder::new(rules.iter().map(|r| &r.source))
             .unicode(false)
             .build()
             .expect("the built-in risk patterns are valid ASCII byte regexes")
@@ -340,10 +348,8 @@ pub(super) mod tests {
     /// Every rule (text or write-path) that matches a folded text also has an anchor in it, so
     /// the anchored pass finds what one unanchored pass over every rule finds.
     pub(crate) fn assert_anchors_hide_nothing(texts: impl IntoIterator<Item = String>) {
-        let sets = [
-            (unanchored(text_rules()), text_rules_compiled()),
-            (unanchored(write_path_rules()), write_path_rules_compiled()),
-        ];
+        let sets = [text_rules_compiled(), write_path_rules_compiled()]
+            .map(|anchored| (unanchored(&anchored.rules), anchored));
         let mut folded = String::new();
         let mut lowered = Vec::new();
         for text in texts {

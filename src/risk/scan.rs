@@ -103,6 +103,17 @@ impl Found {
         self.0 & (1 << risk.severity()) != 0
     }
 
+    /// Whether a match with `effect` could make the most severe class found more severe: a
+    /// rule that cannot is not run (the rules run most severe first, so most are skipped once
+    /// one matches). A `Send` or `Url` match can only add exfiltration.
+    fn may_rise(self, effect: Effect) -> bool {
+        let class = match effect {
+            Effect::Class(risk) => risk,
+            Effect::Send | Effect::Url => Risk::Exfiltration,
+        };
+        self.0 == 0 || class.severity() < self.0.trailing_zeros() as usize
+    }
+
     fn most_severe(self) -> Risk {
         if self.0 == 0 {
             return Risk::None;
@@ -129,6 +140,9 @@ struct Scan<'r> {
     found: Found,
     /// Whether any field was examined (not merely written down as a key).
     examined: bool,
+    /// Whether a field's rules stop at what cannot change its most severe class (always, but in
+    /// the test that holds pruning to running every rule).
+    prune: bool,
 }
 
 thread_local! {
@@ -266,6 +280,7 @@ impl<'r> Scan<'r> {
             field_key,
             found: Found::default(),
             examined: false,
+            prune: true,
         }
     }
 
@@ -375,21 +390,30 @@ impl<'r> Scan<'r> {
         fold(text, &mut self.folded);
         let folded = self.folded.as_bytes();
         let (mut send, mut url) = (false, role == Role::Url);
-        let mut found = Found::default();
-        let admits = |effect| role.admits(effect);
+        // Only the most severe class of an attempt counts, and the rules run most severe first:
+        // one that cannot raise what the field has shown so far is not run (nor compiled).
+        let found = std::cell::Cell::new(Found::default());
+        let prune = self.prune;
+        let admits = |effect| role.admits(effect) && (!prune || found.get().may_rise(effect));
         let lower = &mut self.lower;
         engine::text_rules_compiled().for_each_match(
             folded,
             lower,
             admits,
             |effect| match effect {
-                Effect::Class(risk) => found.add(risk),
+                Effect::Class(risk) => {
+                    let mut more = found.get();
+                    more.add(risk);
+                    found.set(more);
+                }
                 Effect::Send => send = true,
                 Effect::Url => url = true,
             },
         );
+        let mut found = found.get();
         let allow = &self.user.allow;
         if !found.has(Risk::Exfiltration)
+            && (!prune || found.may_rise(Effect::Send))
             && ((send && hosts::sends_outside(&self.folded, allow))
                 || (url && hosts::has_leaking_url(&self.folded, allow)))
         {

@@ -213,7 +213,7 @@ fn label_values_round_trip_and_are_prometheus_safe() {
 }
 
 /// The attempted texts of the labelled corpus.
-fn corpus_texts() -> Vec<String> {
+pub(super) fn corpus_texts() -> Vec<String> {
     let corpus = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/risk/corpus.tsv"
