@@ -13,9 +13,8 @@
 //! first byte first passed four positions in five, since nearly every letter starts some
 //! literal, and mispredicted). Only a filled bucket reads the bucket table (4 KiB) and compares
 //! its few literals, each by its first eight bytes in one load. The four one-byte literals are
-//! found apart, with `memchr`. About 14 instructions a byte over a replay's fields, with the
-//! engine's lower-casing copy about 4 more, where the search that tested the first byte took 33
-//! and the automaton's overlapping search about 50. About 17 KiB in all (the automaton: 29 KB),
+//! found apart, with `memchr`. About 25 instructions a byte over a replay's fields, where the
+//! search that tested the first byte took 33 and the automaton's overlapping search about 50. About 17 KiB in all (the automaton: 29 KB),
 //! of which a search mostly reads the 256-byte bitmap.
 
 /// Buckets of the two-byte table: a power of two.

@@ -16,7 +16,8 @@
 //!
 //! Cost: per field, one pass of the anchor search over the lower-cased text (a two-byte table
 //! over a few hundred short literals, about 8 KiB, built in microseconds: see `anchors`), then
-//! the admitted candidates' `is_match`. Everything
+//! the admitted candidates' `is_match`, most severe first, each skipped (and left
+//! uncompiled) when the caller says it cannot raise the class already found. Everything
 //! compiles on first use, and compiling is the larger share of a short replay's classification
 //! cost: so a rule is one forward NFA run by a lazy DFA (see [`Matcher`]), built in about a third
 //! of a general regex's time, and only the rules some text's anchors admit are ever compiled
