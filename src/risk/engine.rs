@@ -21,7 +21,7 @@
 //! compiles on first use, and compiling is the larger share of a short replay's classification
 //! cost: so a rule is one forward NFA run by a lazy DFA (see [`Matcher`]), built in about a third
 //! of a general regex's time, and only the rules some text's anchors admit are ever compiled
-//! (20 of the 105 text rules and 3 of the 8 write-path rules on the generator's 256 MiB log).
+//! (19 of the 113 text and write-path rules on the generator's 256 MiB log).
 
 use std::sync::OnceLock;
 
