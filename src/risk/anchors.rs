@@ -7,12 +7,15 @@
 //! one over the corpus and over texts built from the literals themselves.
 //!
 //! Cost: built once per rule set from a few hundred literals (two sorts and a few small arrays,
-//! where an Aho-Corasick automaton took 2.7 M instructions on the text rules); searching skips
-//! a position whose byte starts no literal, else looks up its first two bytes in a table of
-//! 2,048 buckets (4 KiB), most of them empty, and compares the few literals a bucket holds, each
-//! by its first eight bytes in one load: about 33 instructions a byte over a replay's fields,
-//! where the automaton's overlapping search took about 50. About 17 KiB in all (the automaton:
-//! 29 KB), of which a search mostly reads the 4 KiB bucket table and the buckets it meets.
+//! where an Aho-Corasick automaton took 2.7 M instructions on the text rules). Searching hashes
+//! each position's first two bytes to one of 2,048 buckets and tests the bucket's bit in a
+//! 256-byte bitmap: most positions end there, without a branch on what the byte is (testing the
+//! first byte first passed four positions in five, since nearly every letter starts some
+//! literal, and mispredicted). Only a filled bucket reads the bucket table (4 KiB) and compares
+//! its few literals, each by its first eight bytes in one load. The four one-byte literals are
+//! found apart, with `memchr`. About 25 instructions a byte over a replay's fields, where the
+//! search that tested the first byte took 33 and the automaton's overlapping search about 50. About 17 KiB in all (the automaton: 29 KB),
+//! of which a search mostly reads the 256-byte bitmap.
 
 /// Buckets of the two-byte table: a power of two.
 const BUCKETS: usize = 2048;
@@ -29,11 +32,14 @@ pub(super) struct Literals {
     bytes: Vec<u8>,
     /// By literal id, where its bytes start in `bytes` and how many there are.
     spans: Vec<(u32, u32)>,
-    /// By byte: bit 0 when it is a one-byte literal, bit 1 when a longer literal starts with
-    /// it. A position whose byte starts nothing costs one load.
-    starts: Box<[u8; 256]>,
-    /// By byte, the one-byte literal it is, if any.
-    single: Box<[LiteralId; 256]>,
+    /// The one-byte literals: each byte, and its id. Found with `memchr`, one pass for up to
+    /// three of them: the rule tables have four (`|`, `$`, `>`, `@`), so the main loop never
+    /// asks about them.
+    singles: Vec<(u8, LiteralId)>,
+    /// One bit a bucket: set when the bucket holds a literal. A position whose first two bytes
+    /// fall in an empty bucket (most of them) costs one load from these 256 bytes, and never
+    /// touches `offsets` or `entries`.
+    filled: [u64; BUCKETS / 64],
     /// Bucket `b` holds `entries[offsets[b]..offsets[b + 1]]`.
     offsets: Box<[u16; BUCKETS + 1]>,
     /// The literals of two bytes or more, grouped by the bucket of their first two bytes.
@@ -77,8 +83,7 @@ impl Literals {
         );
         let mut bytes = Vec::new();
         let mut spans = Vec::with_capacity(literals.len());
-        let mut starts = Box::new([0u8; 256]);
-        let mut single = Box::new([NO_LITERAL; 256]);
+        let mut singles: Vec<(u8, LiteralId)> = Vec::new();
         let mut entries = Vec::new();
         for (id, literal) in literals.iter().enumerate() {
             let literal = literal.as_ref();
@@ -90,15 +95,7 @@ impl Literals {
             bytes.extend_from_slice(literal);
             match *literal {
                 [] => panic!("an empty literal matches everywhere"),
-                [first, ..] => starts[usize::from(first)] |= if literal.len() == 1 { 1 } else { 2 },
-            }
-            match *literal {
-                [] => unreachable!("refused above"),
-                [byte] => {
-                    let slot = &mut single[usize::from(byte)];
-                    assert_eq!(*slot, NO_LITERAL, "literal {literal:?} is repeated");
-                    *slot = id;
-                }
+                [byte] => singles.push((byte, id)),
                 _ => entries.push(Entry {
                     prefix: word(literal),
                     mask: u64::MAX >> (64 - 8 * literal.len().min(8)),
@@ -113,8 +110,11 @@ impl Literals {
         let pair_bucket = |entry: &Entry| bucket(entry.prefix as u16);
         entries.sort_unstable_by_key(|entry| (pair_bucket(entry), entry.id));
         let mut offsets = Box::new([0u16; BUCKETS + 1]);
+        let mut filled = [0u64; BUCKETS / 64];
         for entry in &entries {
-            offsets[pair_bucket(entry) + 1] += 1;
+            let b = pair_bucket(entry);
+            offsets[b + 1] += 1;
+            filled[b / 64] |= 1 << (b % 64);
         }
         for b in 0..BUCKETS {
             offsets[b + 1] += offsets[b];
@@ -127,8 +127,8 @@ impl Literals {
         Literals {
             bytes,
             spans,
-            starts,
-            single,
+            singles,
+            filled,
             offsets,
             entries,
         }
@@ -148,9 +148,8 @@ impl Literals {
     }
 
     /// Calls `found(id, start, end)` for every occurrence of every literal in `text`,
-    /// overlapping ones included: by start, and for one start in no particular order. `text`
-    /// ends with [`PADDING`] zero bytes that are not searched (the caller appends them to the
-    /// text it searches).
+    /// overlapping ones included, in no particular order. `text` ends with [`PADDING`] zero
+    /// bytes that are not searched (the caller appends them to the text it searches).
     pub(super) fn for_each_occurrence(
         &self,
         text: &[u8],
@@ -160,19 +159,37 @@ impl Literals {
             .len()
             .checked_sub(PADDING)
             .expect("a searched text ends with its padding");
-        let (starts, single) = (&*self.starts, &*self.single);
-        let (offsets, entries) = (&*self.offsets, &*self.entries);
-        for (at, window) in text[..len + PADDING - 1].windows(PADDING).enumerate() {
-            let eight = u64::from_le_bytes(window.try_into().expect("eight bytes a window"));
-            let first = usize::from(eight as u8);
-            let kinds = starts[first];
-            if kinds == 0 {
+        // Up to three one-byte literals a pass.
+        for group in self.singles.chunks(3) {
+            let mut at_one = |at: usize| {
+                for &(byte, id) in group {
+                    if text[at] == byte {
+                        found(id, at, at + 1);
+                    }
+                }
+            };
+            let haystack = &text[..len];
+            match *group {
+                [(a, _)] => memchr::memchr_iter(a, haystack).for_each(&mut at_one),
+                [(a, _), (b, _)] => memchr::memchr2_iter(a, b, haystack).for_each(&mut at_one),
+                [(a, _), (b, _), (c, _)] => {
+                    memchr::memchr3_iter(a, b, c, haystack).for_each(&mut at_one)
+                }
+                _ => unreachable!("chunks of one to three"),
+            }
+        }
+        let (filled, offsets, entries) = (&self.filled, &*self.offsets, &*self.entries);
+        // A position's first two bytes, hashed to a bucket whose bit is tested: no branch on
+        // what a byte is, and an empty bucket (most positions) ends the position. Only a filled
+        // bucket loads the position's eight bytes and reads the bucket's entries.
+        let pairs = text[..len].iter().zip(&text[1..=len]);
+        for (at, (&first, &second)) in pairs.enumerate() {
+            let b = bucket(u16::from_le_bytes([first, second]));
+            if filled[b / 64] & (1 << (b % 64)) == 0 {
                 continue;
             }
-            if kinds & 1 != 0 {
-                found(single[first], at, at + 1);
-            }
-            let b = bucket(eight as u16);
+            let window = &text[at..at + PADDING];
+            let eight = u64::from_le_bytes(window.try_into().expect("eight bytes a window"));
             let (lo, hi) = (usize::from(offsets[b]), usize::from(offsets[b + 1]));
             for entry in &entries[lo..hi] {
                 if eight & entry.mask != entry.prefix {

@@ -16,17 +16,18 @@
 //!
 //! Cost: per field, one pass of the anchor search over the lower-cased text (a two-byte table
 //! over a few hundred short literals, about 8 KiB, built in microseconds: see `anchors`), then
-//! the admitted candidates' `is_match`. Everything
+//! the admitted candidates' `is_match`, most severe first, each skipped (and left
+//! uncompiled) when the caller says it cannot raise the class already found. Everything
 //! compiles on first use, and compiling is the larger share of a short replay's classification
 //! cost: so a rule is one forward NFA run by a lazy DFA (see [`Matcher`]), built in about a third
 //! of a general regex's time, and only the rules some text's anchors admit are ever compiled
-//! (20 of the 105 text rules and 3 of the 8 write-path rules on the generator's 256 MiB log).
+//! (19 of the 113 text and write-path rules on the generator's 256 MiB log).
 
 use std::sync::OnceLock;
 
 use regex_automata::hybrid::dfa::{self, DFA};
-use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
-use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::nfa::thompson::pikevm::PikeVM;
+use regex_automata::nfa::thompson::{self, WhichCaptures, NFA};
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
 use regex_automata::Input;
@@ -34,6 +35,7 @@ use regex_automata::Input;
 use super::anchors::{self, Literals};
 use super::paths::write_path_rules;
 use super::rules::{text_rules, Effect, Rule};
+use super::Risk;
 
 /// The text rules behind a search for their anchors: a rule's regex runs only on
 /// a text that holds one of its anchors, and is compiled the first time it does. A field meets
@@ -54,19 +56,14 @@ pub(super) struct AnchoredRules {
 }
 
 /// One rule's `is_match`: a forward lazy DFA over the rule's NFA, and a PikeVM over the same NFA
-/// should the DFA give up (it does not on these ASCII patterns; the fallback keeps the answer
-/// exact whatever happens). Built from one parse and one forward NFA, where a general regex
-/// also parses for literals and builds a reverse NFA and the engines `find` needs.
+/// should the DFA give up (it does not on these ASCII patterns, which have no quit bytes, and it
+/// is not told to give up on a busy cache; the fallback keeps the answer exact whatever happens,
+/// and is built only then). Built from one parse and one forward NFA, where a general regex also
+/// parses for literals and builds a reverse NFA and the engines `find` needs.
 struct Matcher {
     dfa: DFA,
-    pikevm: PikeVM,
-    caches: Pool<Caches, Box<dyn Fn() -> Caches + Send + Sync>>,
-}
-
-/// The mutable search state of one [`Matcher`], one per thread using it.
-struct Caches {
-    dfa: dfa::Cache,
-    pikevm: pikevm::Cache,
+    nfa: NFA,
+    caches: Pool<dfa::Cache, Box<dyn Fn() -> dfa::Cache + Send + Sync>>,
 }
 
 impl Matcher {
@@ -89,26 +86,29 @@ impl Matcher {
         let dfa = DFA::builder()
             .build_from_nfa(nfa.clone())
             .expect("a lazy DFA builds from any NFA");
-        let pikevm = PikeVM::new_from_nfa(nfa).expect("a PikeVM builds from any NFA");
-        let (for_dfa, for_pikevm) = (dfa.clone(), pikevm.clone());
-        let caches: Box<dyn Fn() -> Caches + Send + Sync> = Box::new(move || Caches {
-            dfa: for_dfa.create_cache(),
-            pikevm: for_pikevm.create_cache(),
-        });
+        let for_cache = dfa.clone();
+        let caches: Box<dyn Fn() -> dfa::Cache + Send + Sync> =
+            Box::new(move || for_cache.create_cache());
         Matcher {
             dfa,
-            pikevm,
+            nfa,
             caches: Pool::new(caches),
         }
     }
 
     fn is_match(&self, text: &[u8]) -> bool {
-        let mut caches = self.caches.get();
         let input = Input::new(text).earliest(true);
-        match self.dfa.try_search_fwd(&mut caches.dfa, &input) {
+        match self.dfa.try_search_fwd(&mut self.caches.get(), &input) {
             Ok(found) => found.is_some(),
-            Err(_) => self.pikevm.is_match(&mut caches.pikevm, input),
+            Err(_) => self.slow_is_match(input),
         }
+    }
+
+    /// The answer of a PikeVM over the same NFA: what [`Matcher::is_match`] falls back on.
+    #[cold]
+    fn slow_is_match(&self, input: Input<'_>) -> bool {
+        let pikevm = PikeVM::new_from_nfa(self.nfa.clone()).expect("a PikeVM builds from any NFA");
+        pikevm.is_match(&mut pikevm.create_cache(), input)
     }
 }
 
@@ -178,7 +178,13 @@ type Candidates = [u64; MAX_TEXT_RULES / 64];
 const MAX_TEXT_RULES: usize = 256;
 
 impl AnchoredRules {
-    fn new(rules: Vec<Rule>) -> AnchoredRules {
+    fn new(mut rules: Vec<Rule>) -> AnchoredRules {
+        // Most severe first (a stable sort: the table's order within a class), so a caller that
+        // skips what cannot raise the class it has found skips most rules once one matches.
+        rules.sort_by_key(|rule| match rule.effect {
+            Effect::Class(risk) => risk.severity(),
+            Effect::Send | Effect::Url => Risk::Exfiltration.severity(),
+        });
         assert!(
             rules.len() <= MAX_TEXT_RULES,
             "at most {MAX_TEXT_RULES} text rules"
@@ -239,9 +245,10 @@ impl AnchoredRules {
         }
     }
 
-    /// Calls `found` with the effect of every rule that matches `text`, in rule order, among
-    /// the rules whose effect `admits` accepts (the others are not run). `lower` is scratch
-    /// space for the lower-cased text the anchors are searched in.
+    /// Calls `found` with the effect of every rule that matches `text`, most severe first,
+    /// among the rules whose effect `admits` accepts, asked just before each would run (the
+    /// others are neither run nor compiled): so `admits` may depend on what `found` was told.
+    /// `lower` is scratch space for the lower-cased text the anchors are searched in.
     pub(super) fn for_each_match(
         &self,
         text: &[u8],
@@ -332,8 +339,8 @@ pub(super) mod tests {
     use crate::risk::text::fold;
 
     /// Every rule of a set in one unanchored set: what the anchors must never hide.
-    fn unanchored(rules: Vec<Rule>) -> regex::bytes::RegexSet {
-        regex::bytes::RegexSetBuilder::new(rules.into_iter().map(|r| r.source))
+    fn unanchored(rules: &[Rule]) -> regex::bytes::RegexSet {
+        regex::bytes::RegexSetBuilder::new(rules.iter().map(|r| &r.source))
             .unicode(false)
             .build()
             .expect("the built-in risk patterns are valid ASCII byte regexes")
@@ -342,10 +349,8 @@ pub(super) mod tests {
     /// Every rule (text or write-path) that matches a folded text also has an anchor in it, so
     /// the anchored pass finds what one unanchored pass over every rule finds.
     pub(crate) fn assert_anchors_hide_nothing(texts: impl IntoIterator<Item = String>) {
-        let sets = [
-            (unanchored(text_rules()), text_rules_compiled()),
-            (unanchored(write_path_rules()), write_path_rules_compiled()),
-        ];
+        let sets = [text_rules_compiled(), write_path_rules_compiled()]
+            .map(|anchored| (unanchored(&anchored.rules), anchored));
         let mut folded = String::new();
         let mut lowered = Vec::new();
         for text in texts {
@@ -374,6 +379,28 @@ pub(super) mod tests {
             let anchored = AnchoredRules::new(rules);
             let literals = anchored.anchors.literals();
             anchors::tests::assert_finds_what_aho_corasick_finds(&literals, lowered.clone());
+        }
+    }
+
+    /// Every rule's fallback (a PikeVM, built only should the lazy DFA give up) answers as the
+    /// lazy DFA does, on every folded text: the fallback never runs on the built-in rules, so
+    /// this is where it is tried.
+    pub(crate) fn assert_fallback_agrees(texts: &[String]) {
+        let mut folded = String::new();
+        for rules in [text_rules_compiled(), write_path_rules_compiled()] {
+            for i in 0..rules.rules.len() {
+                let matcher = rules.regex(i);
+                for text in texts {
+                    fold(text, &mut folded);
+                    let input = Input::new(folded.as_bytes()).earliest(true);
+                    assert_eq!(
+                        matcher.slow_is_match(input),
+                        matcher.is_match(folded.as_bytes()),
+                        "rule {} on {folded:?}",
+                        rules.rules[i].source
+                    );
+                }
+            }
         }
     }
 

@@ -7,10 +7,13 @@
 //! parsed value of one input are examined alike. **Not here:** which keys are examined and in
 //! what role (`scan` passes the predicate), classifying.
 //!
-//! Cost: one pass of the JSON parser over the text; strings without escapes are borrowed, every
-//! other key's value is skipped without being built. Building a `serde_json::Value` of the whole
-//! input and dropping it cost about twice as much, for entries (a `description`, an
-//! `old_string`, a `prompt`) no rule reads.
+//! Cost: one pass over the text. The usual input (one object of strings, small integers and
+//! literals) is read by a reader of just that shape, strings scanned eight bytes at a time and
+//! borrowed when unescaped; anything else by the JSON parser, every key's value not examined
+//! skipped without being built. On the generator's log the reader takes about 15% fewer
+//! instructions than the parser did on the same texts, most of both being the strings' bytes.
+//! Building a `serde_json::Value` of the whole input and dropping it cost about twice as much,
+//! for entries (a `description`, an `old_string`, a `prompt`) no rule reads.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -49,10 +52,168 @@ pub(super) enum Parsed<'a> {
 /// the parts it builds (syntax, nesting past its limit); skipped values are only checked for
 /// syntax.
 pub(super) fn parse(text: &str, examined: Examined) -> Result<Parsed<'_>, serde_json::Error> {
+    if let Some(fields) = Flat::read(text, examined) {
+        return Ok(Parsed::Object(fields));
+    }
     let mut parser = serde_json::Deserializer::from_str(text);
     let parsed = ParsedSeed(examined).deserialize(&mut parser)?;
     parser.end()?;
     Ok(parsed)
+}
+
+/// The reader of the shape nearly every tool input has: one object whose values are strings,
+/// small integers, `true`, `false` or `null`. It gives what the JSON parser gives for such a
+/// text, in one pass without the parser's per-value dispatch; on anything else (a nested value,
+/// a `\u` escape, a control byte, a fraction, an exponent or a long number, a syntax error) it
+/// gives up, and the JSON parser reads the text from the start. A unit test holds it to the
+/// parser on generated texts.
+struct Flat<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Flat<'a> {
+    fn read(text: &'a str, examined: Examined) -> Option<Fields<'a>> {
+        let mut flat = Flat { text, at: 0 };
+        flat.space();
+        flat.eat(b'{')?;
+        flat.space();
+        let mut entries = Vec::new();
+        if flat.eat(b'}').is_none() {
+            loop {
+                let key = flat.string()?;
+                flat.space();
+                flat.eat(b':')?;
+                flat.space();
+                let item = flat.value()?;
+                if examined(&key) {
+                    entries.push((key, item));
+                }
+                flat.space();
+                if flat.eat(b',').is_some() {
+                    flat.space();
+                    continue;
+                }
+                flat.eat(b'}')?;
+                break;
+            }
+        }
+        flat.space();
+        (flat.at == text.len()).then(|| Fields::settle(entries))
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek() == Some(byte)).then(|| self.at += 1)
+    }
+
+    /// JSON's whitespace: space, tab, newline, carriage return.
+    fn space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// A string, borrowed when it has no escape; `None` on a `\u` escape or a control byte.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        self.eat(b'"')?;
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        let mut owned: Option<String> = None;
+        let mut run = start;
+        loop {
+            let at = special_at(bytes, run)?;
+            match bytes[at] {
+                b'"' => {
+                    self.at = at + 1;
+                    return Some(match owned {
+                        None => Cow::Borrowed(&self.text[start..at]),
+                        Some(mut text) => {
+                            text.push_str(&self.text[run..at]);
+                            Cow::Owned(text)
+                        }
+                    });
+                }
+                b'\\' => {
+                    let unescaped = match bytes.get(at + 1)? {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        _ => return None,
+                    };
+                    let text = owned.get_or_insert_with(String::new);
+                    text.push_str(&self.text[run..at]);
+                    text.push(unescaped);
+                    run = at + 2;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string, or a value that is not one (an integer of at most 15 digits, `true`, `false`,
+    /// `null`); `None` on anything else.
+    fn value(&mut self) -> Option<Item<'a>> {
+        let rest = &self.text.as_bytes()[self.at..];
+        let len = match *rest.first()? {
+            b'"' => return self.string().map(Item::Str),
+            b't' if rest.starts_with(b"true") => 4,
+            b'f' if rest.starts_with(b"false") => 5,
+            b'n' if rest.starts_with(b"null") => 4,
+            b'-' | b'0'..=b'9' => {
+                let sign = usize::from(rest[0] == b'-');
+                let digits = rest[sign..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+                let leading_zero = digits > 1 && rest[sign] == b'0';
+                if digits == 0 || digits > 15 || leading_zero {
+                    return None;
+                }
+                sign + digits
+            }
+            _ => return None,
+        };
+        // What follows a number or a word must end it (`1.5`, `1e3`, `truex` are not read here).
+        match rest.get(len) {
+            None | Some(b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}') => {}
+            Some(_) => return None,
+        }
+        self.at += len;
+        Some(Item::Other)
+    }
+}
+
+/// Where the first quote, backslash or control byte at or after `from` is: eight bytes at a
+/// time while none of the three is among them, as the JSON parser looks for a string's end.
+fn special_at(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    // A byte of `w` is zero, or below `n` (n <= 0x80), exactly when its high bit is set here
+    // (only a byte above a true hit can be flagged wrongly, so "any" is exact).
+    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        if below(w ^ (ONES * u64::from(b'"')), 1)
+            | below(w ^ (ONES * u64::from(b'\\')), 1)
+            | below(w, 0x20)
+            != 0
+        {
+            break;
+        }
+        at += 8;
+    }
+    let special = |b: &u8| *b == b'"' || *b == b'\\' || *b < 0x20;
+    bytes[at..].iter().position(special).map(|p| at + p)
 }
 
 impl<'a> Fields<'a> {
@@ -254,6 +415,80 @@ mod tests {
         };
         assert!(matches!(last.get("command"), Some(Item::Str(c)) if c == "last"));
         assert!(last.get("skip").is_none());
+    }
+
+    /// What the JSON parser alone gives for `text`.
+    fn parse_slow(text: &str) -> Result<Parsed<'_>, serde_json::Error> {
+        let mut parser = serde_json::Deserializer::from_str(text);
+        let parsed = ParsedSeed(examined).deserialize(&mut parser)?;
+        parser.end()?;
+        Ok(parsed)
+    }
+
+    /// Holds the flat reader to the JSON parser: when it reads a text, the parser reads the
+    /// same entries from it.
+    fn assert_flat_reads_as_the_parser(text: &str) -> bool {
+        let Some(flat) = Flat::read(text, examined) else {
+            return false;
+        };
+        match parse_slow(text) {
+            Ok(Parsed::Object(slow)) => assert_eq!(read(&flat), read(&slow), "{text:?}"),
+            other => panic!("the flat reader read {text:?}, the parser gave {other:?}"),
+        }
+        true
+    }
+
+    #[test]
+    fn the_flat_reader_reads_the_usual_inputs_as_the_parser_does() {
+        for text in [
+            r#"{"command":"git push --force origin main","description":"Run it"}"#,
+            r#" { "file_path" : "a\nb\t\"c\"\\d\/e" , "n" : -0 , "x" : null } "#,
+            r#"{"owner":"acme","issue_number":4321,"body":"LGTM","ok":true,"no":false}"#,
+            r#"{"command":"first","command":"last","file_path":"é"}"#,
+            "{}",
+            "{\n\t\"command\":\"x\"\r\n}",
+        ] {
+            assert!(assert_flat_reads_as_the_parser(text), "{text}");
+        }
+        // Left to the parser: a \u escape, a nested value, a fraction, an exponent, a long
+        // number, a leading zero, a control byte, a bad escape, trailing text, a string.
+        for text in [
+            r#"{"command":"\u0041"}"#,
+            r#"{"edits":[{"new_string":"x"}]}"#,
+            r#"{"n":1.5}"#,
+            r#"{"n":1e3}"#,
+            r#"{"n":1234567890123456}"#,
+            r#"{"n":01}"#,
+            "{\"command\":\"a\u{1}b\"}",
+            r#"{"command":"\q"}"#,
+            r#"{"command":"x"} x"#,
+            r#""rm -rf /""#,
+            r#"{"command":"x",}"#,
+            r#"{"n":tru}"#,
+        ] {
+            assert!(Flat::read(text, examined).is_none(), "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+
+        /// Texts built from the pieces JSON is made of, valid or not: whatever the flat reader
+        /// reads, the parser reads alike.
+        #[test]
+        fn the_flat_reader_never_reads_what_the_parser_reads_otherwise(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "{", "}", "[", "]", "\"", "\\", ":", ",", " ", "\n", "\t", "\u{1}", "\u{7f}",
+                "command", "file_path", "body", "x", "é", "0", "1", "-", ".", "e", "00",
+                "123456789012345", "true", "false", "null", "nul", "u", "u0041", "n", "t", "/",
+                "\"command\":", "\"body\":", "\"x\"",
+            ]), 0..24)
+        ) {
+            let text: String = pieces.concat();
+            assert_flat_reads_as_the_parser(&text);
+            assert_flat_reads_as_the_parser(&format!("{{{text}}}"));
+            assert_flat_reads_as_the_parser(&format!("{{\"command\":\"{text}\"}}"));
+        }
     }
 
     #[test]

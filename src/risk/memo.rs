@@ -47,11 +47,14 @@ pub(super) struct Memo<V> {
 }
 
 impl<V> Default for Memo<V> {
+    /// Empty, with room for the first generation: a map grown from empty rehashes every entry
+    /// each time it doubles on the way to [`MEMO_ENTRIES`]. The older generation takes no room
+    /// until the newer one first fills (a memo that never fills holds one map, about 50 KB).
     fn default() -> Memo<V> {
         let hash = KeyHash::default();
         Memo {
             rules: 0,
-            young: HashMap::with_hasher(hash),
+            young: HashMap::with_capacity_and_hasher(MEMO_ENTRIES, hash),
             old: HashMap::with_hasher(hash),
         }
     }

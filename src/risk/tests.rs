@@ -212,19 +212,24 @@ fn label_values_round_trip_and_are_prometheus_safe() {
     assert!(rules::text_rules().len() + paths::write_path_rules().len() > 80);
 }
 
-#[test]
-fn anchors_hide_no_match_of_the_corpus_or_of_generated_text() {
+/// The attempted texts of the labelled corpus.
+pub(super) fn corpus_texts() -> Vec<String> {
     let corpus = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/risk/corpus.tsv"
     ))
     .unwrap();
-    let mut texts: Vec<String> = corpus
+    corpus
         .lines()
         .filter(|l| !l.starts_with('#'))
         .filter_map(|l| l.splitn(4, '\t').nth(3))
         .map(str::to_string)
-        .collect();
+        .collect()
+}
+
+#[test]
+fn anchors_hide_no_match_of_the_corpus_or_of_generated_text() {
+    let mut texts = corpus_texts();
     // Spellings the corpus may lack: case, separators, wrappers, absolute paths, and the other
     // whitespace an anchor's space stands for.
     for text in texts.clone() {
@@ -237,6 +242,11 @@ fn anchors_hide_no_match_of_the_corpus_or_of_generated_text() {
         texts.push(format!("({text})"));
     }
     engine::tests::assert_anchors_hide_nothing(texts);
+}
+
+#[test]
+fn every_rule_answers_alike_from_its_lazy_dfa_and_its_fallback() {
+    engine::tests::assert_fallback_agrees(&corpus_texts());
 }
 
 #[test]
