@@ -64,8 +64,9 @@ struct Compiled {
     requires: Option<(String, TwoShapes)>,
     scope: Option<TwoShapes>,
     /// The tail's anchored DFA (`tail`), when the rule has a tail and a thread searching with
-    /// DFAs first needs it.
-    tail: OnceLock<Option<Tail>>,
+    /// DFAs first needs it. Boxed: a DFA is 736 bytes inline, and only the audit writer builds
+    /// tails; unboxed, every rule of every redactor carried that room (`run` included).
+    tail: OnceLock<Option<Box<Tail>>>,
     pattern: TwoShapes,
     /// Capture groups that hold the secret, in order; the first that participates is used.
     secret_groups: OnceLock<Vec<usize>>,
@@ -402,12 +403,15 @@ impl Compiled {
             return None;
         }
         self.tail
-            .get_or_init(|| match self.rule.lead {
-                // The pattern is its own tail: one parse and one NFA for both.
-                Lead::At(_) => Tail::of_nfa(self.pattern.short(pattern).nfa().clone()),
-                Lead::Name(_) => Tail::new(pattern),
+            .get_or_init(|| {
+                match self.rule.lead {
+                    // The pattern is its own tail: one parse and one NFA for both.
+                    Lead::At(_) => Tail::of_nfa(self.pattern.short(pattern).nfa().clone()),
+                    Lead::Name(_) => Tail::new(pattern),
+                }
+                .map(Box::new)
             })
-            .as_ref()
+            .as_deref()
     }
 
     /// The rule's gate, made from its row of [`rules::GATES`] on first use.
@@ -543,4 +547,16 @@ pub(super) mod ran {
     pub(crate) fn take() -> Vec<&'static str> {
         KINDS.with(|kinds| std::mem::take(&mut *kinds.borrow_mut()))
     }
+}
+
+/// Every redactor holds a slot for each of the ~200 rules, `run`'s included: what only some
+/// threads build stays boxed, or `run`'s peak RSS (budget 12 MiB) pays for it 200 times.
+#[cfg(test)]
+#[test]
+fn a_rules_slot_stays_small() {
+    assert!(
+        std::mem::size_of::<Compiled>() <= 512,
+        "{}",
+        std::mem::size_of::<Compiled>()
+    );
 }
