@@ -11,6 +11,7 @@
 //!
 //! Cold: runs only on candidate lines the prefilter found.
 
+pub mod escape;
 pub mod hook;
 pub mod list;
 mod object;
