@@ -11,7 +11,6 @@
 //!
 //! Cold: runs only on candidate lines the prefilter found.
 
-pub mod escape;
 pub mod hook;
 pub mod list;
 mod object;
