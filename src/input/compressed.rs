@@ -13,9 +13,8 @@
 //! compressed file that finishes an entry.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek};
 use std::os::unix::fs::FileExt;
-use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
 
@@ -30,11 +29,10 @@ pub fn is_gzip(file: &File) -> bool {
     file.read_exact_at(&mut magic, 0).is_ok() && magic == GZIP_MAGIC
 }
 
-/// The first `SIGNATURE_BYTES` (fewer if shorter) of the decompressed content of the gzip file at
-/// `path`; `None` if it is not one or cannot be read.
-pub fn decompressed_head(path: &Path) -> Option<Vec<u8>> {
-    let file = File::open(path).ok()?;
-    if !is_gzip(&file) {
+/// The first `SIGNATURE_BYTES` (fewer if shorter) of the decompressed content of the gzip
+/// `file` (read from its current position, its start when just opened); `None` if it is not one.
+pub fn decompressed_head(file: &File) -> Option<Vec<u8>> {
+    if !is_gzip(file) {
         return None;
     }
     let mut head = Vec::with_capacity(SIGNATURE_BYTES);
@@ -45,10 +43,12 @@ pub fn decompressed_head(path: &Path) -> Option<Vec<u8>> {
     Some(head)
 }
 
-/// The decompressed content of the gzip file at `path` from `offset` on; `Ok(None)` if it holds
-/// fewer than `offset` bytes (nothing past the offset was ever in it).
-pub fn open_at(path: &Path, offset: u64) -> io::Result<Option<MultiGzDecoder<File>>> {
-    let mut decoder = MultiGzDecoder::new(File::open(path)?);
+/// The decompressed content of the gzip `file` from `offset` on; `Ok(None)` if it holds fewer
+/// than `offset` bytes (nothing past the offset was ever in it). Read from the open file, not a
+/// path: a rotation renaming rolls meanwhile does not change what is read.
+pub fn open_at(mut file: File, offset: u64) -> io::Result<Option<MultiGzDecoder<File>>> {
+    file.rewind()?;
+    let mut decoder = MultiGzDecoder::new(file);
     let skipped = io::copy(&mut (&mut decoder).take(offset), &mut io::sink())?;
     Ok((skipped == offset).then_some(decoder))
 }
@@ -56,6 +56,8 @@ pub fn open_at(path: &Path, offset: u64) -> io::Result<Option<MultiGzDecoder<Fil
 #[cfg(test)]
 mod tests {
     use std::io::Write;
+
+    use std::path::Path;
 
     use flate2::write::GzEncoder;
     use flate2::Compression;
@@ -81,7 +83,7 @@ mod tests {
             !is_gzip(&File::open(&plain).unwrap()),
             "one byte is not a header"
         );
-        assert_eq!(decompressed_head(&plain), None);
+        assert_eq!(decompressed_head(&File::open(&plain).unwrap()), None);
     }
 
     #[test]
@@ -93,19 +95,23 @@ mod tests {
             .collect();
         gzip(&path, &content);
         assert_eq!(
-            decompressed_head(&path).unwrap(),
+            decompressed_head(&File::open(&path).unwrap()).unwrap(),
             &content[..SIGNATURE_BYTES]
         );
         let mut rest = Vec::new();
-        open_at(&path, 1500)
+        open_at(File::open(&path).unwrap(), 1500)
             .unwrap()
             .unwrap()
             .read_to_end(&mut rest)
             .unwrap();
         assert_eq!(rest, &content[1500..]);
-        assert!(open_at(&path, content.len() as u64 + 1).unwrap().is_none());
+        assert!(
+            open_at(File::open(&path).unwrap(), content.len() as u64 + 1)
+                .unwrap()
+                .is_none()
+        );
         let mut none = Vec::new();
-        open_at(&path, content.len() as u64)
+        open_at(File::open(&path).unwrap(), content.len() as u64)
             .unwrap()
             .unwrap()
             .read_to_end(&mut none)
@@ -123,7 +129,7 @@ mod tests {
         gzip(&path, &content);
         let whole = std::fs::read(&path).unwrap();
         std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
-        let head = decompressed_head(&path).unwrap();
+        let head = decompressed_head(&File::open(&path).unwrap()).unwrap();
         assert_eq!(head, &content[..head.len()]);
         assert!(!head.is_empty());
     }

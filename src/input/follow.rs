@@ -175,22 +175,30 @@ impl FollowConfig {
 /// What unit tests hand the follower: records the regions of lines handed up, in order.
 #[cfg(test)]
 #[derive(Default)]
-pub(crate) struct Recorder(pub Vec<(FileId, Vec<u8>)>);
+pub(crate) struct Recorder {
+    pub regions: Vec<(FileId, Vec<u8>)>,
+    /// Run once, when the next file is opened: something a writer or rotator does meanwhile.
+    pub on_open: Option<Box<dyn FnOnce()>>,
+}
 
 #[cfg(test)]
 impl Recorder {
     /// The bytes of lines handed up so far.
     pub(crate) fn bytes(&self) -> usize {
-        self.0.iter().map(|(_, r)| r.len()).sum()
+        self.regions.iter().map(|(_, r)| r.len()).sum()
     }
 }
 
 #[cfg(test)]
 impl Sink for Recorder {
-    fn opened(&mut self, _: &Opened<'_>) {}
+    fn opened(&mut self, _: &Opened<'_>) {
+        if let Some(on_open) = self.on_open.take() {
+            on_open();
+        }
+    }
     fn lines(&mut self, id: FileId, region: &[u8]) {
         if !region.is_empty() {
-            self.0.push((id, region.to_vec()));
+            self.regions.push((id, region.to_vec()));
         }
     }
     fn oversized(&mut self, _: FileId, _: u64) {}

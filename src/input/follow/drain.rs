@@ -305,7 +305,7 @@ mod tests {
         fs::write(&log, "a1\n").unwrap();
         let config = FollowConfig::for_test(&log, Duration::from_secs(3600));
         let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
-        let mut sink = Recorder(Vec::new());
+        let mut sink = Recorder::default();
         follower.scan(&mut sink);
         follower.read_all(&mut sink);
         // logrotate `create`: renamed, a new empty file at the path; both followed, at their end.
@@ -319,7 +319,7 @@ mod tests {
         append(&log, "b1 record\n");
         let (mut reading, new) = follower.reading(1);
         reading.drain(new, &mut sink);
-        let order: Vec<&[u8]> = sink.0.iter().map(|(_, r)| r.as_slice()).collect();
+        let order: Vec<&[u8]> = sink.regions.iter().map(|(_, r)| r.as_slice()).collect();
         assert_eq!(
             order,
             [&b"a1\n"[..], b"a2 denial\n", b"b1 record\n"],
@@ -335,7 +335,7 @@ mod tests {
         let glob = dir.path().join("app.*.log");
         let config = FollowConfig::for_test(&glob, Duration::from_secs(3600));
         let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
-        let mut sink = Recorder(Vec::new());
+        let mut sink = Recorder::default();
         follower.scan(&mut sink);
         follower.read_all(&mut sink);
         // A pass already past the first roll: pino-roll appends to it, starts the next roll
@@ -345,7 +345,7 @@ mod tests {
         follower.scan(&mut sink);
         let (mut reading, next) = follower.reading(1);
         reading.drain(next, &mut sink);
-        let order: Vec<&[u8]> = sink.0.iter().map(|(_, r)| r.as_slice()).collect();
+        let order: Vec<&[u8]> = sink.regions.iter().map(|(_, r)| r.as_slice()).collect();
         assert_eq!(
             order,
             [&b"a1\n"[..], b"a2 denial\n", b"b1 record\n"],

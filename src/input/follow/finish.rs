@@ -13,6 +13,7 @@
 //! Cold: at a restart, one full decompression per entry finished this way; memory: one read
 //! chunk and the decompressor's window.
 
+use std::fs::File;
 use std::path::Path;
 
 use tracing::{info, warn};
@@ -22,11 +23,18 @@ use crate::input::chunk::LineBuffer;
 use crate::input::compressed;
 
 impl Follower {
-    /// Reads `entry`'s file from its compressed roll `gz`, from the saved offset to the end.
+    /// Reads `entry`'s file from its compressed roll `file`, open at `gz`, from the saved offset
+    /// to the end.
     /// Not interrupted by the stop flag: the state written next no longer lists the entry, so
     /// the roll must be read to its end before it.
-    pub(super) fn finish_compressed(&mut self, entry: FileState, gz: &Path, sink: &mut impl Sink) {
-        let reader = match compressed::open_at(gz, entry.offset) {
+    pub(super) fn finish_compressed(
+        &mut self,
+        entry: FileState,
+        gz: &Path,
+        file: File,
+        sink: &mut impl Sink,
+    ) {
+        let reader = match compressed::open_at(file, entry.offset) {
             Ok(reader) => reader,
             Err(error) => {
                 self.stats.file_errors_read += 1;
@@ -75,5 +83,110 @@ impl Follower {
         }
         sink.closed(id);
         self.stats.compressed_finished += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs::{self, File};
+    use std::io::Write;
+    use std::path::Path;
+    use std::time::Duration;
+
+    use flate2::write::GzEncoder;
+    use flate2::Compression;
+
+    use crate::input::follow::{FileState, FollowConfig, Follower, Recorder};
+    use crate::input::identity::{Inode, Signature};
+
+    /// The length of each line [`lines`] writes.
+    const LINE: usize = "older line 00\n".len();
+
+    /// `n` lines of [`LINE`] bytes, each naming its file and its number.
+    fn lines(tag: &str, n: usize) -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| format!("{tag} line {i:02}\n").into_bytes())
+            .collect()
+    }
+
+    /// The state entry of the file at `path` holding `content`, read to `offset`.
+    fn entry(path: &Path, content: &[u8], offset: usize) -> FileState {
+        fs::write(path, content).unwrap();
+        let file = File::open(path).unwrap();
+        FileState {
+            path: path.display().to_string(),
+            inode: Inode::of(&file.metadata().unwrap()),
+            signature: Signature::of(&file).unwrap(),
+            offset: offset as u64,
+            fragment: None,
+            sequence_path: None,
+            first_path: None,
+        }
+    }
+
+    /// logrotate's `compress`: `<path>.gz` written, the plain file removed.
+    fn gzip(path: &Path) {
+        let mut gz = path.as_os_str().to_os_string();
+        gz.push(".gz");
+        let mut out = GzEncoder::new(File::create(gz).unwrap(), Compression::fast());
+        out.write_all(&fs::read(path).unwrap()).unwrap();
+        out.finish().unwrap();
+        fs::remove_file(path).unwrap();
+    }
+
+    /// Two rolls rotated away while the exporter was down (`app.log.2` older than `app.log.1`,
+    /// compressed or not), each with an unread end; when the restart opens the first, logrotate
+    /// runs again and shifts every roll up one, a new roll taking `app.log.1`'s name.
+    fn restart_during_a_rotation(compressed: bool) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let name = |n: u32| dir.path().join(format!("app.log.{n}"));
+        let (older, newer) = (lines("older", 20), lines("newer", 20));
+        let entries = vec![
+            entry(&name(2), &older, 15 * LINE),
+            entry(&name(1), &newer, 10 * LINE),
+        ];
+        let gz = if compressed { ".gz" } else { "" };
+        if compressed {
+            gzip(&name(2));
+            gzip(&name(1));
+        }
+        let base = dir.path().to_path_buf();
+        let rotate = move || {
+            let roll = |n: u32| base.join(format!("app.log.{n}{gz}"));
+            fs::rename(roll(2), roll(3)).unwrap();
+            fs::rename(roll(1), roll(2)).unwrap();
+            fs::write(base.join("app.log.1"), lines("other", 20)).unwrap();
+            if compressed {
+                gzip(&base.join("app.log.1"));
+            }
+        };
+        let config = FollowConfig::for_test(&dir.path().join("app.log"), Duration::ZERO);
+        let mut follower = Follower::new(config, entries, Vec::new(), false);
+        let mut sink = Recorder {
+            on_open: Some(Box::new(rotate)),
+            ..Recorder::default()
+        };
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        assert!(sink.on_open.is_none(), "the rotation ran");
+        sink.regions.into_iter().flat_map(|(_, r)| r).collect()
+    }
+
+    /// Compressed, a stale name would lead the newer entry to the new roll (its lines counted
+    /// twice); plain, to no file (its unread end lost).
+    #[test]
+    fn a_rotation_during_the_restart_leads_no_entry_to_another_roll_and_loses_none() {
+        let expected = [
+            &lines("older", 20)[15 * LINE..],
+            &lines("newer", 20)[10 * LINE..],
+        ]
+        .concat();
+        for compressed in [true, false] {
+            assert_eq!(
+                String::from_utf8(restart_during_a_rotation(compressed)).unwrap(),
+                String::from_utf8(expected.clone()).unwrap(),
+                "compressed: {compressed}"
+            );
+        }
     }
 }

@@ -43,16 +43,16 @@ impl Follower {
         let mut lookup = Lookup::default();
         for entry in entries {
             match locate(&entry, &mut lookup) {
-                Located::Plain(path) => {
+                Located::Plain(path, file) => {
                     info!(path = %entry.path, now = %path.display(), "file rotated while stopped; draining it");
                     self.restored.push(entry);
-                    if self.open(&path, sink, true).is_some() {
+                    if self.follow(&path, file, sink, true).is_some() {
                         self.stats.rotations += 1;
                     }
                 }
                 // Compressed rolls are older than every plain file of their log: finished now,
                 // before any other file is read.
-                Located::Compressed(gz) => self.finish_compressed(entry, &gz, sink),
+                Located::Compressed(gz, file) => self.finish_compressed(entry, &gz, file, sink),
                 Located::Gone => self.drop_entry(entry, sink),
             }
         }
@@ -128,6 +128,17 @@ impl Follower {
             }
         };
         self.unopenable.remove(path);
+        self.follow(path, file, sink, rotated)
+    }
+
+    /// Follows `file`, just opened at `path` (see [`Follower::open`]).
+    fn follow(
+        &mut self,
+        path: &Path,
+        file: File,
+        sink: &mut impl Sink,
+        rotated: bool,
+    ) -> Option<Inode> {
         let (Ok(meta), Ok(signature)) = (file.metadata(), Signature::of(&file)) else {
             self.stats.file_errors_read += 1;
             return None;

@@ -194,8 +194,8 @@ fn find(f: &Followed, lookup: &mut Lookup) -> Option<PathBuf> {
         first_path: None,
     };
     match locate(&entry, lookup) {
-        Located::Plain(path) => Some(path),
-        Located::Compressed(_) | Located::Gone => None,
+        Located::Plain(path, _) => Some(path),
+        Located::Compressed(..) | Located::Gone => None,
     }
 }
 

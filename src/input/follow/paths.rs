@@ -9,9 +9,10 @@
 //! ([`crate::input::roll`]).
 //!
 //! Cold: per scan, a few `stat`s per matching path; at start-up, one listing of each directory
-//! a state entry the globs no longer match was in, and a ≤1 KiB decompression per gzip file
-//! there.
+//! a state entry the globs no longer match was in (again only if it changed meanwhile), and a
+//! ≤1 KiB decompression per gzip file there.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -113,53 +114,125 @@ impl Stat {
     }
 }
 
-/// Where a state entry's file is at a restart.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where a state entry's file is at a restart: the file itself, open, not only its name. A
+/// rotation may rename the rolls between the lookup and the read (logrotate shifts every
+/// `.N.gz` up one), and the name would then lead to another file.
+#[derive(Debug)]
 pub(super) enum Located {
     /// A regular file with its identity (device, inode, first bytes) and at least its offset.
-    Plain(PathBuf),
+    Plain(PathBuf, File),
     /// No regular file has its identity, but a gzip file whose decompressed head has its first
     /// bytes does: rotated and compressed while the exporter was down.
-    Compressed(PathBuf),
+    Compressed(PathBuf, File),
     /// No file has its identity.
     Gone,
 }
 
-/// What one restart learned of the directories its entries are looked up in, each listed and
-/// each gzip file's decompressed head read once however many entries look; and the gzip files
-/// already taken by an entry.
+/// How many times an entry is looked up while the directories it is looked up in keep changing
+/// under the lookup (each time, they are listed again).
+const LOOKUPS: usize = 4;
+
+/// What one restart learned of the directories its entries are looked up in, each listed once
+/// (again only when it changed) and each gzip file's decompressed head read once however many
+/// entries look; and the gzip files already taken by an entry.
 #[derive(Debug, Default)]
 pub(super) struct Lookup {
-    listings: BTreeMap<PathBuf, Vec<(PathBuf, fs::Metadata)>>,
-    heads: BTreeMap<PathBuf, Option<Vec<u8>>>,
-    taken: BTreeSet<PathBuf>,
+    listings: BTreeMap<PathBuf, Listing>,
+    /// By identity and size, not by name: a rename moves a name to another file.
+    heads: BTreeMap<(Inode, u64), Option<Vec<u8>>>,
+    taken: BTreeSet<Inode>,
+}
+
+/// A directory's regular files, each `stat()`ed, and the directory's modification time read
+/// before they were listed (a change after it shows as a different time).
+#[derive(Debug)]
+struct Listing {
+    mtime: Option<SystemTime>,
+    files: Vec<(PathBuf, fs::Metadata)>,
+}
+
+impl Listing {
+    /// Lists `dir` (on overlayfs the inode readdir reports may differ from stat's: each file is
+    /// `stat()`ed).
+    fn of(dir: &Path) -> Listing {
+        let mtime = dir_mtime(dir);
+        let files = fs::read_dir(dir).map_or_else(
+            |_| Vec::new(),
+            |entries| {
+                entries
+                    .flatten()
+                    .filter_map(|dirent| {
+                        let path = dirent.path();
+                        let meta = fs::symlink_metadata(&path).ok()?;
+                        meta.is_file().then_some((path, meta))
+                    })
+                    .collect()
+            },
+        );
+        Listing { mtime, files }
+    }
+}
+
+fn dir_mtime(dir: &Path) -> Option<SystemTime> {
+    fs::metadata(dir).and_then(|m| m.modified()).ok()
 }
 
 impl Lookup {
-    /// The regular files of `dir`, each `stat()`ed (on overlayfs the inode readdir reports may
-    /// differ from stat's).
-    fn listing(&mut self, dir: &Path) -> &[(PathBuf, fs::Metadata)] {
-        self.listings.entry(dir.to_path_buf()).or_insert_with(|| {
-            let Ok(entries) = fs::read_dir(dir) else {
-                return Vec::new();
-            };
-            entries
-                .flatten()
-                .filter_map(|dirent| {
-                    let path = dirent.path();
-                    let meta = fs::symlink_metadata(&path).ok()?;
-                    meta.is_file().then_some((path, meta))
-                })
-                .collect()
-        })
+    /// The regular files of `dirs`, each directory listed once (until [`Lookup::relist`]).
+    fn listed(&mut self, dirs: &[PathBuf]) -> Vec<(PathBuf, fs::Metadata)> {
+        dirs.iter()
+            .flat_map(|dir| {
+                self.listings
+                    .entry(dir.clone())
+                    .or_insert_with(|| Listing::of(dir))
+                    .files
+                    .clone()
+            })
+            .collect()
     }
+
+    /// Lists again those of `dirs` that changed since they were listed; whether any did.
+    fn relist(&mut self, dirs: &[PathBuf]) -> bool {
+        let mut changed = false;
+        for dir in dirs {
+            let stale = self
+                .listings
+                .get(dir)
+                .is_some_and(|listing| listing.mtime.is_none() || listing.mtime != dir_mtime(dir));
+            if stale {
+                self.listings.insert(dir.clone(), Listing::of(dir));
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// The decompressed head of the gzip file listed at `path` with `meta`, read once; `None`
+    /// if it is not one, or if the path no longer leads to that file.
+    fn head(&mut self, path: &Path, meta: &fs::Metadata) -> Option<&[u8]> {
+        let key = (Inode::of(meta), meta.len());
+        match self.heads.entry(key) {
+            Entry::Occupied(read) => read.into_mut().as_deref(),
+            Entry::Vacant(unread) => unread
+                .insert(decompressed_head(&open_as(path, key)?))
+                .as_deref(),
+        }
+    }
+}
+
+/// `path` opened, if it still leads to the file of identity and size `key`.
+fn open_as(path: &Path, key: (Inode, u64)) -> Option<File> {
+    let file = File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    ((Inode::of(&meta), meta.len()) == key).then_some(file)
 }
 
 /// Looks a state entry's file up by identity among the files of the directory of the entry's
 /// path and, if that path is a symlink, of its current target's (where the kubelet and pino-roll
 /// rotate), whatever the globs match: first a regular file with its inode that still fits it
 /// (first bytes, size), then a gzip file whose decompressed head has its first bytes (if it had
-/// any when saved: an empty file's `.gz` cannot be told from another's).
+/// any when saved: an empty file's `.gz` cannot be told from another's). Not found in listings
+/// that changed meanwhile (a rotation running beside the restart), it is looked up again.
 pub(super) fn locate(entry: &FileState, lookup: &mut Lookup) -> Located {
     let path = Path::new(&entry.path);
     let mut dirs: Vec<PathBuf> = path.parent().map(Path::to_path_buf).into_iter().collect();
@@ -175,38 +248,56 @@ pub(super) fn locate(entry: &FileState, lookup: &mut Lookup) -> Located {
         }
     }
     dirs.dedup();
-    let listed: Vec<(PathBuf, fs::Metadata)> = dirs
-        .iter()
-        .flat_map(|dir| lookup.listing(dir).to_vec())
-        .collect();
-    let fits = |path: &Path, meta: &fs::Metadata| {
-        Inode::of(meta) == entry.inode
-            && meta.len() >= entry.offset
-            && File::open(path).is_ok_and(|file| entry.signature.matches(&file).unwrap_or(false))
-    };
-    if let Some((path, _)) = listed.iter().find(|(path, meta)| fits(path, meta)) {
-        return Located::Plain(path.clone());
-    }
-    if entry.signature.len == 0 {
-        return Located::Gone; // empty when saved: no head to know its `.gz` by
-    }
-    for (path, _) in &listed {
-        if lookup.taken.contains(path) {
-            continue;
+    for _ in 0..LOOKUPS {
+        if let Some(found) = find(entry, &dirs, lookup) {
+            return found;
         }
-        let head = lookup
-            .heads
-            .entry(path.clone())
-            .or_insert_with(|| decompressed_head(path));
-        if head
-            .as_deref()
-            .is_some_and(|head| entry.signature.matches_head(head))
-        {
-            lookup.taken.insert(path.clone());
-            return Located::Compressed(path.clone());
+        if !lookup.relist(&dirs) {
+            break;
         }
     }
     Located::Gone
+}
+
+/// One look for `entry`'s file in the listings of `dirs` as `lookup` has them.
+fn find(entry: &FileState, dirs: &[PathBuf], lookup: &mut Lookup) -> Option<Located> {
+    let listed = lookup.listed(dirs);
+    let fits = |path: &Path| {
+        let file = File::open(path).ok()?;
+        let meta = file.metadata().ok()?;
+        let fits = Inode::of(&meta) == entry.inode
+            && meta.len() >= entry.offset
+            && entry.signature.matches(&file).unwrap_or(false);
+        fits.then_some(file)
+    };
+    for (path, meta) in &listed {
+        if Inode::of(meta) == entry.inode {
+            if let Some(file) = fits(path) {
+                return Some(Located::Plain(path.clone(), file));
+            }
+        }
+    }
+    if entry.signature.len == 0 {
+        return None; // empty when saved: no head to know its `.gz` by
+    }
+    for (path, meta) in &listed {
+        let inode = Inode::of(meta);
+        if lookup.taken.contains(&inode) {
+            continue;
+        }
+        if !lookup
+            .head(path, meta)
+            .is_some_and(|head| entry.signature.matches_head(head))
+        {
+            continue;
+        }
+        // The head was read from this very file; the name must still lead to it.
+        if let Some(file) = open_as(path, (inode, meta.len())) {
+            lookup.taken.insert(inode);
+            return Some(Located::Compressed(path.clone(), file));
+        }
+    }
+    None
 }
 
 pub(super) fn is_symlink(path: &Path) -> bool {
