@@ -4,6 +4,8 @@
 //! The pipeline reads from the tree, one module per stage, each using only the ones before it
 //! (`tests/layout.rs` holds the order):
 //!
+//! * [`json`]: where a JSON string's next byte to escape is, for the stages that read and write
+//!   JSON by hand. Uses nothing.
 //! * [`vocab`]: what every stage says: reasons, label names, line outcomes, the counter set, the
 //!   metric families' names and help texts, the audit record. Uses nothing.
 //! * [`cli`] and [`config`]: the flags, then the checked [`config::Config`] and
@@ -30,6 +32,7 @@ pub(crate) mod decode;
 pub(crate) mod demo;
 pub(crate) mod exposition;
 pub(crate) mod input;
+pub(crate) mod json;
 pub mod logging;
 pub mod memory;
 pub(crate) mod pipeline;

@@ -15,35 +15,37 @@ use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first: a module may use only modules of a lower rank.
 const STAGES: &[(&str, u8)] = &[
+    // Byte-level JSON string helpers, below every stage that reads or writes JSON by hand.
+    ("json", 0),
     // What every stage says, and process helpers that know no stage.
-    ("vocab", 0),
-    ("memory", 0),
-    ("build_info", 0),
-    ("sched", 0),
-    ("signal", 0),
+    ("vocab", 1),
+    ("memory", 1),
+    ("build_info", 1),
+    ("sched", 1),
+    ("signal", 1),
     // The risk classifier: a pure function the configuration checks flags with and account calls.
-    ("risk", 0),
+    ("risk", 1),
     // Flags, then the checked configuration built from them.
-    ("cli", 1),
-    ("config", 2),
+    ("cli", 2),
+    ("config", 3),
     // Applied to everything that leaves; the exporter's own log goes through it.
-    ("redact", 3),
-    ("logging", 4),
+    ("redact", 4),
+    ("logging", 5),
     // The pipeline: input → decode → account, then what it writes as it goes.
-    ("input", 5),
-    ("decode", 6),
-    ("account", 7),
-    ("audit", 8),
-    ("pipeline", 9),
+    ("input", 6),
+    ("decode", 7),
+    ("account", 8),
+    ("audit", 9),
+    ("pipeline", 10),
     // What reads the counts: the formats, then the HTTP server serving them.
-    ("exposition", 10),
-    ("web", 11),
+    ("exposition", 11),
+    ("web", 12),
     // The state file composes every stage's part.
-    ("state", 12),
+    ("state", 13),
     // The commands: wiring only.
-    ("demo", 13),
-    ("replay", 13),
-    ("run", 14),
+    ("demo", 14),
+    ("replay", 14),
+    ("run", 15),
 ];
 
 const MAX_CODE_LINES: usize = 600;

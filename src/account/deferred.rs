@@ -72,7 +72,7 @@ fn spare_lists(capacity: usize) -> SpareLists {
 }
 
 /// The bit of the source file in [`Pending`]'s raw set (the others are [`Field`]s).
-const SOURCE_FILE: u8 = 1 << 5;
+const SOURCE_FILE: u8 = 1 << Spare::SOURCE_FILE.0;
 
 /// An audit record whose raw fields are still to be redacted and cut.
 pub struct Pending {
@@ -162,17 +162,15 @@ impl Spares {
                 self.strings[spare.0].push(text);
             }
         };
-        let field = |field: Field| (is_raw(RawFields::bit(field)), Spare::of(field));
-        let (wanted, spare) = field(Field::ToolName);
-        keep(wanted, spare, Some(record.tool));
-        let (wanted, spare) = field(Field::ExecutionId);
-        keep(wanted, spare, record.execution_id);
-        let (wanted, spare) = field(Field::ToolUseId);
-        keep(wanted, spare, record.tool_use_id);
-        let (wanted, spare) = field(Field::DecisionReason);
-        keep(wanted, spare, record.decision_reason);
-        let (wanted, spare) = field(Field::InputSummary);
-        keep(wanted, spare, record.input_summary);
+        for (field, text) in [
+            (Field::ToolName, Some(record.tool)),
+            (Field::ExecutionId, record.execution_id),
+            (Field::ToolUseId, record.tool_use_id),
+            (Field::DecisionReason, record.decision_reason),
+            (Field::InputSummary, record.input_summary),
+        ] {
+            keep(is_raw(RawFields::bit(field)), Spare::of(field), text);
+        }
         keep(
             is_raw(SOURCE_FILE),
             Spare::SOURCE_FILE,

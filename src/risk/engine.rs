@@ -35,7 +35,6 @@ use regex_automata::Input;
 use super::anchors::{self, Literals};
 use super::paths::write_path_rules;
 use super::rules::{text_rules, Effect, Rule};
-use super::Risk;
 
 /// The text rules behind a search for their anchors: a rule's regex runs only on
 /// a text that holds one of its anchors, and is compiled the first time it does. A field meets
@@ -181,10 +180,7 @@ impl AnchoredRules {
     fn new(mut rules: Vec<Rule>) -> AnchoredRules {
         // Most severe first (a stable sort: the table's order within a class), so a caller that
         // skips what cannot raise the class it has found skips most rules once one matches.
-        rules.sort_by_key(|rule| match rule.effect {
-            Effect::Class(risk) => risk.severity(),
-            Effect::Send | Effect::Url => Risk::Exfiltration.severity(),
-        });
+        rules.sort_by_key(|rule| rule.effect.class().severity());
         assert!(
             rules.len() <= MAX_TEXT_RULES,
             "at most {MAX_TEXT_RULES} text rules"

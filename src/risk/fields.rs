@@ -21,6 +21,8 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::json::next_special;
+
 /// Whether the classifier examines the entry under a key.
 pub(super) type Examined = fn(&str) -> bool;
 
@@ -125,7 +127,7 @@ impl<'a> Flat<'a> {
         let mut owned: Option<String> = None;
         let mut run = start;
         loop {
-            let at = special_at(bytes, run)?;
+            let at = next_special(bytes, run)?;
             match bytes[at] {
                 b'"' => {
                     self.at = at + 1;
@@ -190,30 +192,6 @@ impl<'a> Flat<'a> {
         self.at += len;
         Some(Item::Other)
     }
-}
-
-/// Where the first quote, backslash or control byte at or after `from` is: eight bytes at a
-/// time while none of the three is among them, as the JSON parser looks for a string's end.
-fn special_at(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
-    // A byte of `w` is zero, or below `n` (n <= 0x80), exactly when its high bit is set here
-    // (only a byte above a true hit can be flagged wrongly, so "any" is exact).
-    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
-    let mut at = from;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        if below(w ^ (ONES * u64::from(b'"')), 1)
-            | below(w ^ (ONES * u64::from(b'\\')), 1)
-            | below(w, 0x20)
-            != 0
-        {
-            break;
-        }
-        at += 8;
-    }
-    let special = |b: &u8| *b == b'"' || *b == b'\\' || *b < 0x20;
-    bytes[at..].iter().position(special).map(|p| at + p)
 }
 
 impl<'a> Fields<'a> {

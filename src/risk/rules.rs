@@ -30,6 +30,17 @@ pub(super) enum Effect {
     Url,
 }
 
+impl Effect {
+    /// The class a match can give: its own, or exfiltration for `Send` and `Url` (when a host
+    /// is outside the allowlist).
+    pub(super) fn class(self) -> Risk {
+        match self {
+            Effect::Class(risk) => risk,
+            Effect::Send | Effect::Url => Risk::Exfiltration,
+        }
+    }
+}
+
 /// Literals (matched ASCII case-insensitively, a space matching any ASCII whitespace) of which
 /// a text must hold at least one for a rule to match it. A leading `\b` asks for no word byte
 /// (ASCII letter, digit, `_`) just before the literal, a trailing one for none just after it:

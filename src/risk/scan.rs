@@ -107,11 +107,7 @@ impl Found {
     /// rule that cannot is not run (the rules run most severe first, so most are skipped once
     /// one matches). A `Send` or `Url` match can only add exfiltration.
     fn may_rise(self, effect: Effect) -> bool {
-        let class = match effect {
-            Effect::Class(risk) => risk,
-            Effect::Send | Effect::Url => Risk::Exfiltration,
-        };
-        self.0 == 0 || class.severity() < self.0.trailing_zeros() as usize
+        self.0 == 0 || effect.class().severity() < self.0.trailing_zeros() as usize
     }
 
     fn most_severe(self) -> Risk {

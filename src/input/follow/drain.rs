@@ -122,23 +122,9 @@ impl Reading<'_> {
         }
         for j in 0..self.before.len() {
             let g = &self.before[j];
-            if !(g.rotated && g.first_path == f.first_path)
-                || g.file
-                    .as_ref()
-                    .is_none_or(|file| file.metadata().map_or(true, |m| m.len() <= g.read_pos))
-            {
-                continue;
+            if g.rotated && g.first_path == f.first_path && grew(g) {
+                self.drain_earlier(j, sink);
             }
-            let (before, rest) = self.before.split_at_mut(j);
-            let mut reading = Reading {
-                before,
-                renamed_held: true,
-                orphans: &mut *self.orphans,
-                directions: self.directions,
-                stats: &mut *self.stats,
-                stop: self.stop,
-            };
-            reading.drain(&mut rest[0], sink);
         }
     }
 
@@ -160,20 +146,19 @@ impl Reading<'_> {
         }) else {
             return;
         };
-        let g = &self.before[j];
-        let grew = g
-            .file
-            .as_ref()
-            .is_some_and(|file| file.metadata().is_ok_and(|meta| meta.len() > g.read_pos));
-        if !grew {
-            return;
+        if grew(&self.before[j]) {
+            self.drain_earlier(j, sink);
         }
+    }
+
+    /// Reads `self.before[j]` to its end, the files before it as its predecessors.
+    fn drain_earlier(&mut self, j: usize, sink: &mut impl Sink) {
         let (before, rest) = self.before.split_at_mut(j);
         let mut reading = Reading {
             before,
             renamed_held: self.renamed_held,
             orphans: &mut *self.orphans,
-            directions,
+            directions: self.directions,
             stats: &mut *self.stats,
             stop: self.stop,
         };
@@ -270,6 +255,13 @@ impl Reading<'_> {
 }
 
 /// The bytes of a joined `line` that came from the fragment: all but the head and newline.
+/// Whether `g`'s file grew past what was read of it: one `fstat`.
+fn grew(g: &Followed) -> bool {
+    g.file
+        .as_ref()
+        .is_some_and(|file| file.metadata().is_ok_and(|meta| meta.len() > g.read_pos))
+}
+
 fn tail_len(line: &[u8], head: Option<&[u8]>) -> usize {
     line.len() - head.map_or(0, <[u8]>::len) - 1
 }
@@ -298,16 +290,22 @@ mod tests {
         file.write_all(text.as_bytes()).unwrap();
     }
 
+    /// A follower of `pattern` that has found and read every file there, and what it read.
+    fn following(pattern: &std::path::Path) -> (Follower, Recorder) {
+        let config = FollowConfig::for_test(pattern, Duration::from_secs(3600));
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder::default();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        (follower, sink)
+    }
+
     #[test]
     fn a_renamed_file_still_written_is_read_before_the_new_file_at_its_path() {
         let dir = tempfile::tempdir().unwrap();
         let (log, renamed) = (dir.path().join("app.log"), dir.path().join("app.log.1"));
         fs::write(&log, "a1\n").unwrap();
-        let config = FollowConfig::for_test(&log, Duration::from_secs(3600));
-        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
-        let mut sink = Recorder::default();
-        follower.scan(&mut sink);
-        follower.read_all(&mut sink);
+        let (mut follower, mut sink) = following(&log);
         // logrotate `create`: renamed, a new empty file at the path; both followed, at their end.
         fs::rename(&log, &renamed).unwrap();
         fs::write(&log, "").unwrap();
@@ -332,12 +330,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (one, two) = (dir.path().join("app.1.log"), dir.path().join("app.2.log"));
         fs::write(&one, "a1\n").unwrap();
-        let glob = dir.path().join("app.*.log");
-        let config = FollowConfig::for_test(&glob, Duration::from_secs(3600));
-        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
-        let mut sink = Recorder::default();
-        follower.scan(&mut sink);
-        follower.read_all(&mut sink);
+        let (mut follower, mut sink) = following(&dir.path().join("app.*.log"));
         // A pass already past the first roll: pino-roll appends to it, starts the next roll
         // and writes there; the pass now reads the next roll.
         append(&one, "a2 denial\n");
