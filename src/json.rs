@@ -7,7 +7,9 @@
 //! objects in `crate::risk`).
 
 /// Where the first byte at or after `from` that needs an escape is, eight bytes at a time:
-/// whole words, then the last few bytes padded to a word.
+/// whole words, then the last few bytes padded to a word. Always inlined, as it was in each
+/// caller before it was shared: a call costs more than the scan of a short string.
+#[inline(always)]
 pub fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
     let word_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
     let first =
@@ -48,6 +50,7 @@ const SPECIAL: [bool; 256] = {
 /// is: the word-wide zero-byte and less-than tests are exact for the lowest byte that
 /// qualifies (a borrow only runs upward from a byte that does), so the lowest set bit marks
 /// the first byte to escape, and a word with none set holds nothing to escape.
+#[inline]
 fn special_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
