@@ -53,22 +53,19 @@ pub fn open_at(mut file: File, offset: u64) -> io::Result<Option<MultiGzDecoder<
     Ok((skipped == offset).then_some(decoder))
 }
 
+/// Writes `content` gzipped to `path` (what the unit tests compress rolls with).
+#[cfg(test)]
+pub(crate) fn gzip(path: &std::path::Path, content: &[u8]) {
+    use std::io::Write;
+    let mut out =
+        flate2::write::GzEncoder::new(File::create(path).unwrap(), flate2::Compression::fast());
+    out.write_all(content).unwrap();
+    out.finish().unwrap();
+}
+
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
-
-    use std::path::Path;
-
-    use flate2::write::GzEncoder;
-    use flate2::Compression;
-
     use super::*;
-
-    fn gzip(path: &Path, content: &[u8]) {
-        let mut out = GzEncoder::new(File::create(path).unwrap(), Compression::fast());
-        out.write_all(content).unwrap();
-        out.finish().unwrap();
-    }
 
     #[test]
     fn a_gzip_file_is_told_by_its_magic_bytes_not_its_name() {

@@ -89,13 +89,10 @@ impl Follower {
 #[cfg(test)]
 mod tests {
     use std::fs::{self, File};
-    use std::io::Write;
     use std::path::Path;
     use std::time::Duration;
 
-    use flate2::write::GzEncoder;
-    use flate2::Compression;
-
+    use crate::input::compressed;
     use crate::input::follow::{FileState, FollowConfig, Follower, Recorder};
     use crate::input::identity::{Inode, Signature};
 
@@ -128,9 +125,7 @@ mod tests {
     fn gzip(path: &Path) {
         let mut gz = path.as_os_str().to_os_string();
         gz.push(".gz");
-        let mut out = GzEncoder::new(File::create(gz).unwrap(), Compression::fast());
-        out.write_all(&fs::read(path).unwrap()).unwrap();
-        out.finish().unwrap();
+        compressed::gzip(Path::new(&gz), &fs::read(path).unwrap());
         fs::remove_file(path).unwrap();
     }
 
