@@ -29,7 +29,7 @@ use super::compile::{build_bytes_regex, parse};
 use super::copies::{self, Known};
 use super::decode::{self, Decoded};
 use super::gate::Gate;
-use super::prefilter::{derive_anchors_and_lead, Occurrence, Prefilter};
+use super::prefilter::{Occurrence, Prefilter};
 use super::rules::{self, Lead, Rule};
 use super::short::{searches_with_dfa, Short};
 use super::spans::{self, Span, Spans};
@@ -234,18 +234,25 @@ impl Engine {
     }
 }
 
-/// The default rules with their derived anchors, and, where those are prefixes, the pattern
-/// as its own tail (a match starts at or just before one of them).
+/// The default rules with their derived anchors ([`rules::DERIVED_ANCHORS`]), and, where those
+/// are prefixes, the pattern as its own tail (a match starts at or just before one of them).
 pub(super) fn prepared_rules() -> Vec<Rule> {
-    rules::default_rules()
+    let rules = rules::default_rules();
+    // A stale table would let a rule miss a secret: `anchor_table_is_current` keeps it in step.
+    assert_eq!(
+        rules.len(),
+        rules::DERIVED_ANCHORS.len(),
+        "rules::DERIVED_ANCHORS is stale"
+    );
+    rules
         .into_iter()
-        .map(|mut rule| {
+        .zip(rules::DERIVED_ANCHORS)
+        .map(|(mut rule, &(anchors, lead))| {
             if !rule.anchors.is_empty() {
                 return rule;
             }
             // `every_rule_compiles_has_anchors_and_uses_ascii_classes` checks none is left empty.
-            let (anchors, lead) = derive_anchors_and_lead(&rule.pattern).unwrap_or_default();
-            rule.anchors = anchors;
+            rule.anchors = anchors.iter().map(|a| a.to_string()).collect();
             match lead {
                 Some(lead) if rule.tail.is_none() => rule.starts_near_anchors(lead),
                 _ => rule,

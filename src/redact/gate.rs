@@ -216,16 +216,11 @@ mod tests {
 
     #[test]
     fn gate_table_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/redact/rules/gates.rs");
-        let want = gate_table_source();
-        if std::env::var_os("REDACT_WRITE_GATES").is_some() {
-            std::fs::write(path, &want).unwrap();
-        }
-        let have = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            have == want,
-            "src/redact/rules/gates.rs does not match the rules: a rule would be skipped on texts \
-             it can match. Run `REDACT_WRITE_GATES=1 cargo test --lib gate_table_is_current`."
+        crate::redact::tests::assert_generated_is_current(
+            "src/redact/rules/gates.rs",
+            &gate_table_source(),
+            "REDACT_WRITE_GATES",
+            "gate_table_is_current",
         );
     }
 

@@ -2,7 +2,9 @@
 //! case-insensitive) over every rule's anchors, the literals each of its matches must contain.
 //!
 //! Owns the anchors: derived from a rule's pattern (its prefix or suffix literals) unless the
-//! rule names them. A rule's regex runs only when one of its anchors occurs (and its gate, in
+//! rule names them. The derivation parses every pattern, so it runs in tests, which write what
+//! it finds to `rules::DERIVED_ANCHORS` and hold the table to the patterns; building a
+//! redactor reads the table. A rule's regex runs only when one of its anchors occurs (and its gate, in
 //! `engine`, admits the text), and is compiled only then, so ordinary text costs one automaton
 //! pass and no regex at all.
 //!
@@ -12,12 +14,16 @@
 //! anchors (tens of KiB; a DFA would be faster on long texts but adds about 1 MiB of heap),
 //! built with the [`super::Redactor`].
 
+use std::collections::HashMap;
+
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+#[cfg(test)]
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
 /// Most rules a prefilter serves (the candidate set is a fixed bitset).
 const MAX_RULES: usize = 512;
 /// Anchors shorter than this would make a rule run on almost every text.
+#[cfg(test)]
 const MIN_ANCHOR_BYTES: usize = 2;
 
 pub(super) struct Prefilter {
@@ -33,17 +39,17 @@ impl Prefilter {
             anchors.len() <= MAX_RULES,
             "more rules than the prefilter's bitset holds"
         );
-        let mut patterns: Vec<String> = Vec::new();
+        let mut patterns: Vec<&str> = Vec::new();
         let mut rules_of: Vec<Vec<usize>> = Vec::new();
+        let mut pattern_of: HashMap<&str, usize> = HashMap::new();
         for (rule, list) in anchors.iter().enumerate() {
             for anchor in list {
-                match patterns.iter().position(|p| p == anchor) {
-                    Some(at) => rules_of[at].push(rule),
-                    None => {
-                        patterns.push(anchor.clone());
-                        rules_of.push(vec![rule]);
-                    }
-                }
+                let at = *pattern_of.entry(anchor).or_insert_with(|| {
+                    patterns.push(anchor);
+                    rules_of.push(Vec::new());
+                    patterns.len() - 1
+                });
+                rules_of[at].push(rule);
             }
         }
         let automaton = AhoCorasick::builder()
@@ -138,7 +144,9 @@ pub(super) fn derive_anchors(pattern: &str) -> Option<Vec<String>> {
 /// The literals every match of `pattern` contains: its prefix literals, else its suffix
 /// literals, lowercased and deduplicated; `None` when neither set is finite and long enough.
 /// With them, when they are prefixes, how many bytes at most a match starts before the anchor
-/// it begins with (`\nghp_…` starts two bytes before `ghp_`).
+/// it begins with (`\nghp_…` starts two bytes before `ghp_`). Tests only: what it derives
+/// from the default rules is `rules::DERIVED_ANCHORS`.
+#[cfg(test)]
 pub(super) fn derive_anchors_and_lead(pattern: &str) -> Option<(Vec<String>, Option<usize>)> {
     let hir = regex_syntax::ParserBuilder::new()
         .build()
@@ -175,11 +183,13 @@ pub(super) fn derive_anchors_and_lead(pattern: &str) -> Option<(Vec<String>, Opt
 
 /// Most bytes a literal may hold before the anchor it begins with, for its rule to start at
 /// its anchors (a `\\n` escape before a token is two).
+#[cfg(test)]
 const MAX_LEAD: usize = 3;
 
 /// Where in `literal` the first of `anchors` (sorted, none a prefix of another, as
 /// [`minimise`] leaves them) begins, if within [`MAX_LEAD`] bytes. At most one anchor starts
 /// any one place: the greatest not after the rest of the literal there.
+#[cfg(test)]
 fn anchor_offset(anchors: &[String], literal: &str) -> Option<usize> {
     (0..=MAX_LEAD.min(literal.len())).find(|&at| {
         let rest = literal.get(at..).unwrap_or_default();
@@ -201,6 +211,48 @@ pub(super) fn minimise(anchors: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `rules::DERIVED_ANCHORS` as [`derive_anchors_and_lead`] derives it from the default rules
+    /// that name no anchors, as Rust source.
+    fn anchor_table_source() -> String {
+        let mut out = String::from(concat!(
+            "//! Generated: the anchors derived from each default rule's pattern, in\n",
+            "//! `super::default_rules()` order, as `prefilter::derive_anchors_and_lead` finds them. Do not\n",
+            "//! edit: `anchor_table_is_current` checks it against the patterns, and\n",
+            "//! `REDACT_WRITE_ANCHORS=1 cargo test --lib anchor_table_is_current` writes it again.\n",
+            "\n",
+            "/// Each rule's derived anchors (lowercase) and, when they are prefixes, how many bytes at most\n",
+            "/// a match starts before the one it begins with; by rule index. A rule that names its\n",
+            "/// anchors has none here.\n",
+            "#[rustfmt::skip]\n",
+            "pub(in crate::redact) const DERIVED_ANCHORS: &[(&[&str], Option<usize>)] = &[\n",
+        ));
+        for (index, rule) in crate::redact::rules::default_rules().iter().enumerate() {
+            let (anchors, lead) = if rule.anchors.is_empty() {
+                derive_anchors_and_lead(&rule.pattern).unwrap_or_default()
+            } else {
+                (Vec::new(), None)
+            };
+            let anchors: Vec<String> = anchors.iter().map(|a| format!("{a:?}")).collect();
+            out.push_str(&format!(
+                "    // {index} {}\n    (&[{}], {lead:?}),\n",
+                rule.kind,
+                anchors.join(", ")
+            ));
+        }
+        out.push_str("];\n");
+        out
+    }
+
+    #[test]
+    fn anchor_table_is_current() {
+        crate::redact::tests::assert_generated_is_current(
+            "src/redact/rules/anchors.rs",
+            &anchor_table_source(),
+            "REDACT_WRITE_ANCHORS",
+            "anchor_table_is_current",
+        );
+    }
 
     #[test]
     fn anchors_come_from_prefixes_or_suffixes() {

@@ -18,6 +18,7 @@
 
 use super::vet::{accept, Check};
 
+mod anchors;
 mod flags;
 mod formats;
 mod gates;
@@ -25,6 +26,7 @@ mod keywords;
 mod named;
 mod places;
 
+pub(super) use anchors::DERIVED_ANCHORS;
 pub(super) use gates::GATES;
 
 /// One rule: the kind it emits, what it matches, how a match is vetted.
@@ -42,8 +44,8 @@ pub(super) struct Rule {
     /// so `snmpwalk -A X -X Y` yields both values.
     pub scope: Option<String>,
     /// Literals (lowercase; matched ASCII case-insensitively) of which the text must contain
-    /// at least one for the rule to run. Empty: derived from the pattern when the redactor is
-    /// built (not when kinds are listed, which must stay cheap).
+    /// at least one for the rule to run. Empty: derived from the pattern ([`DERIVED_ANCHORS`],
+    /// a table a test keeps current, so that building a redactor parses no pattern).
     pub anchors: Vec<String>,
     /// What the pattern's matches hold from one of their anchors on: a regex that matches,
     /// anchored where an anchor occurs, in every match of the pattern (the pattern less what

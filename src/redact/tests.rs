@@ -13,6 +13,21 @@ use cases::*;
 mod cases;
 mod memo;
 
+/// Fails unless the generated source `path` (from the crate root) is `want`, naming the command
+/// that writes it again; with `write_var` set in the environment, writes it first.
+pub(super) fn assert_generated_is_current(path: &str, want: &str, write_var: &str, test: &str) {
+    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os(write_var).is_some() {
+        std::fs::write(&full, want).unwrap();
+    }
+    let have = std::fs::read_to_string(&full).unwrap_or_default();
+    assert!(
+        have == want,
+        "{path} does not match the rules: a rule would be skipped on texts it can match. \
+         Run `{write_var}=1 cargo test --lib {test}`."
+    );
+}
+
 fn redactor() -> &'static Redactor {
     static REDACTOR: OnceLock<Redactor> = OnceLock::new();
     REDACTOR.get_or_init(Redactor::new)
