@@ -9,7 +9,9 @@
 
 use super::Context;
 
-/// Shannon entropy of the bytes of `s`, in bits per byte.
+/// Shannon entropy of the bytes of `s`, in bits per byte. The logarithm is the `libm` crate's
+/// (musl's, as in the static image), not the system's: nothing else in the binary calls the
+/// system `libm`, and loading it cost `run` about 0.6 MiB of RSS.
 pub(super) fn entropy(s: &str) -> f64 {
     let mut counts = [0u32; 256];
     for b in s.bytes() {
@@ -21,7 +23,7 @@ pub(super) fn entropy(s: &str) -> f64 {
         .filter(|&&n| n > 0)
         .map(|&n| {
             let p = f64::from(n) / len;
-            -p * p.log2()
+            -p * libm::log2(p)
         })
         .sum()
 }
