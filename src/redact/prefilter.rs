@@ -4,9 +4,9 @@
 //! Owns the anchors: derived from a rule's pattern (its prefix or suffix literals) unless the
 //! rule names them. The derivation parses every pattern, so it runs in tests, which write what
 //! it finds to `rules::DERIVED_ANCHORS` and hold the table to the patterns; building a
-//! redactor reads the table. A rule's regex runs only when one of its anchors occurs (and its gate, in
-//! `engine`, admits the text), and is compiled only then, so ordinary text costs one automaton
-//! pass and no regex at all.
+//! redactor reads the table. A rule's regex runs only when one of its anchors occurs (and its
+//! gate, in `engine`, admits the text), and is compiled only then, so ordinary text costs one
+//! automaton pass and no regex at all.
 //!
 //! Not here: the rules themselves (`rules`), running them (`engine`).
 //!
