@@ -188,30 +188,26 @@ mod tests {
 
     /// `rules::GATES` as [`requirements`] derives it from the default rules, as Rust source.
     fn gate_table_source() -> String {
-        let mut out = String::from(concat!(
-            "//! Generated: the gate of each default rule, in `super::default_rules()` order: the byte\n",
-            "//! sets every match of its pattern hits, as `gate::requirements` derives them. Do not edit:\n",
-            "//! `gate_table_is_current` checks it against the patterns, and\n",
-            "//! `REDACT_WRITE_GATES=1 cargo test --lib gate_table_is_current` writes it again.\n",
-            "\n",
-            "/// The byte sets of each rule's gate, by rule index.\n",
-            "#[rustfmt::skip]\n",
-            "pub(in crate::redact) const GATES: &[&[&[u8]]] = &[\n",
-        ));
-        for (index, rule) in crate::redact::rules::default_rules().iter().enumerate() {
-            let hir = crate::redact::compile::parse(&rule.pattern);
-            let sets: Vec<String> = requirements(&hir)
-                .iter()
-                .map(|set| format!("b\"{}\"", set.escape_ascii()))
-                .collect();
-            out.push_str(&format!(
-                "    // {index} {}\n    &[{}],\n",
-                rule.kind,
-                sets.join(", ")
-            ));
-        }
-        out.push_str("];\n");
-        out
+        crate::redact::tests::rule_table_source(
+            concat!(
+                "//! Generated: the gate of each default rule, in `super::default_rules()` order: the byte\n",
+                "//! sets every match of its pattern hits, as `gate::requirements` derives them. Do not edit:\n",
+                "//! `gate_table_is_current` checks it against the patterns, and\n",
+                "//! `REDACT_WRITE_GATES=1 cargo test --lib gate_table_is_current` writes it again.\n",
+                "\n",
+                "/// The byte sets of each rule's gate, by rule index.\n",
+                "#[rustfmt::skip]\n",
+                "pub(in crate::redact) const GATES: &[&[&[u8]]] = &[\n",
+            ),
+            |rule| {
+                let hir = crate::redact::compile::parse(&rule.pattern);
+                let sets: Vec<String> = requirements(&hir)
+                    .iter()
+                    .map(|set| format!("b\"{}\"", set.escape_ascii()))
+                    .collect();
+                format!("&[{}]", sets.join(", "))
+            },
+        )
     }
 
     #[test]

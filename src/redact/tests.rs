@@ -13,6 +13,25 @@ use cases::*;
 mod cases;
 mod memo;
 
+/// A generated table of the default rules, as Rust source: `header` (the file's `//!` lines,
+/// the table's doc and its declaration, ending in `= &[`), then `row(rule)` for each rule in
+/// order, after a comment with its index and kind.
+pub(super) fn rule_table_source(
+    header: &str,
+    row: impl Fn(&super::rules::Rule) -> String,
+) -> String {
+    let mut out = header.to_string();
+    for (index, rule) in super::rules::default_rules().iter().enumerate() {
+        out.push_str(&format!(
+            "    // {index} {}\n    {},\n",
+            rule.kind,
+            row(rule)
+        ));
+    }
+    out.push_str("];\n");
+    out
+}
+
 /// Fails unless the generated source `path` (from the crate root) is `want`, naming the command
 /// that writes it again; with `write_var` set in the environment, writes it first.
 pub(super) fn assert_generated_is_current(path: &str, want: &str, write_var: &str, test: &str) {

@@ -1,5 +1,5 @@
 //! Generated: the anchors derived from each default rule's pattern, in
-//! `super::default_rules()` order, as `prefilter::derive_anchors_and_lead` finds them. Do not
+//! `super::default_rules()` order, as `prefilter::derive` finds them. Do not
 //! edit: `anchor_table_is_current` checks it against the patterns, and
 //! `REDACT_WRITE_ANCHORS=1 cargo test --lib anchor_table_is_current` writes it again.
 
