@@ -2,8 +2,13 @@
 #
 # denials-exporter: a static (musl) Rust binary on a distroless base, running as UID/GID 10403.
 #
-#   docker build -t ghcr.io/acme/denials-exporter:0.1.0 .
-#   docker buildx build --platform linux/amd64,linux/arm64 -t ghcr.io/acme/denials-exporter:0.1.0 --push .
+#   docker build -t denials-exporter:dev .
+#   docker buildx build --platform linux/amd64,linux/arm64 -t <registry>/denials-exporter:<version> --push .
+#   docker buildx build --target binary --output type=local,dest=dist .   # the binary alone
+#
+# Each platform builds natively in its own stage (under QEMU when the builder's CPU differs);
+# .github/workflows/release.yml builds each one on a runner of its own architecture instead and
+# publishes ghcr.io/<owner>/<repository> with provenance and an SBOM.
 #
 # Base images are pinned by tag. For reproducible builds pin them by digest as well, e.g.
 #   FROM docker.io/library/rust:1.95-slim-bookworm@sha256:<digest> AS builder
@@ -46,8 +51,9 @@ ENV DENIALS_EXPORTER_REVISION=${REVISION}
 COPY . .
 
 # The binary must be fully static (the final image has no libc): fail the build if it is not.
-RUN --mount=type=cache,target=/usr/local/cargo/registry \
-    --mount=type=cache,target=/src/target \
+# One target cache per architecture, so that an emulated and a native build never share one.
+RUN --mount=type=cache,target=/usr/local/cargo/registry,sharing=locked \
+    --mount=type=cache,target=/src/target,id=denials-exporter-target-${TARGETARCH} \
     target="$(cat /rust-target)" \
  && cargo build --release --locked --target "$target" --bin denials-exporter \
  && install -D -m 0755 "target/$target/release/denials-exporter" /out/denials-exporter \
@@ -55,6 +61,10 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry \
       echo "denials-exporter is dynamically linked" >&2; exit 1; fi \
  && /out/denials-exporter --version \
  && mkdir -p /out/state
+
+# ---- the binary alone: `--target binary --output type=local,dest=DIR` (the release assets) ----
+FROM scratch AS binary
+COPY --from=builder /out/denials-exporter /denials-exporter
 
 # ---- run -----------------------------------------------------------------------------------
 FROM gcr.io/distroless/static-debian12:nonroot

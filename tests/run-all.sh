@@ -3,6 +3,7 @@
 # checked by promtool, rules and dashboards, manifests, then the end-to-end runs against a real
 # Prometheus and the real pino writer. Prints one summary line `N passed, N failed`.
 # Needs: cargo, promtool/prometheus, python3 with kubernetes-validate and checkov, kubectl,
+# actionlint, hadolint, shellcheck,
 # logrotate, node with tests/e2e/node_modules (`.ci/run` installs all of it).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -45,6 +46,8 @@ step "cargo test" cargo test --locked --no-fail-fast
 step "promtool check metrics (replay output)" check_exposition
 step "alert and recording rules, dashboards" bash tests/deploy/rules_test.sh
 step "kubernetes manifests and Dockerfile" bash tests/deploy/k8s_check.sh
+step "actionlint: the CI and release workflows (.github/workflows)" actionlint
+step "hadolint: the Dockerfile" hadolint Dockerfile
 step "docs/formats.md's pino snippet: hook and canUseTool denials counted with their reason" \
   bash tests/deploy/formats_snippet.sh target/release/denials-exporter
 step "the cost of a write with 1,100 rolls beside the written file, and of 2,000 idle files (loose smoke bounds; figures: bench/files_cpu.py)" \

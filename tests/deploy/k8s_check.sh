@@ -16,7 +16,11 @@
 #     Prometheus Operator CRDs, for which it has no
 #     schema, are checked structurally (and a note says so);
 #  4. structural assertions on the renders (tests/deploy/k8s_assert.py, and k8s_foreign.py: the
-#     exporter injected, the foreign workloads' own containers unchanged) and on the Dockerfile and
+#     exporter injected into a Deployment, StatefulSet, Job and CronJob, the foreign workloads' own
+#     containers unchanged, no default NetworkPolicy selecting them, the opt-in
+#     components/metrics-networkpolicy admitting only monitoring to 10403); the Helm 3
+#     post-renderer and the Helm 4 plugin (examples/helm) run as Helm runs them, and failing with one
+#     sentence when they inject nothing; the exporter's image named in one place; the Dockerfile and
 #     .dockerignore (tests/deploy/k8s_docker.py) — no Docker engine here, so the image is not built;
 #     with an exporter binary (DENIALS_EXPORTER, else target/release/denials-exporter; skipped with a
 #     note when there is none), components/web-tls/web-config.example.yml is served as the component
@@ -122,6 +126,18 @@ step "kubectl kustomize overlays/classic-sidecar" render overlays/classic-sideca
 step "kubectl kustomize tests/deploy/data/foreign (components on a foreign chart's workloads)" \
   render "$tests/data/foreign" foreign
 
+# The same, with the opt-in components/metrics-networkpolicy added to its components, as an
+# operator would add it (in a copy; kustomize takes relative paths only).
+with_metrics_networkpolicy() {
+  local d=$work/foreign-netpol rel
+  mkdir -p "$d" && cp "$tests/data/foreign/chart-render.yaml" "$d/" || return 1
+  rel=$(realpath --relative-to="$d" "$k8s") || return 1
+  sed -e "s|^  - ../../../../deploy/kubernetes/|  - $rel/|" "$tests/data/foreign/kustomization.yaml" > "$d/kustomization.yaml" &&
+    echo "  - $rel/components/metrics-networkpolicy" >> "$d/kustomization.yaml" &&
+    render "$d" foreign-netpol
+}
+step "kubectl kustomize tests/deploy/data/foreign + components/metrics-networkpolicy (opt-in)" with_metrics_networkpolicy
+
 # The overlays with components/web-tls, in a copy of deploy/kubernetes: one line added to each
 # overlay's components, after monitoring, as docs/deploy.md tells operators to do.
 with_web_tls() {
@@ -151,7 +167,7 @@ web_tls_refuses_moved_exporter() {
 }
 step "components/web-tls stacked on the classic overlay fails the build (test operation)" web_tls_refuses_moved_exporter
 
-for r in base component native classic native-tls classic-tls foreign; do
+for r in base component native classic native-tls classic-tls foreign foreign-netpol; do
   if [ ! -s "$work/$r.yaml" ]; then
     echo "FAIL - nothing rendered for $r; later steps skipped"; failed=$((failed + 1)); finish
   fi
@@ -165,8 +181,8 @@ step "kubernetes-validate --strict: classic overlay (and + web-tls), Kubernetes 
   validate -k "$newest" -k "$oldest" "$work/classic.yaml" "$work/classic-tls.yaml"
 step "kubernetes-validate --strict: base and component, Kubernetes $newest" \
   validate -k "$newest" "$work/base.yaml" "$work/component.yaml"
-step "kubernetes-validate --strict: components on the foreign chart's workloads, Kubernetes $newest and 1.29.0" \
-  validate -k "$newest" -k 1.29.0 "$work/foreign.yaml"
+step "kubernetes-validate --strict: components on the foreign chart's workloads (CronJob too), with and without the opt-in NetworkPolicy, Kubernetes $newest and 1.29.0" \
+  validate -k "$newest" -k 1.29.0 "$work/foreign.yaml" "$work/foreign-netpol.yaml"
 step "kubernetes-validate rejects the native overlay on 1.27 (no native sidecars; strict mode bites)" \
   validate --expect-failure -k 1.27.0 "$work/native.yaml"
 
@@ -181,10 +197,102 @@ post_render() {
     "$root/examples/helm/post-renderer" < "$tests/data/foreign/chart-render.yaml" > "$work/post.yaml" && [ -s "$work/post.yaml" ]
 }
 step "examples/helm/post-renderer renders the foreign chart's workloads" post_render
-step "components/sidecar injects the exporter into a foreign chart's workloads and changes nothing of theirs; post-renderer and Helm values agree (k8s_foreign.py)" \
+
+# The Helm 4 plugin, as Helm 4 runs it: installed from a local directory (a link in $HELM_PLUGINS),
+# its plugin.yaml's command with ${HELM_PLUGIN_DIR} expanded, the render on stdin.
+helm4_plugin() {
+  local plugins=$work/helm-plugins dir=$root/examples/helm/denials-exporter cmd
+  mkdir -p "$plugins" && ln -sfn "$dir" "$plugins/denials-exporter" || return 1
+  cmd=$(python3 - "$dir/plugin.yaml" <<'PY'
+import sys, yaml
+p = yaml.safe_load(open(sys.argv[1]))
+ok = p.get("apiVersion") == "v1" and p.get("type") == "postrenderer/v1" and p.get("runtime") == "subprocess" \
+    and p.get("name") == "denials-exporter"
+cmds = {c.get("os"): c["command"] for c in p["runtimeConfig"]["platformCommand"]}
+if not ok or len(set(cmds.values())) != 1:
+    sys.exit(f"plugin.yaml is not a Helm 4 subprocess postrenderer/v1 named denials-exporter: {p}")
+print(cmds.popitem()[1])
+PY
+  ) || return 1
+  # shellcheck disable=SC2016  # the literal text of plugin.yaml, expanded as Helm does
+  cmd=${cmd//'${HELM_PLUGIN_DIR}'/$plugins/denials-exporter}
+  echo "plugin command: $cmd"
+  [ -x "$cmd" ] || { echo "not executable: $cmd"; return 1; }
+  (cd / && HELM_PLUGIN_DIR=$plugins/denials-exporter DENIALS_EXPORTER_COMPONENTS="$k8s/components/monitoring $k8s/components/web-tls" \
+    KUBECTL=$kubectl "$cmd" < "$tests/data/foreign/chart-render.yaml" > "$work/plugin.yaml") || return 1
+  cmp "$work/post.yaml" "$work/plugin.yaml" && echo "the plugin's output equals the Helm 3 script's"
+}
+step "examples/helm/denials-exporter: the Helm 4 post-renderer plugin, run as Helm 4 runs it, gives the Helm 3 script's output" helm4_plugin
+step "kubernetes-validate --strict: the post-rendered chart (Helm 3 script and Helm 4 plugin), Kubernetes $newest and 1.29.0" \
+  validate -k "$newest" -k 1.29.0 "$work/post.yaml" "$work/plugin.yaml"
+
+# Both must refuse, with one sentence on stderr and nothing on stdout, to inject nothing: an input
+# with no labelled workload, and a named workload the chart did not render (a typo).
+post_renderer_refuses() {
+  local runner=$1 input=$work/unlabelled.yaml rc
+  sed 's|denials-exporter/sidecar: enabled|app.kubernetes.io/part-of: acme|' "$tests/data/foreign/chart-render.yaml" > "$input"
+  grep -q 'denials-exporter/sidecar' "$input" && { echo "the unlabelled input still has the label"; return 1; }
+  for args in "" "Deployment/acme-exectuor"; do
+    # shellcheck disable=SC2086  # no argument, or one
+    (cd / && KUBECTL=$kubectl "$runner" $args < "$input" > "$work/refused.out" 2> "$work/refused.err")
+    rc=$?
+    echo "args '${args}': exit $rc, stderr: $(cat "$work/refused.err")"
+    [ "$rc" -ne 0 ] && [ ! -s "$work/refused.out" ] && [ "$(wc -l < "$work/refused.err")" -eq 1 ] || return 1
+  done
+  grep -q "acme-exectuor" "$work/refused.err" || return 1
+  # The same workload named correctly is injected although it carries no label.
+  (cd / && KUBECTL=$kubectl "$runner" Deployment/acme-executor < "$input" > "$work/named.out") || return 1
+  [ "$(grep -c '^ *- args:$\|name: denials-exporter$' "$work/named.out")" -ge 1 ] || return 1
+}
+step "examples/helm/post-renderer (Helm 3) fails with one sentence when it injects nothing, or a named workload is a typo" \
+  post_renderer_refuses "$root/examples/helm/post-renderer"
+step "the Helm 4 plugin fails the same way" post_renderer_refuses "$work/helm-plugins/denials-exporter/post-renderer"
+
+# The exporter's image is named in one place: the `images:` entry of components/sidecar; every
+# container named denials-exporter refers to it by the bare name that entry replaces.
+image_named_once() {
+  python3 - "$k8s" "$work/native.yaml" "$work/classic.yaml" "$work/foreign.yaml" "$work/post.yaml" <<'PY'
+import glob, os, sys, yaml
+k8s, renders = sys.argv[1], sys.argv[2:]
+entries, refs = [], []
+def walk(node, path):
+    if isinstance(node, dict):
+        if node.get("name") == "denials-exporter" and "image" in node:
+            refs.append((path, node["image"]))
+        for k, v in node.items():
+            walk(v, path)
+    elif isinstance(node, list):
+        for v in node:
+            walk(v, path)
+for f in sorted(glob.glob(os.path.join(k8s, "**", "*.yaml"), recursive=True)):
+    for doc in yaml.safe_load_all(open(f)):
+        if not isinstance(doc, dict):
+            continue
+        rel = os.path.relpath(f, k8s)
+        entries += [(rel, e) for e in doc.get("images") or [] if e.get("name") == "denials-exporter"]
+        walk(doc, rel)
+print("images: entries:", entries)
+print("container references:", refs)
+ok = len(entries) == 1 and entries[0][0] == "components/sidecar/kustomization.yaml" and refs \
+    and all(img == "denials-exporter" for _, img in refs)
+want = "%s:%s" % (entries[0][1]["newName"], entries[0][1]["newTag"]) if len(entries) == 1 else None
+for r in renders:
+    got = set()
+    for doc in yaml.safe_load_all(open(r)):
+        if doc and doc.get("kind") in ("Deployment", "StatefulSet", "Job", "CronJob"):
+            spec = doc["spec"]["jobTemplate"]["spec"] if doc["kind"] == "CronJob" else doc["spec"]
+            pod = spec["template"]["spec"]
+            got |= {c["image"] for c in pod.get("initContainers", []) + pod["containers"] if c["name"] == "denials-exporter"}
+    print(f"{os.path.basename(r)}: {sorted(got)}")
+    ok = ok and got == {want}
+sys.exit(0 if ok else 1)
+PY
+}
+step "the exporter's image is named in one place (components/sidecar images:), and every render pulls it" image_named_once
+step "components/sidecar injects the exporter into a foreign chart's workloads (CronJob too) and changes nothing of theirs; no default NetworkPolicy selects them, the opt-in one admits monitoring to 10403 only; post-renderer and Helm values agree (k8s_foreign.py)" \
   python3 "$tests/k8s_foreign.py" --source "$tests/data/foreign/chart-render.yaml" --render "$work/foreign.yaml" \
     --post-rendered "$work/post.yaml" --helm-values "$root/examples/helm/values-denials-exporter.yaml" \
-    --sidecar "$k8s/components/sidecar/sidecar.yaml"
+    --sidecar "$k8s/components/sidecar/sidecar.yaml" --networkpolicy "$work/foreign-netpol.yaml"
 step "Dockerfile and .dockerignore static checks (k8s_docker.py; not built: no Docker engine)" \
   python3 "$tests/k8s_docker.py" --root "$root" --native "$work/native.yaml"
 
@@ -300,7 +408,8 @@ step "checkov (kubernetes, dockerfile) on the renders and the Dockerfile" run_ch
 
 # ---- optional linters ----------------------------------------------------------------------
 if command -v shellcheck > /dev/null 2>&1; then
-  step "shellcheck generate.sh and k8s_check.sh" shellcheck "$k8s/generate.sh" "$tests/k8s_check.sh"
+  step "shellcheck generate.sh, k8s_check.sh and the Helm post-renderers" shellcheck "$k8s/generate.sh" "$tests/k8s_check.sh" \
+    "$root/examples/helm/post-renderer" "$root/examples/helm/denials-exporter/post-renderer"
 else
   echo "note: shellcheck not installed (apt-get install shellcheck); skipped"
 fi

@@ -6,7 +6,7 @@
 The source is a chart-shaped render kept as test data (tests/deploy/data/foreign): a Deployment
 with its own init container, a port named `metrics` and a pod securityContext of its own, a
 StatefulSet and a Job, all labelled denials-exporter/sidecar: enabled, and a Deployment without the
-label. The render is that kustomization built with components/sidecar, monitoring and web-tls.
+label, and a CronJob. The render is that kustomization built with components/sidecar, monitoring and web-tls.
 Checks that every labelled workload got the exporter as its first init container (a native
 sidecar with startup and liveness probes and no readiness probe, a read-only log mount, a state
 volume of its own, --state-reset-on-error, the audit stream on stdout, no IPv4-only listen address)
@@ -15,6 +15,10 @@ field are exactly as the chart rendered them, that the unlabelled workload is un
 the PodMonitor selects the injected pods only and scrapes the exporter's port only. With
 --post-rendered, examples/helm/post-renderer's output must give every workload the same spec; with
 --helm-values and --sidecar, the Helm values snippet must carry the component's sidecar verbatim.
+The render must hold no NetworkPolicy that selects the chart's pods (the default install leaves
+their ingress alone); with --networkpolicy, the same source rendered with
+components/metrics-networkpolicy too must hold exactly one, selecting every injected pod and no
+other, admitting only the monitoring namespace, only to port 10403.
 Prints one line per check; exit 1 if any failed.
 """
 import argparse
@@ -33,11 +37,20 @@ LABEL = ("denials-exporter/sidecar", "enabled")
 OWN_VOLUMES = {"executor-logs", "exporter-state"}
 WEB_TLS_VOLUME = "exporter-web-tls"
 LOG_DIR = "/var/log/executor"
-WORKLOAD_KINDS = {"Deployment", "StatefulSet", "Job"}
+WORKLOAD_KINDS = {"Deployment", "StatefulSet", "Job", "CronJob"}
 
 
 def key(d):
     return d["kind"], d["metadata"]["name"]
+
+
+def template_holder(spec, kind):
+    """The dict whose `template` is the pod template: a CronJob's is spec.jobTemplate.spec."""
+    return spec["jobTemplate"]["spec"] if kind == "CronJob" else spec
+
+
+def pod_template(d):
+    return template_holder(d["spec"], d["kind"])["template"]
 
 
 def labelled(d):
@@ -75,7 +88,8 @@ def workload_checks(src, out):
     check(f"{n}: workload metadata unchanged",
           {k: v for k, v in out["metadata"].items() if k != "namespace"} == src["metadata"])
     spec_src, spec_out = copy.deepcopy(src["spec"]), copy.deepcopy(out["spec"])
-    tpl_src, tpl_out = spec_src.pop("template"), spec_out.pop("template")
+    tpl_src = template_holder(spec_src, src["kind"]).pop("template")
+    tpl_out = template_holder(spec_out, src["kind"]).pop("template")
     check(f"{n}: every spec field outside the pod template unchanged", spec_src == spec_out)
     pod_src, pod_out = tpl_src["spec"], tpl_out["spec"]
     want_labels = dict(tpl_src.get("metadata", {}).get("labels") or {}, **{LABEL[0]: LABEL[1]})
@@ -111,7 +125,7 @@ def podmonitor_checks(docs, injected, untouched):
     check("PodMonitor selects by the sidecar label only", sel == {LABEL[0]: LABEL[1]}, sel)
 
     def selects(d):
-        labels = d["spec"]["template"].get("metadata", {}).get("labels") or {}
+        labels = pod_template(d).get("metadata", {}).get("labels") or {}
         return all(labels.get(k) == v for k, v in sel.items())
     for d in injected:
         check(f"PodMonitor selects the pods of {d['kind']}/{d['metadata']['name']}", selects(d))
@@ -133,19 +147,67 @@ def post_renderer_checks(render, post):
                   out.get(key(d), {}).get("spec") == d["spec"])
 
 
-def helm_values_checks(values_path, sidecar_path):
-    """The Helm values snippet carries the component's sidecar, volumes and pod label verbatim."""
+def without_image(containers):
+    return [{k: v for k, v in c.items() if k != "image"} for c in containers or []]
+
+
+def helm_values_checks(values_path, sidecar_path, render):
+    """The Helm values snippet carries the component's sidecar, volumes and pod label verbatim, and
+    the image the component's `images:` entry names."""
     with open(values_path, encoding="utf-8") as fh:
         values = yaml.safe_load(fh)
     with open(sidecar_path, encoding="utf-8") as fh:
         tpl = yaml.safe_load(fh)["spec"]["template"]
     check("helm values: extraInitContainers is the component's sidecar",
-          values.get("extraInitContainers") == tpl["spec"]["initContainers"])
+          without_image(values.get("extraInitContainers")) == without_image(tpl["spec"]["initContainers"]))
+    rendered = {c["image"] for d in render if d["kind"] in WORKLOAD_KINDS
+                for c in pod_template(d)["spec"].get("initContainers") or [] if c["name"] == EXPORTER}
+    images = [c.get("image") for c in values.get("extraInitContainers") or [] if c.get("name") == EXPORTER]
+    check("helm values: the exporter's image is the one the component's images: entry sets",
+          len(rendered) == 1 and images == sorted(rendered), (images, sorted(rendered)))
     check("helm values: extraVolumes are the component's volumes", values.get("extraVolumes") == tpl["spec"]["volumes"])
     check("helm values: podLabels are the component's pod label", values.get("podLabels") == tpl["metadata"]["labels"])
     mounts = values.get("extraVolumeMounts") or []
     check(f"helm values: the executor mounts executor-logs at {LOG_DIR}",
           {"name": "executor-logs", "mountPath": LOG_DIR} in mounts, mounts)
+
+
+def selects_pod(policy, d):
+    sel = policy["spec"].get("podSelector") or {}
+    if sel.get("matchExpressions"):
+        return True  # not evaluated here: counted as selecting, so that the check stays strict
+    labels = pod_template(d).get("metadata", {}).get("labels") or {}
+    return all(labels.get(k) == v for k, v in (sel.get("matchLabels") or {}).items())
+
+
+def default_networkpolicy_checks(render, workloads):
+    pols = [d for d in render if d["kind"] == "NetworkPolicy"]
+    for d in workloads:
+        hit = [p["metadata"]["name"] for p in pols if selects_pod(p, d)]
+        check(f"default install: no NetworkPolicy selects the pods of {d['kind']}/{d['metadata']['name']}",
+              not hit, hit)
+
+
+def opt_in_networkpolicy_checks(render, injected, untouched):
+    """components/metrics-networkpolicy: the monitoring namespace alone, to port 10403 alone."""
+    out = {key(d): d for d in render}
+    pols = [d for d in render if d["kind"] == "NetworkPolicy"]
+    if not check("opt-in: exactly one NetworkPolicy", len(pols) == 1, [p["metadata"]["name"] for p in pols]):
+        return
+    pol = pols[0]
+    for d in injected:
+        check(f"opt-in: the NetworkPolicy selects the pods of {d['kind']}/{d['metadata']['name']}",
+              selects_pod(pol, out[key(d)]))
+    for d in untouched:
+        check(f"opt-in: the NetworkPolicy does not select the pods of {d['kind']}/{d['metadata']['name']}",
+              not selects_pod(pol, out[key(d)]))
+    spec = pol["spec"]
+    check("opt-in: Ingress only (egress untouched)", spec.get("policyTypes") == ["Ingress"], spec.get("policyTypes"))
+    want = [{"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
+             "ports": [{"port": 10403, "protocol": "TCP"}]}]
+    check("opt-in: admits the monitoring namespace to TCP 10403, by number, and nothing else",
+          spec.get("ingress") == want, spec.get("ingress"))
+    check("opt-in: the namespace is the kustomization's", pol["metadata"].get("namespace") == "acme")
 
 
 def main():
@@ -155,6 +217,7 @@ def main():
     ap.add_argument("--post-rendered", help="examples/helm/post-renderer's output for the same source")
     ap.add_argument("--helm-values", help="examples/helm/values-denials-exporter.yaml")
     ap.add_argument("--sidecar", help="deploy/kubernetes/components/sidecar/sidecar.yaml")
+    ap.add_argument("--networkpolicy", help="the same source rendered with components/metrics-networkpolicy too")
     args = ap.parse_args()
     source = {key(d): d for d in load(args.source)}
     render = load(args.render)
@@ -175,10 +238,15 @@ def main():
                   {**got, "metadata": {k2: v for k2, v in got["metadata"].items() if k2 != "namespace"}} == src)
             untouched.append(got)
     podmonitor_checks(render, injected, untouched)
+    default_networkpolicy_checks(render, injected + untouched)
+    if args.networkpolicy:
+        opt_in_networkpolicy_checks(load(args.networkpolicy), injected, untouched)
     if args.post_rendered:
         post_renderer_checks(render, load(args.post_rendered))
     if args.helm_values and args.sidecar:
-        helm_values_checks(args.helm_values, args.sidecar)
+        helm_values_checks(args.helm_values, args.sidecar, render)
+    if args.post_rendered:
+        default_networkpolicy_checks(load(args.post_rendered), injected + untouched)
     failed = results.count(False)
     print(f"k8s_foreign: {len(results) - failed} checks passed, {failed} failed")
     return 1 if failed else 0
