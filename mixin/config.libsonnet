@@ -21,12 +21,38 @@
     // DenialsExporterSpendSpike: USD a workflow may spend on model usage per hour.
     spendBudgetUSDPerHour: 25,
 
-    // The dashboards' "Dangerous denials" panels: denials of these tools for these reasons, by the
-    // layer that denied them. Add 'permissionPromptTool' if your canUseTool callback is a security
-    // guard (docs/formats.md). The DenialsExporterDangerousDenial alert does not use them: it
-    // wakes on what was attempted (the risk class), whatever the reason.
-    dangerousTools: ['Bash'],
-    dangerousReasons: ['hook', 'safetyCheck'],
+    // Every alert's severity and `for`, as kube-prometheus does: critical pages, warning makes a
+    // ticket, info only informs. Override one with e.g.
+    //   alerts+: { DenialsExporterDangerousDenial+: { severity: 'critical' } }
+    alerts: {
+      DenialsExporterDenialSpike: { severity: 'warning', 'for': '5m' },
+      // What an agent tried that a permission layer stopped: a warning at first sight. Make it
+      // critical to page on it; a `for` makes it wait (it must stay under dangerousDenialWindow).
+      DenialsExporterDangerousDenial: { severity: 'warning', 'for': '0m' },
+      DenialsExporterUnknownDenialsRising: { severity: 'warning', 'for': '30m' },
+      DenialsExporterTooManyDenialsPerExecution: { severity: 'warning', 'for': '15m' },
+      DenialsExporterSpendSpike: { severity: 'critical', 'for': '10m' },
+      DenialsExporterUnattributedSpend: { severity: 'warning', 'for': '30m' },
+      // Like kube-prometheus' TargetDown: a warning, for a share of a job's targets, after 10m.
+      DenialsExporterDown: { severity: 'warning', 'for': '10m' },
+      DenialsExporterAbsent: { severity: 'warning', 'for': '15m' },
+      DenialsExporterNotReading: { severity: 'critical', 'for': '5m' },
+      DenialsExporterMalformedLines: { severity: 'warning', 'for': '15m' },
+      DenialsExporterLabelOverflow: { severity: 'warning', 'for': '0m' },
+      DenialsExporterStateFileStale: { severity: 'warning', 'for': '5m' },
+      DenialsExporterFileErrors: { severity: 'warning', 'for': '15m' },
+      DenialsExporterExecutionsEvicted: { severity: 'info', 'for': '0m' },
+    },
+    // DenialsExporterDown: the share of a job's targets (per namespace), in percent, that must be
+    // down for it to fire.
+    downTargetsPercent: 10,
+
+    // "Dangerous" is one thing on the alerts and the dashboards: a denial whose attempt falls in a
+    // risk class (docs/risk.md) other than these.
+    notDangerousRisks: ['none', 'unknown'],
+    // How long one dangerous denial keeps DenialsExporterDangerousDenial's expression true (the
+    // alert's `for` must be shorter), and the range its description speaks of.
+    dangerousDenialWindow: '5m',
 
     // Where the runbook (docs/runbook.md) is published for your team: every alert's runbook_url is
     // this plus '#' and the alert name in lower case (its section's anchor). The default is a
@@ -38,7 +64,7 @@
 
     // Dashboards: their tags (and the tag their cross-links look for), and the drill-down.
     dashboardTags: ['denials-exporter'],
-    // The Loki data source the drill-down links query by default (a `loki` variable lets users pick
+    // The Loki data source the drill-down links query by default (a `loki_datasource` variable lets users pick
     // another), and the label set that finds the exporter's stdout in it.
     lokiDatasourceUID: 'loki',
     auditStreamSelector: '{container="denials-exporter"}',
@@ -46,13 +72,15 @@
     exporterURL: 'http://localhost:10403',
 
     // Derived; not meant to be overridden.
-    dangerousToolsRegex: std.join('|', self.dangerousTools),
-    dangerousReasonsRegex: std.join('|', self.dangerousReasons),
+    notDangerousRisksRegex: std.join('|', self.notDangerousRisks),
     // Prepended to every `by (...)`/`on (...)` list of the rules.
     clusterBy: if self.showMultiCluster then self.clusterLabel + ', ' else '',
-    // What every dashboard selector carries (the ALERTS panels leave job and pod out: alerts carry
-    // no pod, and DenialsExporterAbsent no job).
-    dashboardSelector: '%(clusterLabel)s=~"$cluster", job=~"$job", namespace=~"$namespace", pod=~"$pod"' % self,
+    // What every dashboard selector carries (the ALERTS panels leave job, pod and instance out:
+    // alerts carry no pod or instance, and DenialsExporterAbsent no job; dashboards/.lint says so).
+    dashboardSelector: '%(clusterLabel)s=~"$cluster", job=~"$job", namespace=~"$namespace", pod=~"$pod", instance=~"$instance"' % self,
+    // `up` is the one series the dashboards read that other jobs have too: the job selector first,
+    // then the variable (which the linter's target-job-rule looks for).
+    upSelector: '%(jobSelector)s, %(dashboardSelector)s' % self,
     alertsSelector: '%(clusterLabel)s=~"$cluster", namespace=~"$namespace"' % self,
   },
 }

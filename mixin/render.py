@@ -26,12 +26,21 @@ RULES = os.path.join(ROOT, "deploy", "prometheus", "denials-exporter.rules.yml")
 DASHBOARDS = os.path.join(ROOT, "dashboards")
 
 
+def config_patch(obj):
+    """`obj` as a jsonnet object that merges into _config the way `+:` does at every level, so that
+    {"alerts": {"DenialsExporterDown": {"severity": "critical"}}} changes that one field alone and
+    the derived settings (self.…) still follow."""
+    if not isinstance(obj, dict):
+        return json.dumps(obj)
+    return "{ " + ", ".join(f"{json.dumps(k)}+: {config_patch(v)}" if isinstance(v, dict)
+                            else f"{json.dumps(k)}: {config_patch(v)}" for k, v in obj.items()) + " }"
+
+
 def render(config=None):
     """(rule file as a dict, {file name: dashboard}) for the mixin with `config` merged into _config."""
-    snippet = "local m = (import 'mixin.libsonnet') + { _config+:: std.parseJson(std.extVar('config')) };\n" \
+    snippet = "local m = (import 'mixin.libsonnet') + { _config+:: %s };\n" \
               "{ rules: { groups: m.prometheusRules.groups + m.prometheusAlerts.groups }, dashboards: m.grafanaDashboards }"
-    out = json.loads(_jsonnet.evaluate_snippet("render", snippet, jpathdir=[HERE],
-                                               ext_vars={"config": json.dumps(config or {})}))
+    out = json.loads(_jsonnet.evaluate_snippet("render", snippet % config_patch(config or {}), jpathdir=[HERE]))
     return out["rules"], out["dashboards"]
 
 

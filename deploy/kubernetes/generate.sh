@@ -4,7 +4,8 @@
 #   deploy/prometheus/denials-exporter.rules.yml -> components/monitoring/prometheusrule.yaml
 #       (its `groups:` wrapped, text unchanged, into a monitoring.coreos.com/v1 PrometheusRule)
 #   dashboards/*.json -> components/monitoring/dashboards/ (byte-identical copies, one ConfigMap
-#       each labelled grafana_dashboard: "1", through a generated configMapGenerator). Copies are
+#       each labelled grafana_dashboard: "1", through a generated configMapGenerator), with
+#       dashboards/.lint (grafana/dashboard-linter's exceptions) beside them. Copies are
 #       needed because kustomize's load restrictor refuses files outside the kustomization root.
 #   components/sidecar/sidecar.yaml -> components/sidecar/sidecar-cronjob.yaml (the same pod
 #       template, text unchanged, at a CronJob's spec.jobTemplate.spec.template)
@@ -150,6 +151,9 @@ for f in "${dashboards[@]}"; do
   cp "$f" "$tmp/dashboards/$base"
   printf '  - name: %s\n    files:\n      - %s\n' "$name" "$base" >> "$tmp/dashboards/kustomization.yaml"
 done
+
+# The dashboard linter's exceptions travel with the dashboards (not into a ConfigMap).
+if [ -f "$dash_dir/.lint" ]; then cp "$dash_dir/.lint" "$tmp/dashboards/.lint"; fi
 
 # The names must be distinct after sanitising.
 dups=$(grep '^  - name: ' "$tmp/dashboards/kustomization.yaml" | sort | uniq -d)

@@ -24,7 +24,7 @@ local variables = import '../lib/variables.libsonnet';
         ]
       },
       "description": "Completed agent executions as denials-exporter reads them from the executor's log: outcomes, cost, tokens, turns and duration by workflow.",
-      "editable": true,
+      "editable": false,
       "fiscalYearStartMonth": 0,
       "graphTooltip": 1,
       "id": null,
@@ -50,7 +50,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Executions that completed in the selected time range, whatever their outcome.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -95,7 +95,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum(increase(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range]))" % $._config),
@@ -113,7 +113,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Share of the executions in the range whose outcome was not success.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 4,
@@ -167,7 +167,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("(sum(increase(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\", outcome!=\"success\"}[$__range])) or sum(increase(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range])) * 0) / sum(increase(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range]))" % $._config),
@@ -185,7 +185,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "USD spent by the executions that completed in the selected time range (agent_execution_cost_usd_sum).",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 8,
@@ -230,7 +230,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum(increase(agent_execution_cost_usd_sum{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range]))" % $._config),
@@ -248,7 +248,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Average USD per execution in the selected time range.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -294,7 +294,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum(increase(agent_execution_cost_usd_sum{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range])) / sum(increase(agent_execution_cost_usd_count{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range]))" % $._config),
@@ -312,7 +312,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Tokens of every kind (input, output, cache read, cache creation) in the selected time range.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 16,
@@ -357,7 +357,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum(increase(agent_tokens_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range]))" % $._config),
@@ -375,7 +375,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Median wall time of the executions in the selected time range (from the histogram buckets: an estimate).",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 20,
@@ -420,7 +420,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("histogram_quantile(0.5, sum by (le) (increase(agent_execution_duration_seconds_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range])))" % $._config),
@@ -438,7 +438,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Completed executions per minute, by workflow and SDK result subtype (success, error_max_turns, ...).",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -498,7 +498,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (workflow, outcome) (rate(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])) * 60" % $._config),
@@ -516,7 +516,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Executions per minute whose outcome was not success, by workflow and outcome. A workflow without failures shows a flat line labelled none.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -576,7 +576,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (workflow, outcome) (rate(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\", outcome!=\"success\"}[$__rate_interval])) * 60 or on (workflow) label_replace(sum by (workflow) (rate(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])) * 0, \"outcome\", \"none\", \"\", \"\")" % $._config),
@@ -594,7 +594,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Share of each workflow's executions whose outcome was not success.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -656,7 +656,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("(sum by (workflow) (rate(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\", outcome!=\"success\"}[$__rate_interval])) or sum by (workflow) (rate(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])) * 0) / sum by (workflow) (rate(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval]))" % $._config),
@@ -674,7 +674,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "USD per hour at the current pace, by workflow (rate of agent_execution_cost_usd_sum times 3600). Counted when an execution completes.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -734,7 +734,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (workflow) (rate(agent_execution_cost_usd_sum{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])) * 3600" % $._config),
@@ -752,7 +752,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Average USD per execution, by workflow (agent_execution_cost_usd_sum / _count).",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -812,7 +812,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (workflow) (rate(agent_execution_cost_usd_sum{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])) / sum by (workflow) (rate(agent_execution_cost_usd_count{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval]))" % $._config),
@@ -830,7 +830,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Tokens per minute by kind: input, output, cache_read, cache_creation.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -890,7 +890,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (kind) (rate(agent_tokens_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])) * 60" % $._config),
@@ -908,7 +908,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "p50, p90 and p99 of the turns an execution took (agent_execution_turns). Executions ending at error_max_turns sit at the configured limit.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -968,7 +968,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("histogram_quantile(0.5, sum by (le) (rate(agent_execution_turns_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])))" % $._config),
@@ -980,7 +980,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("histogram_quantile(0.9, sum by (le) (rate(agent_execution_turns_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])))" % $._config),
@@ -992,7 +992,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("histogram_quantile(0.99, sum by (le) (rate(agent_execution_turns_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])))" % $._config),
@@ -1010,7 +1010,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "p50, p90 and p99 of execution wall time (agent_execution_duration_seconds).",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -1070,7 +1070,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("histogram_quantile(0.5, sum by (le) (rate(agent_execution_duration_seconds_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])))" % $._config),
@@ -1082,7 +1082,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("histogram_quantile(0.9, sum by (le) (rate(agent_execution_duration_seconds_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])))" % $._config),
@@ -1094,7 +1094,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("histogram_quantile(0.99, sum by (le) (rate(agent_execution_duration_seconds_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])))" % $._config),
@@ -1112,7 +1112,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "USD spent per workflow in the selected time range, most expensive first.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -1159,7 +1159,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sort_desc(sum by (workflow) (increase(agent_execution_cost_usd_sum{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range])))" % $._config),
@@ -1177,7 +1177,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Executions completed in the selected time range, by workflow and outcome.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -1232,7 +1232,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (workflow, outcome) (increase(agent_executions_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range]))" % $._config),
@@ -1269,7 +1269,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "USD per hour at the current pace, by model (rate of agent_cost_usd_total times 3600), from the SDK's modelUsage (costUSD per model). In a streaming-input session each result adds its increase of the session's cumulative modelUsage. model=\"unknown\" is spend no modelUsage attributes (records without it).",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -1329,7 +1329,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (model) (rate(agent_cost_usd_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])) * 3600" % $._config),
@@ -1348,7 +1348,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Tokens per minute by model and kind (input, output, cache_read, cache_creation), from the SDK's modelUsage (agent_tokens_by_model_total). The complete figure: the result's `usage` covers only the last turn's main loop. Summed over models this is agent_tokens_total.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -1408,7 +1408,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (model, kind) (rate(agent_tokens_by_model_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])) * 60" % $._config),
@@ -1426,7 +1426,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "USD spent in the selected time range, by model (increase of agent_cost_usd_total), from the SDK's modelUsage. Sums to the Spend stat when every record carries modelUsage with costUSD.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -1473,7 +1473,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sort_desc(sum by (model) (increase(agent_cost_usd_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range])))" % $._config),
@@ -1491,7 +1491,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Tokens used in the selected time range, by model, all kinds (increase of agent_tokens_by_model_total), from the SDK's modelUsage.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -1538,7 +1538,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sort_desc(sum by (model) (increase(agent_tokens_by_model_total{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range])))" % $._config),
@@ -1562,7 +1562,7 @@ local variables = import '../lib/variables.libsonnet';
             "type": "query",
             "datasource": {
               "type": "prometheus",
-              "uid": "${datasource}"
+              "uid": "${prometheus_datasource}"
             },
             "definition": ("label_values(agent_executions_total{%(dashboardSelector)s}, workflow)" % $._config),
             "query": {

@@ -24,8 +24,8 @@ local variables = import '../lib/variables.libsonnet';
           }
         ]
       },
-      "description": "Denied agent tool calls counted by denials-exporter: by tool, reason and workflow, the dangerous ones, and denials per execution.",
-      "editable": true,
+      "description": "Denied agent tool calls counted by denials-exporter: by tool, reason and workflow, the dangerous ones (by risk class), and denials per execution.",
+      "editable": false,
       "fiscalYearStartMonth": 0,
       "graphTooltip": 1,
       "id": null,
@@ -51,7 +51,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Permission denials counted in the selected time range (increase of permission_denials_total).",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -96,7 +96,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum(increase(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__range]))" % $._config),
@@ -114,7 +114,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Denials per minute now, over the last rate interval.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 4,
@@ -159,7 +159,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum(rate(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) * 60" % $._config),
@@ -174,10 +174,10 @@ local variables = import '../lib/variables.libsonnet';
           "id": 3,
           "type": "stat",
           "title": "Dangerous denials",
-          "description": "Bash calls denied by a hook or by the safety check in the selected range: a view by the layer that denied them; DenialsExporterDangerousDenial wakes on what was attempted instead (What they tried). Anything above 0 deserves a look at the audit log. Only denials the executor logs as they happen carry a reason: with the real Agent SDK, PreToolUse-hook denials the executor does not log itself count as unknown and are not here (docs/formats.md).",
+          "description": "Denials in the selected range whose attempt falls in a dangerous risk class (every class but none and unknown, docs/risk.md), whatever layer denied them: the same question DenialsExporterDangerousDenial asks. Anything above 0 deserves a look at the audit log (What they tried has the classes). A denial counted before its input was known is classified when its execution's record comes.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 8,
@@ -226,10 +226,10 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
-              "expr": ("sum(increase(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\", tool=~\"%(dangerousToolsRegex)s\", reason=~\"%(dangerousReasonsRegex)s\"}[$__range])) or sum(increase(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__range])) * 0" % $._config),
+              "expr": ("sum(increase(permission_denial_risks_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\", risk!~\"%(notDangerousRisksRegex)s\"}[$__range])) or sum(increase(permission_denial_risks_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__range])) * 0" % $._config),
               "legendFormat": "dangerous",
               "range": false,
               "instant": true,
@@ -244,7 +244,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Share of the denials in the range that only the execution record revealed (reason=\"unknown\": no mid-stream event was logged for them). With the real Agent SDK a large share is normal: PreToolUse hook denials, canUseTool callbacks that deny and path-scoped deny rules (e.g. Read(./.env)) never produce a permission_denied frame, so the executor logs no mid-stream event and they are known only from the record (docs/formats.md). A rise beyond that baseline means mid-stream events are being lost (an executor that does not log its denials as they happen, a broken correlation key): alerts then wait for executions to end, and DenialsExporterUnknownDenialsRising fires.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -298,7 +298,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("(sum(increase(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\", reason=\"unknown\"}[$__range])) or sum(increase(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__range])) * 0) / sum(increase(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__range]))" % $._config),
@@ -316,7 +316,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Average number of denials an execution recorded in the selected range (agent_execution_denials). The tool filter does not apply.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 16,
@@ -370,7 +370,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum(increase(agent_execution_denials_sum{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range])) / sum(increase(agent_execution_denials_count{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__range]))" % $._config),
@@ -388,7 +388,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "DenialsExporter alerts firing now (see the table at the bottom).",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 20,
@@ -437,7 +437,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("count(ALERTS{alertname=~\"DenialsExporter.*\", alertstate=\"firing\", %(alertsSelector)s}) or vector(0)" % $._config),
@@ -455,7 +455,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Denials per minute by tool name (tools beyond the exporter's cap show as other, invalid names as invalid). Click a series for the exporter's recent denials of that tool.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -516,7 +516,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (tool) (rate(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) * 60" % $._config),
@@ -535,7 +535,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Denials per minute by the layer that denied (rule, mode, hook, safetyCheck, classifier, user, ...). unknown: only the execution record revealed the denial.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -596,7 +596,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (reason) (rate(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) * 60" % $._config),
@@ -615,7 +615,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Denials per minute by workflow: compare with Agent executions to tell more work from a narrower policy. Click a series for the exporter's recent denials of that workflow.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -676,7 +676,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (workflow) (rate(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) * 60" % $._config),
@@ -695,7 +695,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Share of each workflow's denials with reason=\"unknown\": counted when the execution record (completed line or SDK result) arrived because no mid-stream event had been logged for them. With the real Agent SDK a large share is normal: PreToolUse hook denials, canUseTool callbacks that deny and path-scoped deny rules (e.g. Read(./.env)) never produce a permission_denied frame, so the executor logs no mid-stream event and they are known only from the record (docs/formats.md). A rise beyond that baseline means mid-stream events are being lost (an executor that does not log its denials as they happen, a broken correlation key): alerts then wait for executions to end, and DenialsExporterUnknownDenialsRising fires.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -758,7 +758,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("(sum by (workflow) (rate(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\", reason=\"unknown\"}[$__rate_interval])) or sum by (workflow) (rate(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) * 0) / sum by (workflow) (rate(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval]))" % $._config),
@@ -777,7 +777,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "The 10 tools denied most often in the selected time range.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -824,7 +824,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("topk(10, sum by (tool) (increase(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__range])))" % $._config),
@@ -842,7 +842,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "The 20 most frequent (workflow, tool, reason) combinations in the selected time range. Click a row for the exporter's recent denials of that workflow, tool and reason (execution ids, redacted commands), via the Exporter URL variable.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 8,
@@ -898,7 +898,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("topk(20, sum by (workflow, tool, reason) (increase(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__range])))" % $._config),
@@ -936,7 +936,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "How many denials each finished execution recorded (agent_execution_denials buckets), per rate interval. Executions piling up in the high buckets mean the policy is too narrow for the task. The tool filter does not apply.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -1004,7 +1004,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (le) (increase(agent_execution_denials_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval]))" % $._config),
@@ -1023,7 +1023,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "p50, p90 and p99 of the denials recorded per execution (histogram_quantile over agent_execution_denials). DenialsExporterTooManyDenialsPerExecution watches the hourly mean. The tool filter does not apply.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -1083,7 +1083,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("histogram_quantile(0.5, sum by (le) (rate(agent_execution_denials_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])))" % $._config),
@@ -1095,7 +1095,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("histogram_quantile(0.9, sum by (le) (rate(agent_execution_denials_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])))" % $._config),
@@ -1107,7 +1107,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("histogram_quantile(0.99, sum by (le) (rate(agent_execution_denials_bucket{%(dashboardSelector)s, workflow=~\"$workflow\"}[$__rate_interval])))" % $._config),
@@ -1122,10 +1122,10 @@ local variables = import '../lib/variables.libsonnet';
           "id": 15,
           "type": "timeseries",
           "title": "Dangerous denials",
-          "description": "Bash calls denied by a hook or the safety check, per minute, by workflow and reason; if the command was dangerous, DenialsExporterDangerousDenial fired for its risk class. The series links open their audit records (the commands) in Loki. Hook denials the executor does not log itself count as unknown and are not here. A workflow without any shows a flat line labelled none.",
+          "description": "Denials per minute whose attempt falls in a dangerous risk class (every class but none and unknown, docs/risk.md), by workflow and class, whatever layer denied them: what DenialsExporterDangerousDenial fires on. The series links open their audit records (the attempts) in Loki. A workflow without any shows a flat line labelled none.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -1135,7 +1135,7 @@ local variables = import '../lib/variables.libsonnet';
           },
           "fieldConfig": {
             "defaults": {
-              "links": drill.links($._config, 'These dangerous denials', [['workflow', '=', '${__field.labels.workflow}'], ['tool', '=~', $._config.dangerousToolsRegex], ['reason', '=', '${__field.labels.reason}']], 'workflow=${__field.labels.workflow:percentencode}&reason=${__field.labels.reason:percentencode}'),
+              "links": drill.links($._config, 'These dangerous denials', [['workflow', '=', '${__field.labels.workflow}'], ['risk', '=', '${__field.labels.risk}']], 'workflow=${__field.labels.workflow:percentencode}&risk=${__field.labels.risk:percentencode}'),
               "unit": "opm",
               "color": {
                 "mode": "palette-classic"
@@ -1186,11 +1186,11 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
-              "expr": ("sum by (workflow, reason) (rate(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\", tool=~\"%(dangerousToolsRegex)s\", reason=~\"%(dangerousReasonsRegex)s\"}[$__rate_interval])) * 60 or on (workflow) label_replace(sum by (workflow) (rate(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) * 0, \"reason\", \"none\", \"\", \"\")" % $._config),
-              "legendFormat": "{{workflow}} {{reason}}",
+              "expr": ("sum by (workflow, risk) (rate(permission_denial_risks_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\", risk!~\"%(notDangerousRisksRegex)s\"}[$__rate_interval])) * 60 or on (workflow) label_replace(sum by (workflow) (rate(permission_denial_risks_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) * 0, \"risk\", \"none\", \"\", \"\")" % $._config),
+              "legendFormat": "{{workflow}} {{risk}}",
               "range": true,
               "instant": false,
               "refId": "A",
@@ -1205,7 +1205,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "DenialsExporter alerts firing now, with their labels. Each alert's runbook is in docs/runbook.md.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 12,
@@ -1255,7 +1255,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("ALERTS{alertname=~\"DenialsExporter.*\", alertstate=\"firing\", %(alertsSelector)s}" % $._config),
@@ -1287,7 +1287,7 @@ local variables = import '../lib/variables.libsonnet';
           "description": "Denials per minute by what was attempted (the risk class of the command, path, URL or content, docs/risk.md) and workflow, whatever layer denied them: the question behind DenialsExporterDangerousDenial, which fires on every class but none and unknown. A mid-stream denial whose input comes with its execution's record is classified then. Click a series for the exporter's recent denials of that class.",
           "datasource": {
             "type": "prometheus",
-            "uid": "${datasource}"
+            "uid": "${prometheus_datasource}"
           },
           "gridPos": {
             "x": 0,
@@ -1324,7 +1324,7 @@ local variables = import '../lib/variables.libsonnet';
                   "group": "A"
                 }
               },
-              "links": drill.links($._config, 'This class', [['workflow', '=', '${__field.labels.workflow}']], 'risk=${__field.labels.risk:percentencode}&workflow=${__field.labels.workflow:percentencode}')
+              "links": drill.links($._config, 'This class', [['workflow', '=', '${__field.labels.workflow}'], ['risk', '=', '${__field.labels.risk}']], 'risk=${__field.labels.risk:percentencode}&workflow=${__field.labels.workflow:percentencode}')
             },
             "overrides": []
           },
@@ -1348,7 +1348,7 @@ local variables = import '../lib/variables.libsonnet';
             {
               "datasource": {
                 "type": "prometheus",
-                "uid": "${datasource}"
+                "uid": "${prometheus_datasource}"
               },
               "editorMode": "code",
               "expr": ("sum by (risk, workflow) (rate(permission_denial_risks_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) * 60" % $._config),
@@ -1373,7 +1373,7 @@ local variables = import '../lib/variables.libsonnet';
             "type": "query",
             "datasource": {
               "type": "prometheus",
-              "uid": "${datasource}"
+              "uid": "${prometheus_datasource}"
             },
             "definition": ("label_values(permission_denials_total{%(dashboardSelector)s}, workflow)" % $._config),
             "query": {
@@ -1407,7 +1407,7 @@ local variables = import '../lib/variables.libsonnet';
             "type": "query",
             "datasource": {
               "type": "prometheus",
-              "uid": "${datasource}"
+              "uid": "${prometheus_datasource}"
             },
             "definition": ("label_values(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\"}, tool)" % $._config),
             "query": {

@@ -1,5 +1,5 @@
 // Drill-down links: from a series or a table row to its redacted audit records, in Grafana Explore
-// on the `loki` data source (the exporter writes one record a line to stdout, `--audit-log=-`, each
+// on the `loki_datasource` data source (the exporter writes one record a line to stdout, `--audit-log=-`, each
 // starting with the key `audit` = `permission_denial`), and to the recent denials of one exporter
 // reached through `kubectl port-forward` (the `exporter` variable) as a fallback.
 //
@@ -23,7 +23,12 @@ else std.substr(v, 0, std.length(v) - 1) + ':percentencode}';
 
 {
   // The LogQL that selects the audit records matching `filters` in the exporter containers' logs.
-  logql(c, filters):: std.join(' | ', [c.auditStreamSelector, 'json', 'audit="permission_denial"'] + [
+  // A filter on the risk class also takes the `risk_decided` lines: a denial counted before its input
+  // was known has `"risk":"pending"` on its `permission_denial` line and its class on the later one.
+  logql(c, filters):: std.join(' | ', [c.auditStreamSelector, 'json',
+                                       if std.length([f for f in filters if f[0] == 'risk']) > 0
+                                       then 'audit=~"permission_denial|risk_decided"'
+                                       else 'audit="permission_denial"'] + [
     '%s%s"%s"' % [f[0], f[1], if isTemplate(f[2]) then 'GRAFANA%dTEMPLATE' % i else f[2]]
     for i in std.range(0, std.length(filters) - 1)
     for f in [filters[i]]
@@ -31,7 +36,7 @@ else std.substr(v, 0, std.length(v) - 1) + ':percentencode}';
 
   // A Grafana Explore URL (schemaVersion 1, Grafana 10 and later) running `logql` on `datasource`
   // over [from, to]; every `${...}` in filters, datasource, from and to is left for Grafana to fill.
-  exploreURL(c, filters, datasource='${loki}', from='${__from}', to='${__to}')::
+  exploreURL(c, filters, datasource='${loki_datasource}', from='${__from}', to='${__to}')::
     local templates = [f[2] for f in filters];
     local panes = {
       a: {

@@ -1,14 +1,16 @@
-// The variables every dashboard starts with: the Prometheus and Loki data sources, then cluster,
-// job, namespace and pod, each listing only what the exporter's own series carry
-// (denials_exporter_build_info selected by the job selector). cluster, namespace and pod match
-// series without the label when All is picked (outside Kubernetes there is none); job's All is the
-// listed jobs only, so no panel ever reads another job's series.
-local query(c, name, label, description, selector, allValue=true, hide=0, labelName=name) = {
+// The variables every dashboard starts with, as grafana/dashboard-linter's rules want them: the
+// Prometheus and Loki data sources (two, so named prometheus_datasource and loki_datasource), then
+// cluster, job, namespace, pod and instance, each listing only what the exporter's own series carry
+// (denials_exporter_build_info selected by the job selector), refreshed on time-range change.
+// cluster, namespace and pod match series without the label when All is picked (outside
+// Kubernetes there is none); job's and instance's All is ".+" (every series has both: every metric
+// the dashboards read is the exporter's own, and `up` is selected by the job selector too).
+local query(c, name, label, description, selector, allValue='.*', hide=0, labelName=name) = {
   name: name,
   label: label,
   description: description,
   type: 'query',
-  datasource: { type: 'prometheus', uid: '${datasource}' },
+  datasource: { type: 'prometheus', uid: '${prometheus_datasource}' },
   definition: 'label_values(denials_exporter_build_info{%s}, %s)' % [selector, labelName],
   query: {
     qryType: 1,
@@ -24,12 +26,14 @@ local query(c, name, label, description, selector, allValue=true, hide=0, labelN
   regex: '',
   skipUrlSync: false,
   sort: 1,
-} + (if allValue then { allValue: '.*' } else {});
+  allValue: allValue,
+};
 
 function(c) [
   {
-    name: 'datasource',
-    label: 'Data source',
+    name: 'prometheus_datasource',
+    label: 'Prometheus data source',
+    description: 'Prometheus holding the exporters\' series.',
     type: 'datasource',
     query: 'prometheus',
     current: {},
@@ -42,8 +46,8 @@ function(c) [
     skipUrlSync: false,
   },
   {
-    name: 'loki',
-    label: 'Logs',
+    name: 'loki_datasource',
+    label: 'Loki data source',
     description: 'Loki data source holding the exporter containers\' stdout: the drill-down links open their redacted audit records there.',
     type: 'datasource',
     query: 'loki',
@@ -60,12 +64,15 @@ function(c) [
         'Cluster the exporter runs in (the %s label of a multi-cluster store). Hidden unless the mixin is rendered with showMultiCluster.' % c.clusterLabel,
         c.jobSelector, hide=if c.showMultiCluster then 0 else 2, labelName=c.clusterLabel),
   query(c, 'job', 'Job',
-        'Scrape job of the exporter. All expands to the listed jobs only, so no panel reads another job\'s series.',
-        '%s, %s=~"$cluster"' % [c.jobSelector, c.clusterLabel], allValue=false),
+        'Scrape job of the exporter: the jobs the job selector (%s) matches.' % c.jobSelector,
+        '%s, %s=~"$cluster"' % [c.jobSelector, c.clusterLabel], allValue='.+'),
   query(c, 'namespace', 'Namespace',
         'Kubernetes namespace of the exporter (a target label added by the PodMonitor). Outside Kubernetes there is none, and All still matches every series.',
         '%s, %s=~"$cluster", job=~"$job"' % [c.jobSelector, c.clusterLabel]),
   query(c, 'pod', 'Pod',
         'Executor pod whose sidecar exported the series (a target label added by the PodMonitor). Outside Kubernetes there is none, and All still matches every series.',
         '%s, %s=~"$cluster", job=~"$job", namespace=~"$namespace"' % [c.jobSelector, c.clusterLabel]),
+  query(c, 'instance', 'Instance',
+        'Scrape target (address:port) of the exporter: in Kubernetes one per pod, beside its name in Pod.',
+        '%s, %s=~"$cluster", job=~"$job", namespace=~"$namespace", pod=~"$pod"' % [c.jobSelector, c.clusterLabel], allValue='.+'),
 ]

@@ -5,10 +5,12 @@
     python3 tests/deploy/dashboards_check.py --alert-contract  # alert labels, annotations, runbook
                                                                # anchors, unit-test coverage
 
-Default mode checks every dashboards/*.json against the conventions (fixed unique uid, "id": null,
-a `datasource` variable used by every panel and target, no __inputs / ${DS_...}, cluster / job /
-namespace / pod variables listing denials_exporter_build_info's values (All = ".*", but for job,
-whose All is the listed exporter jobs), workflow / tool variables from label_values() with
+Default mode checks every dashboards/*.json against grafana/dashboard-linter's rules
+(dashboard_lint.py; exceptions with their reasons in dashboards/.lint) and the conventions (fixed
+unique uid, "id": null, a `prometheus_datasource` variable used by every panel and target and a
+`loki_datasource` one for the drill-down, no __inputs / ${DS_...}, cluster / job /
+namespace / pod / instance variables listing denials_exporter_build_info's values (All = ".*",
+but ".+" for job and instance), workflow / tool variables from label_values() with
 All = ".*", every selector filtered by them (ALERTS by cluster and namespace),
 $__rate_interval in every rate/irate/increase ($__range in instant targets), title + description +
 unit on every panel, allowed panel types, schemaVersion >= 39, every data-link template resolving
@@ -35,6 +37,10 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the repository
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dashboard_lint  # noqa: E402  (same directory)
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 RULES_FILE = "deploy/prometheus/denials-exporter.rules.yml"
 RULE_TESTS_GLOB = "deploy/prometheus/tests/*.yml"
@@ -42,17 +48,22 @@ METRICS_DOC = "docs/metrics.md"
 RUNBOOK = "docs/runbook.md"
 RUNBOOK_URL_BASE = "https://runbook-url-not-set.invalid/docs/runbook.md#"  # the mixin's placeholder runbookURLBase
 
-DATASOURCE_REF = {"type": "prometheus", "uid": "${datasource}"}
+DATASOURCE_REF = {"type": "prometheus", "uid": "${prometheus_datasource}"}
 PANEL_TYPES = {"timeseries", "stat", "bargauge", "table", "heatmap"}
 MIN_SCHEMA_VERSION = 39
 # Series Prometheus itself makes, allowed beside the documented ones.
 PROMETHEUS_SERIES = {"up", "ALERTS"}
+# kube-state-metrics' series a dashboard may read (its own job and instance, so filtered by cluster,
+# namespace and pod only; dashboards/.lint records the job and instance exceptions), with the
+# labels kube-state-metrics gives them.
+FOREIGN_SERIES = {"kube_pod_container_resource_limits": {"namespace", "pod", "container", "node", "resource", "unit", "uid"}}
+FOREIGN_VARS = ("cluster", "namespace", "pod")
 # Labels Prometheus attaches to every scraped series (static config or PodMonitor).
 TARGET_LABELS = {"namespace", "job", "instance", "pod", "container", "service", "endpoint", "cluster"}
 # Variables every dashboard needs, and those needed when a selected metric carries the label.
 # `job` is one of them but lists the scraped jobs only (All is that list, never ".*").
 ALWAYS_VARS = ("cluster", "namespace", "pod")
-SCOPE_VARS = ALWAYS_VARS + ("job",)
+SCOPE_VARS = ALWAYS_VARS + ("job", "instance")
 # ALERTS carry the alert's labels: no pod, and no job on DenialsExporterAbsent.
 ALERTS_VARS = ("cluster", "namespace")
 LABEL_VARS = ("workflow", "tool")
@@ -500,6 +511,8 @@ class Checker:
             return None
         if name == "up":
             own = set()
+        elif name in FOREIGN_SERIES:
+            own = FOREIGN_SERIES[name]
         elif name in self.series:
             own = self.series[name]
         else:
@@ -539,16 +552,17 @@ class Checker:
         if "__inputs" in d:
             self.error(where, "__inputs present: export for sharing externally is off, provisioning needs none")
         if "${DS_" in raw:
-            self.error(where, "${DS_...} datasource input used; use the datasource variable ${datasource}")
+            self.error(where, "${DS_...} datasource input used; use the data-source variable ${prometheus_datasource}")
         if not isinstance(d.get("schemaVersion"), int) or d["schemaVersion"] < MIN_SCHEMA_VERSION:
             self.error(where, f"schemaVersion must be >= {MIN_SCHEMA_VERSION}, got {d.get('schemaVersion')!r}")
         if not d.get("title"):
             self.error(where, "no title")
 
         variables = {v.get("name"): v for v in (d.get("templating") or {}).get("list") or []}
-        ds = variables.get("datasource")
-        if not ds or ds.get("type") != "datasource" or ds.get("query") != "prometheus":
-            self.error(where, 'needs a variable "datasource" of type datasource with query "prometheus"')
+        for ds_name, query in (("prometheus_datasource", "prometheus"), ("loki_datasource", "loki")):
+            ds = variables.get(ds_name)
+            if not ds or ds.get("type") != "datasource" or ds.get("query") != query:
+                self.error(where, f'needs a variable "{ds_name}" of type datasource with query "{query}"')
 
         # Panels and targets first: which labels the dashboard's metrics carry decides the variables.
         used_labels, used_vars, panel_ids = set(), set(), set()
@@ -605,8 +619,6 @@ class Checker:
             if name not in variables:
                 self.error(where, f"needs a {name!r} variable")
         for name, v in variables.items():
-            if name == "datasource":
-                continue
             vw = f"{where}: variable {name!r}"
             if v.get("type") != "query":
                 continue
@@ -625,8 +637,8 @@ class Checker:
                     self.check_selector(vw, sel_name, matchers)
             if name in ALWAYS_VARS + LABEL_VARS and not (v.get("includeAll") and v.get("allValue") == ".*"):
                 self.error(vw, 'needs includeAll with allValue ".*" (it must match series without the label)')
-            if name == "job" and (not v.get("includeAll") or "allValue" in v):
-                self.error(vw, "needs includeAll without allValue: All must be the listed exporter jobs, not every job")
+            if name in ("job", "instance") and not (v.get("includeAll") and v.get("allValue") == ".+"):
+                self.error(vw, 'needs includeAll with allValue ".+" (every series has the label; the linter wants it)')
             if name in SCOPE_VARS and sel_name_is_not(parsed, "denials_exporter_build_info"):
                 self.error(vw, "must list the values of denials_exporter_build_info (the exporter's own series)")
 
@@ -671,7 +683,7 @@ class Checker:
         cluster and namespace), workflow and tool where the series carries the label."""
         if name is None:
             return
-        wanted = list(ALERTS_VARS) if name == "ALERTS" else list(SCOPE_VARS)
+        wanted = list(ALERTS_VARS) if name == "ALERTS" else list(FOREIGN_VARS) if name in FOREIGN_SERIES else list(SCOPE_VARS)
         wanted += [label for label in LABEL_VARS if own and label in own and label in variables]
         for label in wanted:
             if (label, "=~", f"${label}") not in matchers:
@@ -684,6 +696,21 @@ class Checker:
         uids = {}
         for path in paths:
             self.check_dashboard(path, uids)
+        self.check_linter_rules(paths)
+
+    def check_linter_rules(self, paths):
+        """grafana/dashboard-linter's rules (dashboard_lint.py), with dashboards/.lint's exceptions."""
+        lint_file = os.path.join(self.root, "dashboards", ".lint")
+        config = load_yaml(lint_file) if os.path.exists(lint_file) else {}
+        dashboards = []
+        for path in paths:
+            with open(path, encoding="utf-8") as f:
+                dashboards.append((os.path.relpath(path, self.root), json.load(f)))
+        left, stale = dashboard_lint.lint(dashboards, config, analyse)
+        for line in left:
+            self.error(line, "dashboard-linter rule broken, and no exception in dashboards/.lint")
+        for line in stale:
+            self.error("dashboards/.lint", line)
 
     def check_rule_metrics(self):
         for group, rule in self.rules:

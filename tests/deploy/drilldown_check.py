@@ -14,7 +14,7 @@ records of the real exporter.
 3. The Explore link's LogQL, evaluated over that stream (a small evaluator of the subset the links
    use: the stream selector, `| json`, `| key="value"` and `| key=~"regex"`), selects exactly the
    audit records of that execution, at least one, and none of the exporter's own log lines.
-4. Every Explore data link of the dashboards: on the `${loki}` variable over the dashboard's time
+4. Every Explore data link of the dashboards: on the `${loki_datasource}` variable over the dashboard's time
    range, its templates named after the labels of the panel's queries; filled with the values of a
    real audit record it selects that record and only records with those values.
 Prints one line per check; exit 1 if any failed (2 if the exporter could not be run).
@@ -237,7 +237,7 @@ def main():
                 where = f"{name} panel {panel['title']!r}"
                 ds_uid, q_uid, expr, rng = explore_pane(url.replace("${", "TEMPLATE{"))
                 check(f"{where}: Explore on the loki variable over the dashboard's range",
-                      ds_uid == q_uid == "TEMPLATE{loki}" and "loki" in variables
+                      ds_uid == q_uid == "TEMPLATE{loki_datasource}" and "loki_datasource" in variables
                       and rng == {"from": "TEMPLATE{__from}", "to": "TEMPLATE{__to}"}, (ds_uid, rng))
                 # Fill each template with the record's value of the key it filters.
                 filters = re.findall(r'\| ([a-z_]+)(=~|=)"([^"]*)"', urllib.parse.unquote(url).replace('\\"', '"'))

@@ -8,8 +8,10 @@
 2. each _config setting reaches what it should: jobSelector every series a rule reads and every
    dashboard variable that lists exporter values; showMultiCluster and clusterLabel every `by`/`on`
    of the rules and the dashboards' cluster variable (hidden without it) and selectors;
-   spendBudgetUSDPerHour the spend alert; dangerousTools/dangerousReasons the dangerous-denial
-   panels (the alert reads the risk counter only); runbookURLBase and runbookURLPattern every runbook_url; dashboardTags the tags and dashboard links;
+   spendBudgetUSDPerHour the spend alert; notDangerousRisks the dangerous-denial alert and the
+   dashboards' Dangerous denials panels alike (both read the risk counter only); alerts the
+   severity and `for` of every alert (kube-prometheus' defaults for DenialsExporterDown; a
+   DangerousDenial `for` not under dangerousDenialWindow refused); runbookURLBase and runbookURLPattern every runbook_url; dashboardTags the tags and dashboard links;
    lokiDatasourceUID and auditStreamSelector the drill-down links; exporterURL the fallback link's
    default;
 3. promtool accepts the rules rendered with a multi-cluster _config (when promtool is installed).
@@ -113,18 +115,48 @@ def main():
           spend["expr"].rstrip().endswith("> 100") and "budget of 100 USD per hour" in spend["annotations"]["description"],
           spend)
 
-    # dangerous tools and reasons
-    rules, dash = render.render({"dangerousTools": ["Bash", "Write"], "dangerousReasons": ["hook", "permissionPromptTool"]})
+    # "dangerous": one risk-class set for the alert and the dashboards
+    rules, dash = render.render({"notDangerousRisks": ["none", "unknown", "network_read"]})
     dangerous = [r for r in rules_of(rules) if r.get("alert") == "DenialsExporterDangerousDenial"][0]
     sels = selectors(dangerous["expr"])
     check("the dangerous-denial alert reads only the risk counter, whatever the tool and reason",
-          sels and all(m == "permission_denial_risks_total" and not any(l in ("tool", "reason") for l, _, _ in ms)
+          sels and all(m == "permission_denial_risks_total" and not any(lab in ("tool", "reason") for lab, _, _ in ms)
                        for m, ms in sels), sels)
+    check("notDangerousRisks sets the alert's risk classes",
+          all(("risk", "!~", "none|unknown|network_read") in ms for _, ms in sels), sels)
     panels = [(n, p["title"]) for n, p, t in panel_targets(dash) if "Dangerous" in p.get("title", "")]
-    bad = [(n, p["title"]) for n, p, t in panel_targets(dash) if "Dangerous" in p.get("title", "")
-           and 'reason=~"hook|permissionPromptTool"' not in t["expr"]]
-    check(f"dangerousTools/dangerousReasons reach the dashboards' dangerous-denial panels ({len(panels)})",
-          panels and not bad, bad)
+    bad = [(n, p["title"], t["expr"]) for n, p, t in panel_targets(dash) if "Dangerous" in p.get("title", "")
+           and ('risk!~"none|unknown|network_read"' not in t["expr"] or "permission_denial_risks_total" not in t["expr"]
+                or "reason" in t["expr"])]
+    check(f"the dashboards' Dangerous denials panels count the same risk classes as the alert ({len(panels)})",
+          len(panels) >= 2 and not bad, bad)
+
+    # severities and `for` of every alert, and the thresholds that come with them
+    names = [r["alert"] for r in rules_of(default_rules) if "alert" in r]
+    cfg = {"alerts": {n: {"severity": "info", "for": "1m"} for n in names},
+           "downTargetsPercent": 50, "dangerousDenialWindow": "20m"}
+    rules, _ = render.render(cfg)
+    alerts = {r["alert"]: r for r in rules_of(rules) if "alert" in r}
+    bad = [n for n in names if alerts[n]["labels"]["severity"] != "info" or alerts[n]["for"] != "1m"]
+    check(f"_config.alerts sets the severity and `for` of every alert ({len(names)})", names and not bad, bad)
+    rules, _ = render.render({"alerts": {"DenialsExporterDown": {"severity": "critical"}}})
+    alerts = {r["alert"]: r for r in rules_of(rules) if "alert" in r}
+    check("one alert's severity overridden alone keeps its `for` and the other alerts' settings",
+          alerts["DenialsExporterDown"]["labels"]["severity"] == "critical" and alerts["DenialsExporterDown"]["for"] == "10m"
+          and alerts["DenialsExporterAbsent"]["labels"]["severity"] == "warning", alerts["DenialsExporterDown"])
+    defaults = {r["alert"]: r for r in rules_of(default_rules) if "alert" in r}
+    check("by default, like kube-prometheus: DenialsExporterDown is a warning after 10m above 10% of a job's targets",
+          defaults["DenialsExporterDown"]["labels"]["severity"] == "warning" and defaults["DenialsExporterDown"]["for"] == "10m"
+          and defaults["DenialsExporterDown"]["expr"].rstrip().endswith("> 10") and "count by" in defaults["DenialsExporterDown"]["expr"],
+          defaults["DenialsExporterDown"])
+    check("by default DenialsExporterDangerousDenial is not critical on first sight",
+          defaults["DenialsExporterDangerousDenial"]["labels"]["severity"] != "critical", defaults["DenialsExporterDangerousDenial"]["labels"])
+    try:
+        render.render({"alerts": {"DenialsExporterDangerousDenial": {"for": "5m"}}})
+        refused = False
+    except RuntimeError as e:
+        refused = "dangerousDenialWindow" in str(e)
+    check("a DangerousDenial `for` not shorter than its window is refused at render time", refused)
 
     # runbook URLs
     rules, _ = render.render({"runbookURLBase": "https://wiki.example.com/runbook.md"})
@@ -148,8 +180,8 @@ def main():
 
     # drill-down
     _, dash = render.render({"lokiDatasourceUID": "logs-eu", "auditStreamSelector": '{app="denials"}'})
-    loki = {n: variables(d).get("loki", {}).get("current", {}).get("value") for n, d in dash.items()}
-    check("lokiDatasourceUID is the loki variable's default", set(loki.values()) == {"logs-eu"}, loki)
+    loki = {n: variables(d).get("loki_datasource", {}).get("current", {}).get("value") for n, d in dash.items()}
+    check("lokiDatasourceUID is the loki_datasource variable's default", set(loki.values()) == {"logs-eu"}, loki)
     urls = [link["url"] for d in dash.values() for p in dashboards_check.iter_panels(d.get("panels") or [])
             for _, link in ((None, lk) for lk in ((p.get("fieldConfig") or {}).get("defaults") or {}).get("links") or [])
             if "/explore" in link.get("url", "")]

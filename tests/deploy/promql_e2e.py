@@ -19,13 +19,16 @@ real exporter.
    - each dashboard panel returns data (a panel on ALERTS only may be empty: nothing fires);
    - each metric an expression names is one Prometheus has (/api/v1/label/__name__/values): the
      exporter exports it, or it is a recording rule that has been evaluated; ALERTS is exempt;
-   - every rule evaluates without error (/api/v1/rules health).
+   - every rule evaluates without error (/api/v1/rules health);
+   - the memory limit line gives the exporter container's limit for its pod, from a kube-state-metrics
+     stand-in (a loopback server Prometheus scrapes as job kube-state-metrics with honor_labels).
 Prints one line per expression, stops both processes on every exit path, and exits 1 if anything
 failed (2 if the setup itself failed). Python 3 standard library only.
 """
 
 import argparse
 import atexit
+import http.server
 import json
 import os
 import re
@@ -35,6 +38,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -49,6 +53,36 @@ RULES = os.path.join(ROOT, dashboards_check.RULES_FILE)
 SUBSTITUTIONS = {"__rate_interval": "1m", "__range": "5m", "__interval": "15s"}
 # Prometheus-made series an expression may name without the exporter exporting them.
 NOT_EXPORTED_OK = {"ALERTS"}
+# What kube-state-metrics serves for the exporter container of the demo pod: the dashboards' memory
+# limit line reads it (a stand-in on loopback, scraped as its own job with honor_labels, as
+# kube-prometheus scrapes kube-state-metrics).
+KSM_MEMORY_LIMIT = 64 * 1024 * 1024
+KSM_EXPOSITION = ("# HELP kube_pod_container_resource_limits The number of requested limit resource by a container.\n"
+                  "# TYPE kube_pod_container_resource_limits gauge\n"
+                  'kube_pod_container_resource_limits{namespace="demo",pod="demo-executor-0",uid="0f3c",'
+                  'container="denials-exporter",node="node-1",resource="memory",unit="byte"} %d\n'
+                  'kube_pod_container_resource_limits{namespace="demo",pod="demo-executor-0",uid="0f3c",'
+                  'container="executor",node="node-1",resource="memory",unit="byte"} %d\n'
+                  % (KSM_MEMORY_LIMIT, 4 * KSM_MEMORY_LIMIT))
+
+
+def serve_kube_state_metrics():
+    """A loopback HTTP server answering /metrics with KSM_EXPOSITION; returns its port."""
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802  (the stdlib's name)
+            body = KSM_EXPOSITION.encode()
+            self.send_response(200 if self.path == "/metrics" else 404)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    atexit.register(server.shutdown)
+    return server.server_address[1]
 
 
 class SetupError(Exception):
@@ -202,16 +236,19 @@ def collect_variables():
     return out
 
 
-def query(prom, expr):
+def query(prom, expr, samples=False):
+    """(ok, error, number of series), or with samples=True (ok, error, the result list)."""
     url = f"{prom}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
     status, body = http_get(url, timeout=15)
     try:
         answer = json.loads(body)
     except ValueError:
-        return False, f"HTTP {status}: {body[:200]!r}", 0
+        return False, f"HTTP {status}: {body[:200]!r}", None if samples else 0
     if answer.get("status") != "success":
-        return False, f"{answer.get('errorType')}: {answer.get('error')}", 0
+        return False, f"{answer.get('errorType')}: {answer.get('error')}", None if samples else 0
     data = answer["data"]
+    if samples:
+        return True, "", data["result"] if data["resultType"] == "vector" else None
     n = len(data["result"]) if data["resultType"] in ("vector", "matrix") else 1
     return True, "", n
 
@@ -312,6 +349,12 @@ def start_prometheus(binary, exporter_port, tmp, procs):
                 # cluster, namespace and pod variables must each list a value.
                 "          namespace: demo\n"
                 "          pod: demo-executor-0\n"
+                "          cluster: demo\n"
+                "  - job_name: kube-state-metrics\n"
+                "    honor_labels: true\n"
+                "    static_configs:\n"
+                f"      - targets: [\"127.0.0.1:{serve_kube_state_metrics()}\"]\n"
+                "        labels:\n"
                 "          cluster: demo\n")
     proc = procs.start("prometheus", [binary, f"--config.file={config}",
                                       f"--storage.tsdb.path={os.path.join(tmp, 'tsdb')}",
@@ -375,6 +418,18 @@ def check_all(prom):
         evaluate(kind, f"{group} {rule.get('record') or rule.get('alert')}", rule["expr"])
     for name in sorted(records - known):
         fail(f"record {name}: no series recorded")
+
+    # The memory limit line is the exporter container's own limit, per pod, from kube-state-metrics.
+    limit = [(where, expr) for where, expr, _, _ in collect_panels() if "kube_pod_container_resource_limits" in expr]
+    for where, expr in limit:
+        ok, _, result = query(prom, expr, samples=True)
+        got = [(r["metric"], float(r["value"][1])) for r in result or []]
+        if ok and got == [({"pod": "demo-executor-0"}, float(KSM_MEMORY_LIMIT))]:
+            print(f"ok   panel {where}: the exporter container's limit, {KSM_MEMORY_LIMIT} bytes, for its pod")
+        else:
+            fail(f"panel {where}: want the exporter container's limit {KSM_MEMORY_LIMIT} for pod demo-executor-0, got {got}")
+    if not limit:
+        fail("no dashboard target reads kube_pod_container_resource_limits (the memory limit line)")
 
     for where, label, selector in collect_variables():
         url = f"{prom}/api/v1/label/{label}/values?" + urllib.parse.urlencode({"match[]": selector})

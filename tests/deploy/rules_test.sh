@@ -2,7 +2,9 @@
 # Checks deploy/prometheus/denials-exporter.rules.yml:
 #   1. promtool check rules   (syntax, PromQL, templates)
 #   2. promtool test rules    (deploy/prometheus/tests/*.yml: each alert fires and stays quiet where
-#                              it must, recording rules compute the expected values)
+#                              it must, recording rules compute the expected values; and
+#                              mixin/tests/paging.test.yml on the mixin rendered with
+#                              mixin/tests/paging.json: severities and `for` from _config)
 #   3. the alert contract     (names, severity, static summary, templated description, runbook_url
 #                              anchors present in docs/runbook.md, every alert and recording rule
 #                              covered by a unit test: tests/deploy/dashboards_check.py --alert-contract)
@@ -48,6 +50,19 @@ else
   echo "== promtool test rules"; echo "-- FAILED: no deploy/prometheus/tests/*.yml"
   failed+=("promtool test rules")
 fi
+# The mixin rendered with severities, `for` and thresholds a paging team would set
+# (mixin/tests/paging.json), tested by mixin/tests/paging.test.yml beside the rendering.
+configured_paging() {
+  local tmp rc
+  tmp=$(mktemp -d) || return 1
+  python3 mixin/render.py --out "$tmp" --config "$(cat mixin/tests/paging.json)" > /dev/null &&
+    cp mixin/tests/paging.test.yml "$tmp/" &&
+    "$promtool" test rules "$tmp/paging.test.yml"
+  rc=$?
+  rm -rf "$tmp"
+  return "$rc"
+}
+step "promtool test rules: the mixin configured to page (critical, with a for) pages after its for only" configured_paging
 step "alert contract and runbook anchors" python3 tests/deploy/dashboards_check.py --alert-contract
 step "metric names in rules and dashboards" python3 tests/deploy/dashboards_check.py
 step "the mixin renders the shipped rules and dashboards, and honours its _config" python3 tests/deploy/mixin_check.py
