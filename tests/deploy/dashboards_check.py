@@ -596,6 +596,11 @@ class Checker:
                 parsed = self.check_expr(tw, expr)
                 if parsed is None:
                     continue
+                # Grouped by a target label, the panel's series are picked with that label's variable.
+                for group in re.findall(r"\bby\s*\(([^)]*)\)", expr):
+                    for label in (x.strip() for x in group.split(",")):
+                        if label in TARGET_LABELS and label not in variables:
+                            self.error(tw, f"grouped by {label!r}, which no variable of the dashboard selects")
                 selectors, windows, var_names = parsed
                 used_vars |= var_names
                 instant = bool(t.get("instant")) and not t.get("range")
