@@ -80,8 +80,10 @@ tr.danger td{background:var(--badbg)}\
 .badge.danger{background:var(--bad);border-color:var(--bad);color:#fff}\
 .badge.pending{background:var(--infobg);border-color:#b2ddff;color:var(--info)}\
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}td.what code,td.path code{word-break:break-all}\
-td.t,td.id{white-space:nowrap}\
-td.what{min-width:260px;max-width:420px;overflow-wrap:anywhere}td.tool{max-width:210px;overflow-wrap:break-word}\
+td.t,td.id{white-space:nowrap}table.fixed{table-layout:fixed}table.fixed td{overflow-wrap:anywhere}\
+table.fixed td.id{white-space:normal}col.c-time{width:152px}col.c-class{width:142px}col.c-tool{width:150px}\
+col.c-workflow{width:105px}col.c-reason{width:100px}col.c-id{width:130px}col.c-origin{width:104px}\
+td.what{min-width:220px;max-width:420px;overflow-wrap:anywhere}td.tool{max-width:210px;overflow-wrap:break-word}\
 .muted{color:var(--muted)}\
 details{margin-top:8px}summary{cursor:pointer;color:var(--info)}\
 footer{color:var(--muted);font-size:12px;margin-top:26px}\
@@ -477,7 +479,9 @@ fn recent<'a>(html: &mut String, records: impl Iterator<Item = &'a AuditRecord>,
         html.push_str("<p class=\"muted\">None yet.</p></section>");
         return;
     }
-    let head = "<table><tr><th>time</th><th>class</th><th>tool</th><th>workflow</th><th>reason</th>\
+    let head = "<table class=\"fixed\"><colgroup><col class=\"c-time\"><col class=\"c-class\">\
+                <col class=\"c-tool\"><col class=\"c-workflow\"><col class=\"c-reason\"><col class=\"c-id\">\
+                <col><col class=\"c-origin\"></colgroup><tr><th>time (UTC)</th><th>class</th><th>tool</th><th>workflow</th><th>reason</th>\
                 <th>execution</th><th>what was attempted, or why it was denied</th><th>origin</th></tr>";
     html.push_str(head);
     for (i, d) in records.iter().enumerate() {
@@ -490,10 +494,11 @@ fn recent<'a>(html: &mut String, records: impl Iterator<Item = &'a AuditRecord>,
         }
         let _ = write!(
             html,
-            "<tr{}><td class=\"t\">{}</td><td>{}</td><td class=\"tool\">{}</td><td>{}</td><td>{}</td><td class=\"id\"><code>{}</code></td>\
+            "<tr{}><td class=\"t\" title=\"{}\">{}</td><td>{}</td><td class=\"tool\">{}</td><td>{}</td><td>{}</td><td class=\"id\"><code>{}</code></td>\
              <td class=\"what\">{}</td><td class=\"muted\">{}</td></tr>",
             if is_dangerous(&d.risk) { " class=\"danger\"" } else { "" },
-            escape(&d.time.replacen('T', " ", 1)),
+            escape(&d.time),
+            escape(&shown_time(&d.time)),
             badge(&d.risk),
             escape(&d.tool),
             escape(&d.workflow),
@@ -508,6 +513,17 @@ fn recent<'a>(html: &mut String, records: impl Iterator<Item = &'a AuditRecord>,
         html.push_str("</details>");
     }
     html.push_str("</section>");
+}
+
+/// A record's RFC 3339 time to the second, as `2026-06-12 10:00:00` (UTC); another text as it is.
+fn shown_time(time: &str) -> String {
+    match parse_rfc3339(time) {
+        Some(secs) => {
+            let full = format_rfc3339(secs.floor());
+            full.get(..19).unwrap_or(&full).replacen('T', " ", 1)
+        }
+        None => time.to_string(),
+    }
 }
 
 /// The input summary as code, else the decision reason, else nothing.

@@ -213,4 +213,9 @@ fn ages_are_words() {
     assert_eq!(age(600.0), "10 min ago");
     assert_eq!(age(3.0 * 3600.0), "3 h ago");
     assert_eq!(age(3.0 * 86_400.0), "3 d ago");
+    assert_eq!(
+        shown_time("2026-06-12T10:00:00.999Z"),
+        "2026-06-12 10:00:00"
+    );
+    assert_eq!(shown_time("not a time"), "not a time");
 }
