@@ -81,7 +81,7 @@ tr.danger td{background:var(--badbg)}\
 .badge.pending{background:var(--infobg);border-color:#b2ddff;color:var(--info)}\
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}td.what code,td.path code{word-break:break-all}\
 td.t,td.id{white-space:nowrap}table.fixed{table-layout:fixed}table.fixed td{overflow-wrap:anywhere}\
-table.fixed td.id{white-space:normal}col.c-time{width:152px}col.c-class{width:142px}col.c-tool{width:150px}\
+table.fixed td.id{white-space:normal}col.c-time{width:166px}col.c-class{width:142px}col.c-tool{width:140px}\
 col.c-workflow{width:105px}col.c-reason{width:100px}col.c-id{width:130px}col.c-origin{width:104px}\
 td.what{min-width:220px;max-width:420px;overflow-wrap:anywhere}td.tool{max-width:210px;overflow-wrap:break-word}\
 .muted{color:var(--muted)}\
