@@ -29,13 +29,14 @@ pub mod headings {
 
 /// Every flag default, stated once.
 pub mod defaults {
-    pub const STATE_INTERVAL_SECS: f64 = 5.0;
-    pub const STAT_INTERVAL_SECS: f64 = 1.0;
+    // Durations are written as `--help` shows them and a user would type them.
+    pub const STATE_INTERVAL: &str = "5s";
+    pub const STAT_INTERVAL: &str = "1s";
     pub const MAX_FILE_SERIES: usize = 50;
     pub const LISTEN_ADDRESS: &str = ":10403";
     pub const TELEMETRY_PATH: &str = "/metrics";
     pub const MAX_CONNECTIONS: usize = 256;
-    pub const WRITE_TIMEOUT_SECS: f64 = 10.0;
+    pub const WRITE_TIMEOUT: &str = "10s";
     pub const RECENT_DENIALS: usize = 100;
     pub const LOG_LEVEL: &str = "info";
 
@@ -58,9 +59,12 @@ pub mod defaults {
     pub const MAX_SERIES: usize = 5000;
     pub const MAX_MODELS: usize = 50;
     pub const MAX_EXECUTIONS: usize = 4096;
-    /// 6 hours.
+    pub const EXECUTION_IDLE_TIMEOUT: &str = "6h";
+    /// [`EXECUTION_IDLE_TIMEOUT`] in seconds, for the checked configuration's `Default`.
     pub const EXECUTION_IDLE_TIMEOUT_SECS: u64 = 6 * 3600;
     pub const MAX_DENIALS_PER_RECORD: u64 = 10_000;
+    pub const MAX_CLOCK_SKEW: &str = "1h";
+    /// [`MAX_CLOCK_SKEW`] in seconds, for the checked configuration's `Default`.
     pub const MAX_CLOCK_SKEW_SECS: u64 = 3600;
     /// 1 MiB.
     pub const MAX_LINE_BYTES: usize = 1 << 20;
@@ -119,7 +123,7 @@ pub struct RunArgs {
         long,
         value_name = "DURATION",
         value_parser = parse_duration,
-        default_value_t = defaults::STATE_INTERVAL_SECS,
+        default_value = defaults::STATE_INTERVAL,
         env = "DENIALS_EXPORTER_STATE_INTERVAL",
         help_heading = headings::INPUT
     )]
@@ -158,7 +162,7 @@ pub struct RunArgs {
         long,
         value_name = "DURATION",
         value_parser = parse_duration,
-        default_value_t = defaults::STAT_INTERVAL_SECS,
+        default_value = defaults::STAT_INTERVAL,
         env = "DENIALS_EXPORTER_STAT_INTERVAL",
         help_heading = headings::INPUT
     )]
@@ -212,7 +216,7 @@ pub struct RunArgs {
         long = "web.write-timeout",
         value_name = "DURATION",
         value_parser = parse_duration,
-        default_value_t = defaults::WRITE_TIMEOUT_SECS,
+        default_value = defaults::WRITE_TIMEOUT,
         env = "DENIALS_EXPORTER_WEB_WRITE_TIMEOUT",
         help_heading = headings::WEB
     )]
@@ -228,8 +232,9 @@ pub struct RunArgs {
     )]
     pub recent_denials: usize,
 
-    /// Demo: write the bundled example log, line by line, into a temporary directory and follow it.
-    #[arg(long, help_heading = headings::INPUT)]
+    /// Demo: write the bundled example log, line by line with each line's time set to now, into a
+    /// temporary directory and follow it.
+    #[arg(long, env = "DENIALS_EXPORTER_DEMO", help_heading = headings::INPUT)]
     pub demo: bool,
 
     #[command(flatten)]
@@ -493,7 +498,7 @@ pub struct PipelineArgs {
         long,
         value_name = "DURATION",
         value_parser = parse_whole_seconds,
-        default_value_t = defaults::EXECUTION_IDLE_TIMEOUT_SECS,
+        default_value = defaults::EXECUTION_IDLE_TIMEOUT,
         env = "DENIALS_EXPORTER_EXECUTION_IDLE_TIMEOUT",
         help_heading = headings::LIMITS
     )]
@@ -517,7 +522,7 @@ pub struct PipelineArgs {
         long,
         value_name = "DURATION",
         value_parser = parse_whole_seconds,
-        default_value_t = defaults::MAX_CLOCK_SKEW_SECS,
+        default_value = defaults::MAX_CLOCK_SKEW,
         env = "DENIALS_EXPORTER_MAX_CLOCK_SKEW",
         help_heading = headings::LIMITS
     )]
@@ -607,6 +612,19 @@ mod tests {
     }
 
     #[test]
+    fn duration_defaults_equal_the_configs() {
+        // `--help` shows them as typed (`6h`, not `21600`): tests/cli_habits.rs.
+        assert_eq!(
+            parse_whole_seconds(defaults::EXECUTION_IDLE_TIMEOUT),
+            Ok(defaults::EXECUTION_IDLE_TIMEOUT_SECS)
+        );
+        assert_eq!(
+            parse_whole_seconds(defaults::MAX_CLOCK_SKEW),
+            Ok(defaults::MAX_CLOCK_SKEW_SECS)
+        );
+    }
+
+    #[test]
     fn duration_flags_take_units_and_their_defaults_parse() {
         let cli = Cli::try_parse_from([
             "denials-exporter",
@@ -642,14 +660,20 @@ mod tests {
     }
 
     #[test]
-    fn every_env_is_named_after_its_flag() {
+    fn every_flag_has_an_env_named_after_it() {
         let mut checked = 0;
         let command = Cli::command();
         for sub in command.get_subcommands() {
             for arg in sub.get_arguments() {
-                let (Some(long), Some(env)) = (arg.get_long(), arg.get_env()) else {
+                let Some(long) = arg.get_long() else {
                     continue;
                 };
+                if matches!(long, "help" | "version") {
+                    continue;
+                }
+                let env = arg
+                    .get_env()
+                    .unwrap_or_else(|| panic!("--{long} has no environment variable"));
                 let want = format!(
                     "DENIALS_EXPORTER_{}",
                     long.to_uppercase().replace(['.', '-'], "_")

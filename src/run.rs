@@ -140,7 +140,8 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
                 recent: RecentDenials::new(settings.recent_denials),
             },
         )
-        .with_globs(settings.paths.clone()),
+        .with_globs(settings.paths.clone())
+        .with_state_file(settings.state_file.is_some()),
     );
 
     web::raise_fd_limit(); // after the last start-up error

@@ -195,3 +195,42 @@ fn version_names_revision_and_target() {
         "{version}"
     );
 }
+
+#[test]
+fn the_demo_has_its_variable_like_every_flag() {
+    // Without --path and without the demo, `run` asks for --path.
+    let out = exporter(&["run", "--web.telemetry-path=stop"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--path <GLOB>"), "{}", stderr(&out));
+    // DENIALS_EXPORTER_DEMO turns the demo on as --demo does: --path is no longer needed, and
+    // the run gets as far as its telemetry path.
+    let out = exporter(
+        &["run", "--web.telemetry-path=stop"],
+        &[("DENIALS_EXPORTER_DEMO", "true")],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("got \"stop\""), "{}", stderr(&out));
+    let out = exporter(
+        &["run", "--web.telemetry-path=stop"],
+        &[("DENIALS_EXPORTER_DEMO", "false")],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--path"), "{}", stderr(&out));
+}
+
+#[test]
+fn help_shows_durations_as_they_are_typed() {
+    let out = exporter(&["run", "--help"], &[]);
+    let help = String::from_utf8(out.stdout).unwrap();
+    for shown in [
+        "[default: 6h]",
+        "[default: 1h]",
+        "[default: 5s]",
+        "[default: 1s]",
+        "[default: 10s]",
+    ] {
+        assert!(help.contains(shown), "{shown} missing in {help}");
+    }
+    assert!(!help.contains("[default: 21600]"), "{help}");
+    assert!(help.contains("DENIALS_EXPORTER_DEMO"), "{help}");
+}

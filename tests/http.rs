@@ -85,12 +85,17 @@ fn the_landing_page_lists_files_and_escapes_recent_denials() {
     );
     let body = &page.body;
     assert!(
-        body.contains(&format!("<td>{}</td><td>11</td>", log.display())),
+        body.contains(&format!(
+            "<td class=\"path\"><code>{}</code></td><td class=\"n\">11</td>",
+            log.display()
+        )),
         "{body}"
     );
     let evil_escaped = format!("{}/evil&lt;b&gt;&amp;.log", dir.path().display());
     assert!(
-        body.contains(&format!("<td>{evil_escaped}</td><td>0</td>")),
+        body.contains(&format!(
+            "<td class=\"path\"><code>{evil_escaped}</code></td><td class=\"n\">0</td>"
+        )),
         "{body}"
     );
     assert!(
@@ -99,9 +104,14 @@ fn the_landing_page_lists_files_and_escapes_recent_denials() {
     );
     assert!(!body.contains("<script"), "{body}");
     assert!(!body.contains("evil<b>"), "{body}");
-    assert!(body.contains("<td>Bash</td>") && body.contains(&format!("<td>{wf}</td>")));
+    assert!(
+        body.contains("<td class=\"tool\">Bash</td>") && body.contains(&format!("<td>{wf}</td>"))
+    );
     // Origin is spelled as in the audit log and the API.
-    assert!(body.contains("<td>mid_stream</td>"), "{body}");
+    assert!(
+        body.contains("<td class=\"muted\">mid_stream</td>"),
+        "{body}"
+    );
     assert!(!body.contains("mid-stream"), "{body}");
 
     // The same denials as JSON, newest first, unescaped (JSON is not HTML).
@@ -306,7 +316,11 @@ fn recent_denials_zero_turns_the_ring_off() {
     exporter.wait_denials(wf, 3);
     let page = get(exporter.addr, "/").unwrap();
     assert_eq!(page.status, 200);
-    assert!(page.body.contains("None yet."), "{}", page.body);
+    assert!(
+        page.body.contains("Not kept (--recent-denials 0)."),
+        "{}",
+        page.body
+    );
     let api = get(exporter.addr, "/api/v1/denials").unwrap();
     let json: serde_json::Value = serde_json::from_str(&api.body).unwrap();
     assert_eq!(json["denials"], serde_json::json!([]));

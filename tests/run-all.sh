@@ -4,7 +4,7 @@
 # Prometheus and the real pino writer. Prints one summary line `N passed, N failed`.
 # Needs: cargo, promtool/prometheus, python3 with kubernetes-validate and checkov, kubectl,
 # actionlint, hadolint, shellcheck,
-# logrotate, node with tests/e2e/node_modules (`.ci/run` installs all of it).
+# logrotate, chromium, node with tests/e2e/node_modules (`.ci/run` installs all of it).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -62,6 +62,8 @@ step "a real Prometheus scraping the exporter on [::1] alone, and on :PORT over 
   env "DENIALS_EXPORTER=$PWD/target/release/denials-exporter" bash tests/deploy/prometheus_ipv6.sh
 step "every dashboard and rule expression against a real Prometheus" \
   python3 tests/deploy/promql_e2e.py --exporter target/release/denials-exporter --fixture examples/executor.log
+step "the landing page in headless Chromium: states, dangerous attempts first, totals equal to /metrics, a demo whose time moves" \
+  python3 tests/deploy/landing_chromium.py target/release/denials-exporter
 step "real Claude Agent SDK against a fake API" bash tests/sdk/run.sh target/release/denials-exporter
 step "pino + pino-roll writer (plain transport), kill -9, real Prometheus" bash tests/e2e/run.sh target/release/denials-exporter
 step "the real logrotate (create, compress, delaycompress) against pino.destination(), kill -9" \

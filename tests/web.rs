@@ -252,6 +252,11 @@ fn an_invalid_web_config_stops_it_with_one_sentence() {
             "can not be configured",
         ),
         (Some(": : :\n"), "invalid --web.config.file"),
+        (Some("bogus_key: 1\n"), "unknown field `bogus_key`"),
+        (
+            Some("http_server_config:\n  headerz: {}\n"),
+            "unknown field `headerz`",
+        ),
     ];
     for (text, want) in cases {
         let file = dir.path().join("web.yml");
@@ -267,6 +272,11 @@ fn an_invalid_web_config_stops_it_with_one_sentence() {
         assert_eq!(lines.len(), 1, "{text:?}: one sentence, got:\n{stderr}");
         assert!(lines[0].starts_with("denials-exporter: "), "{stderr}");
         assert!(lines[0].contains(want), "{text:?}: {stderr}");
+        assert_eq!(
+            lines[0].matches(want).count(),
+            1,
+            "{text:?}: the cause said once: {stderr}"
+        );
     }
     // The key of another certificate.
     let other = Pki::new(dir.path(), "other");
@@ -335,10 +345,14 @@ fn the_landing_page_works_behind_a_path_prefix_and_the_404_names_the_telemetry_p
             "{href} -> {target}"
         );
     }
-    assert_eq!(
-        hrefs.len(),
-        4,
-        "metrics, denials, healthy, ready: {hrefs:?}"
+    for endpoint in ["./api/v1/denials", "./-/healthy", "./-/ready"] {
+        assert!(hrefs.iter().any(|h| h == endpoint), "{endpoint}: {hrefs:?}");
+    }
+    assert!(
+        hrefs
+            .iter()
+            .any(|h| h == "./api/v1/denials?workflow=prefix"),
+        "the workflow's total links to its denials: {hrefs:?}"
     );
     let scrape = resolve("/exporter/", &hrefs[0]);
     assert_eq!(

@@ -24,18 +24,20 @@ use std::path::{Path, PathBuf};
 use hyper::header::{HeaderName, HeaderValue};
 use serde::Deserialize;
 
-/// Why the web config file cannot be used. Every message names the file.
+/// Why the web config file cannot be used. Every message names the file and says the cause
+/// once: the cause is part of the sentence, not a chained source, which the start-up error
+/// (printed with its chain) would repeat after it.
 #[derive(Debug, thiserror::Error)]
 pub enum WebConfigError {
-    #[error("cannot read --web.config.file {}: {source}", path.display())]
+    #[error("cannot read --web.config.file {}: {cause}", path.display())]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("invalid --web.config.file {}: {source}", path.display())]
+    #[error("invalid --web.config.file {}: {cause}", path.display())]
     Yaml {
         path: PathBuf,
-        source: yaml_serde::Error,
+        cause: yaml_serde::Error,
     },
     #[error("invalid --web.config.file {}: {problem}", path.display())]
     Invalid { path: PathBuf, problem: String },
@@ -156,15 +158,15 @@ struct RateLimitFile {
 impl WebConfig {
     /// Reads and checks the file at `path`.
     pub fn load(path: &Path) -> Result<WebConfig, WebConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| WebConfigError::Read {
+        let text = std::fs::read_to_string(path).map_err(|cause| WebConfigError::Read {
             path: path.to_path_buf(),
-            source,
+            cause,
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
         WebConfig::parse(&text, dir).map_err(|e| match e {
-            ParseError::Yaml(source) => WebConfigError::Yaml {
+            ParseError::Yaml(cause) => WebConfigError::Yaml {
                 path: path.to_path_buf(),
-                source,
+                cause,
             },
             ParseError::Invalid(problem) => WebConfigError::Invalid {
                 path: path.to_path_buf(),

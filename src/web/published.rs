@@ -49,6 +49,8 @@ pub struct Shared {
     pub telemetry_path: String,
     /// The `--path` globs: as the landing page shows them (redacted), and as given.
     globs: Vec<(String, String)>,
+    /// Whether a `--state-file` keeps the counts across restarts (the landing page says so).
+    pub has_state_file: bool,
     /// The latest families per format ([`Format::index`]), with the generation they show.
     rendered: Mutex<[Option<(u64, Bytes)>; 2]>,
 }
@@ -66,6 +68,7 @@ impl Shared {
             healthy: AtomicBool::new(false),
             telemetry_path,
             globs: Vec::new(),
+            has_state_file: false,
             rendered: Mutex::new([None, None]),
         }
     }
@@ -77,6 +80,12 @@ impl Shared {
             .into_iter()
             .map(|glob| (crate::redact::label_value(&glob).to_string(), glob))
             .collect();
+        self
+    }
+
+    /// The same, knowing whether a `--state-file` keeps the counts.
+    pub fn with_state_file(mut self, has_state_file: bool) -> Shared {
+        self.has_state_file = has_state_file;
         self
     }
 

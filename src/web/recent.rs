@@ -66,10 +66,6 @@ impl RecentDenials {
     pub fn capacity(&self) -> usize {
         self.capacity
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
-    }
 }
 
 #[cfg(test)]

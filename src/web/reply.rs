@@ -12,7 +12,7 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use http_body_util::Full;
 use hyper::body::Bytes;
-use hyper::header::{HeaderValue, CONTENT_ENCODING, CONTENT_TYPE, VARY};
+use hyper::header::{HeaderName, HeaderValue, CONTENT_ENCODING, CONTENT_TYPE, VARY};
 use hyper::{Response, StatusCode};
 
 use crate::exposition::Format;
@@ -25,6 +25,12 @@ pub type Body = Full<Bytes>;
 pub enum Reply {
     /// A whole exposition (families, connection self-metrics, trailer), 200.
     Metrics { body: Vec<u8>, format: Format },
+    /// An HTML page, 200, with the headers that keep it to itself (its policy: what it may
+    /// load, framing, sniffing, referrer), set before the configured ones.
+    Html {
+        body: Bytes,
+        headers: &'static [(HeaderName, HeaderValue)],
+    },
     /// Anything else: a status, a content type and a body.
     Page {
         status: StatusCode,
@@ -85,6 +91,18 @@ impl Reply {
                     headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
                 }
                 headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
+                response
+            }
+            Reply::Html { body, headers } => {
+                let mut response = Response::new(Full::new(body));
+                let map = response.headers_mut();
+                map.insert(
+                    CONTENT_TYPE,
+                    HeaderValue::from_static("text/html; charset=utf-8"),
+                );
+                for (name, value) in headers {
+                    map.insert(name.clone(), value.clone());
+                }
                 response
             }
             Reply::Page {
