@@ -9,39 +9,12 @@
 
 use std::sync::Arc;
 
-use super::hot::lag;
-use super::truncation::widen_signature;
-use super::{FileId, FileState, FollowStats, Followed, Follower, Saved};
+use super::{FileId, FollowStats, Follower, Saved};
 
 impl Follower {
     /// Entries for the state file; call between reads (all complete lines were handed up).
     pub fn save(&mut self) -> Saved {
-        let files = self
-            .files
-            .iter_mut()
-            .map(|f| {
-                widen_signature(f); // signed now, it is in this state
-                f.buffer.consume();
-                let state = FileState {
-                    path: f.path.to_string_lossy().into_owned(),
-                    inode: f.inode,
-                    signature: f.signature,
-                    offset: f.buffer.committed(),
-                    fragment: f.buffer.tail().map(<[u8]>::to_vec).or_else(|| {
-                        // Resumed and not read yet: the entry's fragment still holds.
-                        f.resumed_fragment
-                            .as_ref()
-                            .filter(|(at, _)| *at == f.read_pos)
-                            .map(|(_, fragment)| fragment.clone())
-                    }),
-                    sequence_path: (f.sequence_path != f.path)
-                        .then(|| f.sequence_path.to_string_lossy().into_owned()),
-                    first_path: (f.first_path != f.path)
-                        .then(|| f.first_path.to_string_lossy().into_owned()),
-                };
-                (f.id, state)
-            })
-            .collect();
+        let files = self.files.iter_mut().map(|f| (f.id, f.state())).collect();
         Saved {
             files,
             orphans: self.orphans.clone(),
@@ -62,8 +35,8 @@ impl Follower {
         let mut rotated: Vec<(Name<'_>, u64)> = Vec::new();
         for f in hot.notable.iter().filter_map(file) {
             match f.rotated {
-                true => rotated.push((name(f), lag(f))),
-                false if lag(f) > 0 => lags.push((name(f), lag(f))),
+                true => rotated.push((f.series_name(), f.lag())),
+                false if f.lag() > 0 => lags.push((f.series_name(), f.lag())),
                 false => {}
             }
         }
@@ -85,9 +58,9 @@ impl Follower {
             .by_name
             .iter()
             .filter_map(file)
-            .filter(|f| !f.rotated && lag(f) == 0)
+            .filter(|f| !f.rotated && f.lag() == 0)
             .take(n);
-        lags.extend(quiet.map(|f| (name(f), 0)));
+        lags.extend(quiet.map(|f| (f.series_name(), 0)));
         if lags.len() > n {
             // The most lag first (ties by name, so the set is stable); the rest summed.
             let most = |a: &(Name<'_>, u64), b: &(Name<'_>, u64)| {
@@ -133,7 +106,7 @@ impl Follower {
             .notable
             .iter()
             .filter_map(|id| hot.slots.get(id).and_then(|&i| self.files.get(i)))
-            .map(|f| (f.id, lag(f), f.rotated))
+            .map(|f| (f.id, f.lag(), f.rotated))
             .collect();
         notable.sort_unstable();
         LagKey {
@@ -157,10 +130,6 @@ pub struct LagKey {
 
 /// A lag series' name: the path's bytes, and whether the file was rotated away from it.
 type Name<'a> = (&'a [u8], bool);
-
-fn name(f: &Followed) -> Name<'_> {
-    (f.path.as_os_str().as_encoded_bytes(), f.rotated)
-}
 
 #[cfg(test)]
 mod tests {
@@ -198,7 +167,7 @@ mod tests {
     fn ranked_by_every_file(follower: &Follower, n: usize) -> (Vec<(String, u64)>, u64, u64) {
         let mut all: Vec<((String, bool), u64)> = Vec::new();
         for f in &follower.files {
-            let lag = super::lag(f);
+            let lag = f.lag();
             let key = (f.path.display().to_string(), f.rotated);
             match all.iter_mut().find(|(k, _)| f.rotated && *k == key) {
                 Some(entry) => entry.1 += lag,
