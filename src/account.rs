@@ -546,7 +546,7 @@ fn count_admission(m: &mut Metrics, label: LabelName, admission: Admission) {
 /// Cuts a raw label value to one byte past [`labels::MAX_LABEL_BYTES`] (on a char boundary).
 /// An execution keeps its raw workflow until its record comes, and a value that long is refused
 /// as `invalid` whole or cut, so the cut changes no label while bounding what each execution
-/// holds: uncut, `--max-executions` 1 MB workflow names held 4 GiB.
+/// holds: uncut, every one of `--max-executions` executions could hold a 1 MB workflow name.
 fn clip_label(value: &mut Option<String>) {
     if let Some(v) = value.as_mut().filter(|v| v.len() > labels::MAX_LABEL_BYTES) {
         let cut = (labels::MAX_LABEL_BYTES + 1..=v.len())

@@ -10,9 +10,12 @@
 //! scrape; redaction kinds (about 140) are not: a kind appears once it replaced something. A
 //! family without samples is left out.
 //!
+//! Also owns which format an `Accept` header asks for ([`Format::from_accept`]) and each
+//! format's Content-Type and trailer.
+//!
 //! **Not here:** metric names, help texts and types ([`crate::vocab::families`]), buckets
-//! ([`crate::vocab::counters`]), counting, content negotiation and the HTTP body
-//! (`crate::web`), escaping and number formats (the writers).
+//! ([`crate::vocab::counters`]), counting, the HTTP body and its other families (`crate::web`),
+//! escaping and number formats (the writers).
 //!
 //! Cold: per publication and format (a scrape reuses the last render); no I/O, no allocation
 //! per sample.

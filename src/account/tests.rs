@@ -251,8 +251,9 @@ fn sums_stay_finite_and_the_state_round_trips() {
     assert_eq!(&back, a.state());
 }
 
-/// One 53 KB completed line claimed 20,000,000 denials (2,000 tools × 1e15, a cap per tool):
-/// 1.9 GiB and 8.5 s. A record now reveals at most its budget, as counts, in one step.
+/// One 53 KB completed line claims 20,000,000 denials (2,000 tools × 1e15, a cap per tool); it
+/// once cost gigabytes (docs/performance.md, "Hostile input"). A record reveals at most its
+/// budget, as counts, in one step.
 #[test]
 fn a_record_claiming_absurd_counts_is_clamped_and_counted() {
     let tools: Vec<String> = (0..2000).map(|i| format!("\"t{i}\":1e15")).collect();

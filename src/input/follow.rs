@@ -25,7 +25,8 @@
 //! the files an inotify event named, those a paced sweep looks at (the ones inotify does not
 //! watch reliably), rotated files until they are let go; every file after a scan when polling.
 //! Past the open files limit, files read to their end are closed (parked) and opened again when
-//! they change, so any number of files is read in turn. Offsets advance only past complete lines ([`LineBuffer`]), and everything
+//! they change, so any number of files is read in turn. Offsets advance only past complete
+//! lines ([`LineBuffer`](super::chunk::LineBuffer)), and everything
 //! read is handed to a [`Sink`] on this same thread before the offset moves, so the stage above
 //! can keep its counters and these offsets describing the same lines.
 //!
@@ -48,12 +49,14 @@
 //! * [`report`]: what the follower shows of itself between reads: its state-file entries and
 //!   its counters.
 //!
-//! A leaf: it knows files and bytes, never JSON, counters or HTTP. **Not here:** inotify
-//! plumbing and the loop (`crate::run`), what lines mean (the [`Sink`]).
+//! It knows files and bytes, never JSON, counters or HTTP. **Not here:** inotify
+//! ([`super::watch`]: the follower is told which paths an event named, [`Follower::touch`], and
+//! which directories are watched reliably, [`Follower::watch_with`]), the loop that wakes it
+//! (`crate::run`), what lines mean (the [`Sink`]).
 //!
 //! Cold per wake-up (one `fstat` per file due, plus ≤1 KiB signature reads; nothing per file
-//! not due); per scan, a few `stat`s per matching path and a sort of the paths; hot inside [`Follower::read_all`] and
-//! [`Follower::read_due`].
+//! not due); per scan, a few `stat`s per matching path and a sort of the paths; hot inside
+//! [`Follower::read_all`] and [`Follower::read_due`].
 
 mod drain;
 mod finish;
@@ -156,6 +159,10 @@ pub struct FollowConfig {
     /// Bytes asked for per read ([`READ_CHUNK_BYTES`]; the model test uses less, so that lines
     /// straddle reads, and an unoptimised build does not spend its time zeroing buffers).
     pub read_chunk_bytes: usize,
+    /// How many files (those with the most lag) [`Follower::stats`] names; the others are
+    /// summed, so a directory of thousands of rolls does not make thousands of series
+    /// (`--max-file-series`).
+    pub max_file_series: usize,
 }
 
 #[cfg(test)]
@@ -169,6 +176,7 @@ impl FollowConfig {
             stop: Arc::new(AtomicBool::new(false)),
             rotated_grace,
             read_chunk_bytes: 1024,
+            max_file_series: usize::MAX,
         }
     }
 }
@@ -302,8 +310,6 @@ pub struct Follower {
     compressed: BTreeSet<Inode>,
     /// Followed files whose first bytes were signed after they were opened empty.
     identities: u64,
-    /// Files that get a lag series of their own ([`Follower::set_max_file_series`]).
-    max_file_series: usize,
     /// Followed files holding a descriptor (not parked).
     open_count: usize,
     /// A budget lower than the open files limit gives (the model test's, to park often).
@@ -346,7 +352,6 @@ impl Follower {
             fd_budget: fd_budget(),
             compressed: BTreeSet::new(),
             identities: 0,
-            max_file_series: crate::cli::defaults::MAX_FILE_SERIES,
             open_count: 0,
             fd_cap: usize::MAX,
             ticks: 0,
@@ -359,11 +364,10 @@ impl Follower {
         }
     }
 
-    /// How many files (those with the most lag) [`Follower::stats`] names; the others are
-    /// summed, so a directory of thousands of rolls does not make thousands of series.
-    /// `run` passes `--max-file-series` here; without it the flag's default applies.
+    /// Names at most `n` files in [`Follower::stats`] from now on (a test's).
+    #[cfg(test)]
     pub fn set_max_file_series(&mut self, n: usize) {
-        self.max_file_series = n;
+        self.config.max_file_series = n;
     }
 
     /// Holds at most `n` files open at once, whatever the open files limit (the model test's).

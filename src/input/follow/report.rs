@@ -2,8 +2,9 @@
 //!
 //! Owns [`Follower::save`] (a [`Saved`]: each file's [`FileState`] and the orphan fragments, made
 //! when every complete line read was handed up) and [`Follower::stats`] (the [`FollowStats`],
-//! with the lag of the files that lag most, and the sum of the others'). **Not here:** writing the state file (`crate::state`), resuming from
-//! it ([`super::open`]), the metric names (`crate::output`).
+//! with the lag of the files that lag most, and the sum of the others'). **Not here:** writing
+//! the state file (`crate::state`), resuming from it ([`super::open`]), the metric names and
+//! their rendering (`crate::vocab`, `crate::exposition`).
 //!
 //! Cold: once per state write, once per scrape.
 
@@ -52,7 +53,7 @@ impl Follower {
         stats.followed = (under_name + rotated.len()) as u64;
         let total: u64 = lags.iter().chain(&rotated).map(|l| l.1).sum();
         lags.append(&mut rotated);
-        let n = self.max_file_series;
+        let n = self.config.max_file_series;
         // The quiet files (no lag) that get a series are among the first `n` by name.
         let quiet = hot
             .by_name
@@ -111,7 +112,7 @@ impl Follower {
         notable.sort_unstable();
         LagKey {
             layout: hot.layouts,
-            series: self.max_file_series,
+            series: self.config.max_file_series,
             notable,
         }
     }
