@@ -390,4 +390,4 @@ fn escape_into(out: &mut String, s: &str, quote: bool) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
