@@ -250,6 +250,7 @@ fn held_to(format: Format, reference: impl Fn(&Counted<'_>) -> String) {
 #[test]
 fn the_text_writer_writes_what_the_prometheus_crate_writes() {
     held_to(Format::Text, |c| prometheus_text(c));
+    assert_eq!(Format::Text.content_type(), prometheus::TEXT_FORMAT);
 }
 
 #[test]
