@@ -3,8 +3,8 @@
 //! Two threads of work: the *reading thread* owns the [`Follower`] and the [`Pipeline`] (no lock)
 //! and is the only one that feeds the pipeline and writes the state file, so offsets and counters
 //! always describe the same lines; after each batch it publishes an immutable snapshot of the
-//! counters for HTTP, so a scrape never waits for reading, nor reading for a scrape: at once
-//! after a quiet spell, at most once per gap during a burst ([`pacing`]). The tokio
+//! counters for HTTP, so a scrape never waits for reading, nor reading for a scrape: a change
+//! at once, a burst of them at most once per gap ([`pacing`]). The tokio
 //! runtime serves HTTP and waits for signals. The reading thread wakes on
 //! an inotify event (then reads the files it names to their end; a create, rename or delete also
 //! expands the globs), on a tick of the sweep (then reads the next slice of the files inotify
@@ -441,7 +441,8 @@ impl ReadLoop {
             faults = r.faults.names(),
             "backlog read"
         );
-        r.publish(shared, true);
+        let backlog = r.pipeline.accountant().metrics().lines_read;
+        r.publish(shared, backlog);
         shared.ready.store(true, Ordering::Release);
         let (mut last_scan, mut last_state) = (Instant::now(), Instant::now());
         let mut last_tick = Instant::now();
@@ -467,7 +468,7 @@ impl ReadLoop {
             }
             let timeout = deadline.saturating_duration_since(Instant::now());
             let (mut rescan, mut hangup) = (false, false);
-            let read_before = r.pipeline.accountant().metrics().read_bytes;
+            let lines_before = r.pipeline.accountant().metrics().lines_read;
             let errors_before = r.watch.stats.errors;
             match wake_rx.recv_timeout(timeout) {
                 Ok(Wake::Shutdown) | Err(RecvTimeoutError::Disconnected) => break,
@@ -537,8 +538,8 @@ impl ReadLoop {
                 saved_identities = r.follower.identities();
                 saved_moves = r.moves();
             }
-            let changed = r.pipeline.accountant().metrics().read_bytes != read_before;
-            r.publish(shared, changed);
+            let lines = r.pipeline.accountant().metrics().lines_read - lines_before;
+            r.publish(shared, lines);
         }
         self.finish(&mut r, shared)
     }
@@ -576,7 +577,7 @@ impl ReadLoop {
     fn finish(&self, r: &mut Reader, shared: &Shared) -> Result<()> {
         let written = self.save(r);
         r.pacing.force(); // the last counters go out now
-        r.publish(shared, true);
+        r.publish(shared, 0);
         if !written {
             bail!("cannot write the final state; the next start re-reads from the last good state");
         }
@@ -605,10 +606,10 @@ impl Reader {
 
     /// Publishes the counters for HTTP (when they `changed`, or their lag gauges may have) and
     /// the latest audit records for the recent-denials ring.
-    fn publish(&mut self, shared: &Shared, changed: bool) {
-        // A change after a quiet spell goes out at once; a burst at most once per gap, however
-        // often reading wakes ([`pacing`]).
-        if !self.pacing.due(Instant::now(), changed) {
+    fn publish(&mut self, shared: &Shared, lines: u64) {
+        // A change goes out at once; a burst at most once per gap, however often reading wakes
+        // ([`pacing`]).
+        if !self.pacing.due(Instant::now(), lines) {
             return;
         }
         let kept = self.pipeline.take_kept();

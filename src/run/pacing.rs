@@ -1,15 +1,16 @@
-//! When the reading thread publishes what it counted: changed counters go out at once unless
-//! they are part of a burst, and a burst goes out at most once per [`PUBLISH_GAP`].
+//! When the reading thread publishes what it counted: changed counters go out on their leading
+//! edge, and only bursts are coalesced, at most one publication per [`PUBLISH_GAP`].
 //!
-//! Owns [`Pacing`]: the time of the last publication and of the last change, and whether a
-//! change is held. A change that follows a quiet spell (no change for [`BURST_SPACING`]) is
-//! published on its leading edge, without waiting: a denial appended now and then is in
-//! `/metrics` as soon as it is read. Changes closer together than that are a burst (a backlog, a
-//! busy writer): after a publication, the changes of a burst within the gap are held and go out
-//! at its end, so however often reading wakes, a publication (the follower's stats, a copy of the
-//! counters, a render per format at the next scrape) is paid at most once per gap. Counters that
-//! did not change are published again every [`REPUBLISH`] (the file lag gauges move without
-//! reading).
+//! Owns [`Pacing`]: when the counters were last published, whether that publication carried a
+//! burst, and what is held. A change (a wake-up that read lines) is published at once when the
+//! gap left by the last publication is over. That gap depends on what the last publication
+//! carried: a few lines of one wake-up (a denial appended now and then) leave a short one,
+//! [`QUIET_GAP`], so the next change, coming later, goes out as soon as it is read; a burst
+//! (changes of several wake-ups coalesced, or [`BURST_LINES`] lines or more: a backlog, a busy
+//! writer) leaves [`PUBLISH_GAP`], within which what is read is held and goes out at its end. So however often reading wakes, a publication (the follower's
+//! stats, a copy of the counters, a render per format at the next scrape) is paid at most once
+//! per gap during a burst. Counters that did not change are published again every [`REPUBLISH`]
+//! (the file lag gauges move without reading).
 //!
 //! **Not here:** what a publication holds and where it goes (the reader, `crate::web::Shared`).
 //! Decides from the instants it is given: the tests drive it with their own clock.
@@ -18,12 +19,18 @@
 
 use std::time::{Duration, Instant};
 
-/// The shortest time between two publications of changed counters within a burst.
+/// The gap after a publication that coalesced a burst: the shortest time between two
+/// publications while changes keep coming.
 pub const PUBLISH_GAP: Duration = Duration::from_millis(50);
 
-/// Changes closer together than this are one burst; a change after a longer quiet spell is
-/// published at once.
-pub const BURST_SPACING: Duration = Duration::from_millis(10);
+/// The gap after a publication of a single change: a change within it is held to its end (and
+/// a second one makes a burst).
+pub const QUIET_GAP: Duration = Duration::from_millis(5);
+
+/// Lines read since the last publication that make a burst, even in one wake-up: a writer
+/// busy enough to fill them between two wake-ups (it flushes every few milliseconds) is coalesced
+/// like one whose every write wakes the reader.
+pub const BURST_LINES: u64 = 256;
 
 /// Counters unchanged since the last publication are published again at least this often.
 pub const REPUBLISH: Duration = Duration::from_secs(1);
@@ -33,37 +40,32 @@ pub const REPUBLISH: Duration = Duration::from_secs(1);
 pub struct Pacing {
     /// When the counters were last published, if ever.
     published_at: Option<Instant>,
-    /// When the counters last changed, if ever.
-    changed_at: Option<Instant>,
-    /// Counters changed since they were last published, and are held for the gap's end.
-    held: bool,
+    /// The last publication carried a burst: the next waits out the long gap.
+    burst: bool,
+    /// Changes (wake-ups that read lines) since the last publication.
+    held: u32,
+    /// Lines read since the last publication.
+    held_lines: u64,
 }
 
 impl Pacing {
-    /// Whether to publish at `now`; `changed` says whether the counters changed since the last
-    /// call. Call [`Pacing::published`] when it was done.
-    pub fn due(&mut self, now: Instant, changed: bool) -> bool {
-        if changed {
-            let quiet = self
-                .changed_at
-                .is_none_or(|at| now.saturating_duration_since(at) >= BURST_SPACING);
-            self.changed_at = Some(now);
-            self.held = true;
-            if quiet {
-                return true; // the leading edge
-            }
-        }
+    /// Whether to publish at `now`; `lines` were read since the last call (0: the counters did
+    /// not change). Call [`Pacing::published`] when it was done.
+    pub fn due(&mut self, now: Instant, lines: u64) -> bool {
+        self.held = self.held.saturating_add(u32::from(lines > 0));
+        self.held_lines = self.held_lines.saturating_add(lines);
         let Some(at) = self.published_at else {
             return true;
         };
         let since = now.saturating_duration_since(at);
-        since >= REPUBLISH || (self.held && since >= PUBLISH_GAP)
+        since >= REPUBLISH || (self.held > 0 && since >= self.gap())
     }
 
     /// The counters were published at `now`.
     pub fn published(&mut self, now: Instant) {
         self.published_at = Some(now);
-        self.held = false;
+        self.burst = self.held > 1 || self.held_lines >= BURST_LINES;
+        (self.held, self.held_lines) = (0, 0);
     }
 
     /// The next publication must happen at once, whatever the gap (the last one, at shutdown).
@@ -74,8 +76,17 @@ impl Pacing {
     /// When held changes go out if nothing else wakes the reader first; `None` when nothing is
     /// held.
     pub fn deadline(&self) -> Option<Instant> {
-        let at = self.published_at.filter(|_| self.held)?;
-        Some(at + PUBLISH_GAP)
+        let at = self.published_at.filter(|_| self.held > 0)?;
+        Some(at + self.gap())
+    }
+
+    /// The gap the last publication left.
+    fn gap(&self) -> Duration {
+        if self.burst {
+            PUBLISH_GAP
+        } else {
+            QUIET_GAP
+        }
     }
 }
 
@@ -88,7 +99,7 @@ mod tests {
     /// A pacing that published at `start` long after anything changed.
     fn settled(start: Instant) -> Pacing {
         let mut pacing = Pacing::default();
-        assert!(pacing.due(start, true), "the first change goes out");
+        assert!(pacing.due(start, 1), "the first change goes out");
         pacing.published(start);
         pacing
     }
@@ -101,19 +112,19 @@ mod tests {
             let now = start + at;
             if let Some(deadline) = pacing.deadline().filter(|&d| d < now) {
                 assert!(
-                    pacing.due(deadline, false),
+                    pacing.due(deadline, 0),
                     "a held change goes out at the gap's end"
                 );
                 pacing.published(deadline);
                 out.push(deadline - start);
             }
-            if pacing.due(now, true) {
+            if pacing.due(now, 1) {
                 pacing.published(now);
                 out.push(at);
             }
         }
         if let Some(deadline) = pacing.deadline() {
-            assert!(pacing.due(deadline, false));
+            assert!(pacing.due(deadline, 0));
             pacing.published(deadline);
             out.push(deadline - start);
         }
@@ -124,11 +135,11 @@ mod tests {
     fn a_change_after_a_quiet_spell_is_published_at_once() {
         let start = Instant::now();
         let mut pacing = settled(start);
-        // One change 20 ms after a publication: within the gap, but no burst.
+        // One change 20 ms after a publication: within the long gap, but no burst.
         assert_eq!(
             publications(&mut pacing, start, &[20 * MS]),
             [20 * MS],
-            "published as it came, not at the gap's end"
+            "published as it came, not at a gap's end"
         );
         // A change every 20 ms: each goes out as it comes.
         let every_20: Vec<Duration> = (2..12).map(|k| k * 20 * MS).collect();
@@ -137,8 +148,18 @@ mod tests {
     }
 
     #[test]
+    fn a_change_soon_after_a_single_one_waits_the_short_gap_only() {
+        let start = Instant::now();
+        let mut pacing = settled(start);
+        // Two appends 3 ms apart, then one 20 ms later: the second is held to the end of the
+        // short gap, and being one change, leaves no long gap for the third.
+        let out = publications(&mut pacing, start, &[20 * MS, 23 * MS, 43 * MS]);
+        assert_eq!(out, [20 * MS, 25 * MS, 43 * MS]);
+    }
+
+    #[test]
     fn a_burst_is_published_on_its_leading_edge_then_once_per_gap() {
-        let start = Instant::now() + 10 * MS;
+        let start = Instant::now();
         let mut pacing = settled(start);
         // A change every millisecond for 200 ms, starting after a quiet second.
         let burst: Vec<Duration> = (1000..1200).map(|k| k * MS).collect();
@@ -150,19 +171,41 @@ mod tests {
         );
         assert_eq!(
             out[1..],
-            [1050 * MS, 1100 * MS, 1150 * MS, 1200 * MS],
-            "then one publication per gap, the last at the gap's end after the burst"
+            [1005 * MS, 1055 * MS, 1105 * MS, 1155 * MS, 1205 * MS],
+            "then the changes of the short gap, then one publication per long gap, the last at \
+             the gap's end after the burst"
         );
         assert_eq!(pacing.deadline(), None, "nothing held once it went out");
+        // Quiet again: the next change goes out as it comes.
+        assert_eq!(publications(&mut pacing, start, &[1400 * MS]), [1400 * MS]);
+    }
+
+    #[test]
+    fn many_lines_in_one_wake_up_are_a_burst() {
+        let start = Instant::now();
+        let mut pacing = settled(start);
+        // A busy writer's flush every 10 ms, read in one wake-up each.
+        assert!(
+            pacing.due(start + 20 * MS, BURST_LINES),
+            "its leading edge at once"
+        );
+        pacing.published(start + 20 * MS);
+        assert!(!pacing.due(start + 30 * MS, BURST_LINES), "then held");
+        assert_eq!(pacing.deadline(), Some(start + 20 * MS + PUBLISH_GAP));
+        // Fewer lines in one wake-up are no burst: the next change 10 ms later goes out at once.
+        let mut quiet = settled(start);
+        assert!(quiet.due(start + 20 * MS, BURST_LINES - 1));
+        quiet.published(start + 20 * MS);
+        assert!(quiet.due(start + 30 * MS, 1));
     }
 
     #[test]
     fn unchanged_counters_go_out_again_every_republish() {
         let start = Instant::now();
         let mut pacing = settled(start);
-        assert!(!pacing.due(start + 999 * MS, false));
-        assert!(pacing.due(start + REPUBLISH, false));
+        assert!(!pacing.due(start + 999 * MS, 0));
+        assert!(pacing.due(start + REPUBLISH, 0));
         pacing.force();
-        assert!(pacing.due(start + REPUBLISH, false), "forced");
+        assert!(pacing.due(start + REPUBLISH, 0), "forced");
     }
 }
