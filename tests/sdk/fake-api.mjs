@@ -125,7 +125,25 @@ function answer (body, counter) {
   s.tools.forEach((t, i) => {
     content.push({ type: 'tool_use', id: toolUseId(`${key}\0${i}`), name: t.name, input: t.input })
   })
-  return { model, script, step, content, stop: 'tool_use', usage: usageFor(key) }
+  return { model, script, step, content, stop: 'tool_use', usage: usageFor(key), safeguard: safeguardFor(body, s, content) }
+}
+
+// The server-side auto-mode classifier's answer, for a request that asks for it (auto mode sends
+// `safeguards: [{type: "dangerous_tool_use", classifier_context}]`; the real API answers in the
+// final message_delta, `delta.safeguard_results`). A step may give the whole response's status
+// (`safeguard: {type: "unavailable", reason: "error"}`, or `safeguard: null` for a response that
+// carries no result at all, as from a proxy that drops it); else each tool call gets its scripted
+// `verdict` (`{type: "unavailable", reason: "timeout"}`, `{type: "evaluated", outcome: "flagged",
+// explanation}`, …), by default "not flagged". Undefined: the request did not ask.
+function safeguardFor (body, s, content) {
+  const asked = Array.isArray(body.safeguards) && body.safeguards.some((g) => g && g.type === 'dangerous_tool_use')
+  if (!asked) return undefined
+  if (s.safeguard === null) return null
+  if (s.safeguard) return [{ type: 'dangerous_tool_use', status: s.safeguard }]
+  const uses = content.filter((b) => b.type === 'tool_use')
+  const verdicts = Object.fromEntries(uses.map((b, i) =>
+    [b.id, s.tools[i]?.verdict ?? { type: 'evaluated', outcome: 'not_flagged' }]))
+  return [{ type: 'dangerous_tool_use', status: { type: 'available', tool_uses: verdicts } }]
 }
 
 function sse (res, event, data) {
@@ -174,7 +192,7 @@ function stream (res, id, a) {
   })
   sse(res, 'message_delta', {
     type: 'message_delta',
-    delta: { stop_reason: a.stop, stop_sequence: null },
+    delta: { stop_reason: a.stop, stop_sequence: null, ...(a.safeguard ? { safeguard_results: a.safeguard } : {}) },
     usage: {
       input_tokens: u.input_tokens,
       cache_creation_input_tokens: u.cache_creation_input_tokens,
@@ -196,7 +214,8 @@ function plain (res, id, a) {
     content: a.content,
     stop_reason: a.stop,
     stop_sequence: null,
-    usage: a.usage
+    usage: a.usage,
+    ...(a.safeguard ? { safeguard_results: a.safeguard } : {})
   }))
 }
 
@@ -224,6 +243,7 @@ export function startFakeApi ({ log = null } = {}) {
         return
       }
       const a = answer(body, counter)
+      if (!('safeguard' in a) || a.safeguard === undefined) a.safeguard = safeguardFor(body, { tools: [] }, a.content)
       const results = []
       const last = Array.isArray(body.messages) ? body.messages[body.messages.length - 1] : null
       if (last && Array.isArray(last.content)) {
@@ -246,6 +266,7 @@ export function startFakeApi ({ log = null } = {}) {
         served: a.content.map((b) => b.type === 'tool_use' ? { tool: b.name, id: b.id, input: b.input } : { text: b.text }),
         stop: a.stop,
         usage: a.usage,
+        ...(a.safeguard !== undefined ? { safeguard: a.safeguard } : {}),
         // A helper call the CLI makes on its own: what it was for (the start of its system prompt).
         ...(a.script === null ? { helperSystem: systemText(body).slice(0, 300), helperPrompt: lastUserText(body).slice(0, 300) } : {})
       })
