@@ -140,7 +140,7 @@ async function runExecution (spec, index) {
   const options = {
     abortController,
     cwd,
-    env: cliEnv,
+    env: { ...cliEnv, ...(spec.env ?? {}) },
     model: spec.model,
     permissionMode: spec.permissionMode,
     settingSources: [],
@@ -516,7 +516,8 @@ function expectedFrom (runs) {
   }
 }
 
-// What the fake API served to scripted prompts, per model: a cross-check of the SDK's modelUsage.
+// What the fake API served to scripted prompts and to the auto-mode classifier, per model: a
+// cross-check of the SDK's modelUsage.
 // (Helper calls the CLI makes on its own, outside the query pipeline, are not in modelUsage.)
 function served (fakeLog) {
   if (!fakeLog || !existsSync(fakeLog)) return null
@@ -524,7 +525,9 @@ function served (fakeLog) {
   for (const line of readFileSync(fakeLog, 'utf8').split('\n')) {
     if (!line) continue
     const r = JSON.parse(line)
-    if (!r.usage || r.script === null) continue // helper calls outside the query pipeline: not in modelUsage
+    // Helper calls outside the query pipeline are not in modelUsage; the auto-mode classifier's
+    // own requests are.
+    if (!r.usage || (r.script === null && !r.classifier)) continue
     out[r.model] ??= { requests: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }
     const o = out[r.model]
     o.requests++
