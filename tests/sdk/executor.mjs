@@ -268,13 +268,14 @@ const reasonOf = (frame) => frame.decision_reason_type === undefined
 
 // The reason a denial's own records give: the frame's type where there is a frame (as the
 // exporter does today), else the per-call record's `permission_decision.reason_type`, else its
-// `source` (`user_reject`: the host's canUseTool said no → `user`), else `unknown`. Types outside
-// the closed set become `other`.
+// `source` (`user_reject`: the host's canUseTool callback said no, which the CLI asks as its
+// permission prompt tool → `permissionPromptTool`, as docs/formats.md's pino snippet logs it), else
+// `unknown`. Types outside the closed set become `other`.
 function recordReason (frame, record) {
   if (frame) return reasonOf(frame) ?? 'other'
   const decision = record?.permission_decision ?? {}
   if (typeof decision.reason_type === 'string') return REASONS.has(decision.reason_type) ? decision.reason_type : 'other'
-  if (decision.source === 'user_reject') return 'user'
+  if (decision.source === 'user_reject') return 'permissionPromptTool'
   return 'unknown'
 }
 
