@@ -39,12 +39,13 @@ SDK_E2E_CONCURRENCY=1 timeout --kill-after=5 300 "${agents[@]}" >"$work/executor
 
 mkdir -p "$out"
 # (The CLI also names its transcript directory after the working directory, / and . as -.)
-dashed() { sed 's#[/.]#-#g' <<<"$1"; }
+dashed() { local path=${1//\//-}; printf '%s' "${path//./-}"; }
 for f in stream/all.jsonl:stream-json.jsonl expected.json:expected.json; do
     sed -e "s#$work#$placeholder#g" -e "s#$(dashed "$work")#$(dashed "$placeholder")#g" "$work/${f%%:*}" >"$out/${f##*:}"
 done
 # The capture must hold what it is for: the fake key pair (so redaction stays tested) and a
-# classifier outage.
+# classifier outage. (The single quotes hold JavaScript, not shell.)
+# shellcheck disable=SC2016
 node -e '
 const fs = require("fs")
 const [stream, expected] = process.argv.slice(1).map((f) => fs.readFileSync(f, "utf8"))
