@@ -9,6 +9,9 @@
 //   risk:                      for a denied call, the risk class the exporter must give it
 //                              (docs/risk.md): check.mjs compares permission_denial_risks_total
 //                              and each denial's class in the audit log with these
+//   verdict:                   in auto mode, the server-side classifier's answer for the call
+//   local:                     in auto mode with the CLI's own classifier, its answer or failure
+//                              (both played by fake-api.mjs)
 // The executor checks these expectations against what the SDK reported (a changed SDK that stops
 // denying something makes the test fail loudly instead of testing less).
 //
