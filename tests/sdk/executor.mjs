@@ -140,7 +140,7 @@ async function runExecution (spec, index) {
   const options = {
     abortController,
     cwd,
-    env: cliEnv,
+    env: { ...cliEnv, ...(spec.env ?? {}) },
     model: spec.model,
     permissionMode: spec.permissionMode,
     settingSources: [],
@@ -266,6 +266,28 @@ const reasonOf = (frame) => frame.decision_reason_type === undefined
   ? null // no type: the exporter classifies the text; not predictable here (reported if it happens)
   : (REASONS.has(frame.decision_reason_type) ? frame.decision_reason_type : 'other')
 
+// The reason a denial's own records give: the frame's type where there is a frame (as the
+// exporter does today), else the per-call record's `permission_decision.reason_type`, else its
+// `source` (`user_reject`: the host's canUseTool callback said no, which the CLI asks as its
+// permission prompt tool → `permissionPromptTool`, as docs/formats.md's pino snippet logs it), else
+// `unknown`. Types outside the closed set become `other`.
+function recordReason (frame, record) {
+  if (frame) return reasonOf(frame) ?? 'other'
+  const decision = record?.permission_decision ?? {}
+  if (typeof decision.reason_type === 'string') return REASONS.has(decision.reason_type) ? decision.reason_type : 'other'
+  if (decision.source === 'user_reject') return 'permissionPromptTool'
+  return 'unknown'
+}
+
+const pick = (o, keys) => Object.fromEntries(keys.map((k) => [k, o?.[k] ?? null]))
+
+// A tool_result's text: a string, or the text blocks of a list.
+function resultText (result) {
+  if (typeof result.content === 'string') return result.content
+  if (!Array.isArray(result.content)) return ''
+  return result.content.filter((b) => b?.type === 'text').map((b) => b.text).join('\n')
+}
+
 const KINDS = [['input', 'inputTokens'], ['output', 'outputTokens'], ['cache_read', 'cacheReadInputTokens'], ['cache_creation', 'cacheCreationInputTokens']]
 
 // Which scripted call a denial or a tool use is: same tool, and the scripted command or path is
@@ -297,6 +319,9 @@ function expectedFrom (runs) {
   const totalCost = new Map() // workflow → usd (total_cost_usd)
   const sessions = []
   const layers = []
+  const denialRecords = [] // one per denial: frame, per-call record, tool_result (see README.md)
+  const recordReasons = new Map() // tool \0 workflow \0 reason from frame or record → n
+  const unenforced = [] // denied calls whose tool_result says they ran
   const problems = []
   let modelUsageMethod = 'last cumulative modelUsage of each session'
 
@@ -372,10 +397,49 @@ function expectedFrom (runs) {
       for (const b of m.message?.content ?? []) if (b.type === 'tool_use') uses.push(b)
     }
     const deniedIds = new Set(results.flatMap((r) => (r.permission_denials ?? []).map((d) => d.tool_use_id)))
+    // The CLI's own per-call record: the `tool_result` of each call and, beside it in the same
+    // `user` message, `tool_result_meta[]` (not declared in sdk.d.ts; names as observed).
+    const toolResults = new Map()
+    const records = new Map()
+    for (const m of messages) {
+      if (m.type !== 'user') continue
+      for (const b of Array.isArray(m.message?.content) ? m.message.content : []) {
+        if (b?.type === 'tool_result') toolResults.set(b.tool_use_id, b)
+      }
+      for (const r of Array.isArray(m.tool_result_meta) ? m.tool_result_meta : []) if (r?.id) records.set(r.id, r)
+    }
     for (const use of uses) {
       const found = scripted(spec.prompts, use.name, use.input)
       const denied = deniedIds.has(use.id)
       const frame = frames.get(use.id)
+      const record = records.get(use.id)
+      const result = toolResults.get(use.id)
+      const ran = result !== undefined && result.is_error !== true && record?.permission_decision?.decision !== 'reject'
+      if (denied) {
+        const reasonFromRecord = recordReason(frame, record)
+        denialRecords.push({
+          execution: spec.name,
+          workflow: spec.workflow,
+          tool: use.name,
+          toolUseId: use.id,
+          layer: found?.call.layer ?? '(not scripted)',
+          frame: frame
+            ? { decision_reason_type: frame.decision_reason_type ?? null, decision_reason_code: frame.decision_reason_code ?? null, decision_reason: frame.decision_reason ?? null }
+            : null,
+          record: record
+            ? { non_execution_kind: record.non_execution_kind ?? null, ...pick(record.permission_decision, ['decision', 'source', 'reason_type']) }
+            : null,
+          reasonFromRecord,
+          classifierOutage: reasonFromRecord === 'classifier' ? record?.non_execution_kind !== 'automode-blocked' : false,
+          result: result ? { is_error: result.is_error === true, text: masked(resultText(result)).slice(0, 400) } : null
+        })
+        add(recordReasons, `${use.name}\0${spec.workflow}\0${reasonFromRecord}`, 1)
+        if (!record) problems.push(`denial without a tool_result_meta record: ${use.name} ${use.id} (${spec.name})`)
+        if (ran) {
+          unenforced.push({ execution: spec.name, workflow: spec.workflow, tool: use.name, toolUseId: use.id })
+          problems.push(`denied but ran: ${use.name} ${use.id} (${spec.name}): its tool_result is no error`)
+        }
+      }
       layers.push({
         execution: spec.name,
         workflow: spec.workflow,
@@ -387,7 +451,9 @@ function expectedFrom (runs) {
         denied,
         frame: frame ? (frame.decision_reason_type ?? '(no type)') : null,
         decisionReason: frame?.decision_reason ?? null,
-        messageLength: frame?.message?.length ?? null
+        messageLength: frame?.message?.length ?? null,
+        record: record ? { non_execution_kind: record.non_execution_kind ?? null, ...pick(record.permission_decision, ['decision', 'source', 'reason_type']) } : null,
+        ran
       })
       if (found && (found.call.expect === 'deny') !== denied) {
         problems.push(`SCENARIO: ${spec.name} ${use.name} ${masked(JSON.stringify(use.input.command ?? use.input.file_path ?? use.input.url))} was ${denied ? 'denied' : 'not denied'}, scenario.mjs expects ${found.call.expect} (${found.call.layer})`)
@@ -431,6 +497,12 @@ function expectedFrom (runs) {
     denialsByWorkflow: byWorkflow(denialRows),
     denialsTotal: denialRows.reduce((a, r) => a + r.value, 0),
     risks: rows(risks, ['tool', 'workflow', 'risk']),
+    // What the per-call record says of each denial (not yet checked by check.mjs: the exporter
+    // counts a denial without a frame as `unknown` today): the truth for reading the record.
+    denialRecords,
+    denialsByRecordReason: rows(recordReasons, ['tool', 'workflow', 'reason']),
+    classifierOutages: denialRecords.filter((d) => d.classifierOutage).length,
+    unenforced,
     attempts,
     secrets: SECRETS,
     executions: rows(executions, ['workflow', 'outcome']),
@@ -445,7 +517,8 @@ function expectedFrom (runs) {
   }
 }
 
-// What the fake API served to scripted prompts, per model: a cross-check of the SDK's modelUsage.
+// What the fake API served to scripted prompts and to the auto-mode classifier, per model: a
+// cross-check of the SDK's modelUsage.
 // (Helper calls the CLI makes on its own, outside the query pipeline, are not in modelUsage.)
 function served (fakeLog) {
   if (!fakeLog || !existsSync(fakeLog)) return null
@@ -453,7 +526,9 @@ function served (fakeLog) {
   for (const line of readFileSync(fakeLog, 'utf8').split('\n')) {
     if (!line) continue
     const r = JSON.parse(line)
-    if (!r.usage || r.script === null) continue // helper calls outside the query pipeline: not in modelUsage
+    // Helper calls outside the query pipeline are not in modelUsage; the auto-mode classifier's
+    // own requests are.
+    if (!r.usage || (r.script === null && !r.classifier)) continue
     out[r.model] ??= { requests: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }
     const o = out[r.model]
     o.requests++
@@ -497,9 +572,10 @@ if (expected.fakeServed) {
 writeFileSync(args.expected, JSON.stringify(expected, null, 2) + '\n')
 
 // Which layer denied what, and whether the SDK sent a permission_denied frame for it.
-console.log('sdk-e2e: denied tool calls, by layer, with the risk class expected (frame = decision_reason_type of the permission_denied frame):')
+console.log('sdk-e2e: denied tool calls, by layer, with the risk class expected (frame = decision_reason_type of the permission_denied frame; record = tool_result_meta non_execution_kind/source/reason_type):')
 for (const l of expected.layers.filter((x) => x.denied)) {
-  console.log(`sdk-e2e:   ${l.workflow.padEnd(9)} ${l.tool.padEnd(8)} ${masked(l.input).slice(0, 34).padEnd(34)} ${l.layer.padEnd(36)} ${String(l.risk).padEnd(17)} ${l.frame ? 'frame ' + l.frame : 'no frame (record only)'}`)
+  const r = l.record ? `${l.record.non_execution_kind ?? '-'}/${l.record.source ?? '-'}/${l.record.reason_type ?? '-'}` : 'none'
+  console.log(`sdk-e2e:   ${l.workflow.padEnd(9)} ${l.tool.padEnd(8)} ${masked(l.input).slice(0, 34).padEnd(34)} ${l.layer.padEnd(46)} ${String(l.risk).padEnd(17)} ${(l.frame ? 'frame ' + l.frame : 'no frame').padEnd(23)} record ${r}`)
 }
 
 let failed = false

@@ -125,7 +125,65 @@ function answer (body, counter) {
   s.tools.forEach((t, i) => {
     content.push({ type: 'tool_use', id: toolUseId(`${key}\0${i}`), name: t.name, input: t.input })
   })
-  return { model, script, step, content, stop: 'tool_use', usage: usageFor(key) }
+  return { model, script, step, content, stop: 'tool_use', usage: usageFor(key), safeguard: safeguardFor(body, s, content) }
+}
+
+// The server-side auto-mode classifier's answer, for a request that asks for it (auto mode sends
+// `safeguards: [{type: "dangerous_tool_use", classifier_context}]`; the real API answers in the
+// final message_delta, `delta.safeguard_results`). A step may give the whole response's status
+// (`safeguard: {type: "unavailable", reason: "error"}`, or `safeguard: null` for a response that
+// carries no result at all, as from a proxy that drops it); else each tool call gets its scripted
+// `verdict` (`{type: "unavailable", reason: "timeout"}`, `{type: "evaluated", outcome: "flagged",
+// explanation}`, …), by default "not flagged". Undefined: the request did not ask.
+function safeguardFor (body, s, content) {
+  const asked = Array.isArray(body.safeguards) && body.safeguards.some((g) => g && g.type === 'dangerous_tool_use')
+  if (!asked) return undefined
+  if (s.safeguard === null) return null
+  if (s.safeguard) return [{ type: 'dangerous_tool_use', status: s.safeguard }]
+  const uses = content.filter((b) => b.type === 'tool_use')
+  const verdicts = Object.fromEntries(uses.map((b, i) =>
+    [b.id, s.tools[i]?.verdict ?? { type: 'evaluated', outcome: 'not_flagged' }]))
+  return [{ type: 'dangerous_tool_use', status: { type: 'available', tool_uses: verdicts } }]
+}
+
+// The CLI's own auto-mode classifier (run when the server-side one is switched off,
+// CLAUDE_CODE_AUTO_MODE_SERVER=0): a separate, non-streaming request with no tools, whose system
+// prompt opens "You are a security monitor for autonomous AI coding agents", asked in two
+// stages (the first stops at `</block>`), about the action on the transcript's last line
+// (`{"Bash":"make deploy"}`). The scripted call with that tool and command says what to answer
+// (`local`): 'overloaded' (HTTP 529), 'error' (HTTP 500), 'malformed' (a reply with no <block>),
+// `{ block: REASON, category }` (blocked), or nothing (not blocked).
+const CLASSIFIER_SYSTEM = /^You are a security monitor for autonomous AI coding agents/
+
+function classifierCall (body) {
+  const system = Array.isArray(body.system) ? body.system : [{ text: systemText(body) }]
+  if (!system.some((b) => CLASSIFIER_SYSTEM.test(String(b?.text ?? '')))) return null
+  const lines = lastUserText(body).split('\n').filter((l) => l.startsWith('{'))
+  let action = {}
+  try { action = JSON.parse(lines[lines.length - 1] ?? '{}') } catch {}
+  const [tool, value] = Object.entries(action)[0] ?? []
+  for (const steps of Object.values(SCRIPTS)) {
+    for (const step of steps) {
+      const call = (step.tools ?? []).find((t) => t.name === tool && (t.input.command ?? t.input.file_path ?? t.input.url) === value)
+      if (call) return { tool, value, local: call.local ?? null }
+    }
+  }
+  return { tool, value, local: null }
+}
+
+function classifierAnswer (body, call, counter) {
+  const model = typeof body.model === 'string' ? body.model : 'claude-sonnet-4-6'
+  const stage1 = Array.isArray(body.stop_sequences) && body.stop_sequences.includes('</block>')
+  const usage = usageFor(`classifier\0${call.tool}\0${call.value}\0${stage1}\0${counter}`)
+  const base = { model, script: null, step: 0, classifier: { tool: call.tool, stage: stage1 ? 1 : 2, local: call.local }, usage }
+  if (call.local === 'overloaded') return { ...base, status: 529, error: { type: 'overloaded_error', message: 'Overloaded' } }
+  if (call.local === 'error') return { ...base, status: 500, error: { type: 'api_error', message: 'Internal server error' } }
+  if (call.local === 'malformed') return { ...base, content: [{ type: 'text', text: 'The action looks routine to me.' }], stop: 'end_turn' }
+  const block = call.local && call.local.block
+  const text = stage1
+    ? (block ? '<block>yes' : '<block>no')
+    : (block ? `<thinking>Checked.</thinking><block>yes</block><category>${call.local.category}</category><reason>[${call.local.category}] ${block}</reason>` : '<block>no</block>')
+  return { ...base, content: [{ type: 'text', text }], stop: stage1 ? 'stop_sequence' : 'end_turn', stopSequence: stage1 ? '</block>' : null }
 }
 
 function sse (res, event, data) {
@@ -174,7 +232,7 @@ function stream (res, id, a) {
   })
   sse(res, 'message_delta', {
     type: 'message_delta',
-    delta: { stop_reason: a.stop, stop_sequence: null },
+    delta: { stop_reason: a.stop, stop_sequence: null, ...(a.safeguard ? { safeguard_results: a.safeguard } : {}) },
     usage: {
       input_tokens: u.input_tokens,
       cache_creation_input_tokens: u.cache_creation_input_tokens,
@@ -195,8 +253,9 @@ function plain (res, id, a) {
     model: a.model,
     content: a.content,
     stop_reason: a.stop,
-    stop_sequence: null,
-    usage: a.usage
+    stop_sequence: a.stopSequence ?? null,
+    usage: a.usage,
+    ...(a.safeguard ? { safeguard_results: a.safeguard } : {})
   }))
 }
 
@@ -223,7 +282,15 @@ export function startFakeApi ({ log = null } = {}) {
         res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `fake API: no ${req.method} ${path}` } }))
         return
       }
-      const a = answer(body, counter)
+      const local = classifierCall(body)
+      const a = local ? classifierAnswer(body, local, counter) : answer(body, counter)
+      if (a.error) {
+        record({ id, method: req.method, path, model: a.model, script: null, classifier: a.classifier, status: a.status })
+        res.writeHead(a.status, { 'content-type': 'application/json', 'request-id': 'req_fake_' + id })
+        res.end(JSON.stringify({ type: 'error', error: a.error }))
+        return
+      }
+      if (!('safeguard' in a) || a.safeguard === undefined) a.safeguard = safeguardFor(body, { tools: [] }, a.content)
       const results = []
       const last = Array.isArray(body.messages) ? body.messages[body.messages.length - 1] : null
       if (last && Array.isArray(last.content)) {
@@ -246,8 +313,10 @@ export function startFakeApi ({ log = null } = {}) {
         served: a.content.map((b) => b.type === 'tool_use' ? { tool: b.name, id: b.id, input: b.input } : { text: b.text }),
         stop: a.stop,
         usage: a.usage,
+        ...(a.safeguard !== undefined ? { safeguard: a.safeguard } : {}),
+        ...(a.classifier ? { classifier: a.classifier } : {}),
         // A helper call the CLI makes on its own: what it was for (the start of its system prompt).
-        ...(a.script === null ? { helperSystem: systemText(body).slice(0, 300), helperPrompt: lastUserText(body).slice(0, 300) } : {})
+        ...(a.script === null && !a.classifier ? { helperSystem: systemText(body).slice(0, 300), helperPrompt: lastUserText(body).slice(0, 300) } : {})
       })
       if (body.stream === true) stream(res, id, a)
       else plain(res, id, a)

@@ -19,6 +19,8 @@
 #   1. the pino log (--workflow-default sdk; its lines name their workflow),
 #   2. the stream-json files, the workflow taken from the file name (--workflow-from-path),
 #   3. all.jsonl with --workflow-default sdk (every workflow becomes "sdk"),
+#   4. the committed capture tests/data/sdk/stream-json.jsonl (capture.sh), against its own
+#      expected.json,
 # each with --audit-log, and check.mjs compares each exposition and audit log with expected.json
 # (and looks for the scenario's fake key pair in every output of the exporter, having checked that
 # the input holds it). Prints `sdk: N passed, N failed`
@@ -106,7 +108,7 @@ replay() { # NAME EXPECTED_WORKFLOW_AS EXPORTER_ARGS...
     echo "== $name: denials-exporter replay ${*//$work/WORK}"
     local out
     set +e
-    out=$(node "$here/check.mjs" "$work/$name.prom" "$work/expected.json" --name "$name" ${as:+--workflow-as "$as"} \
+    out=$(node "$here/check.mjs" "$work/$name.prom" "${expected_file:-$work/expected.json}" --name "$name" ${as:+--workflow-as "$as"} \
         --audit "$work/$name.audit.jsonl" --log "$work/$name.err")
     set -e
     echo "$out"
@@ -136,6 +138,8 @@ workflow_files=()
 for f in "$work"/stream/*.jsonl; do [[ $(basename "$f") == all.jsonl ]] || workflow_files+=("$f"); done
 replay stream-json-by-path '' --workflow-from-path '/stream/([a-z-]+)\.jsonl$' --workflow-default sdk "${workflow_files[@]}"
 replay stream-json-default sdk --workflow-default sdk "$work/stream/all.jsonl"
+# The committed capture (tests/data/sdk/, written by capture.sh) against the figures derived with it.
+expected_file=$root/tests/data/sdk/expected.json replay capture sdk --workflow-default sdk "$root/tests/data/sdk/stream-json.jsonl"
 
 say "all done after $(elapsed)"
 echo "sdk: $passed passed, $failed failed"
