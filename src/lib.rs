@@ -8,6 +8,9 @@
 //!   JSON by hand. Uses nothing.
 //! * [`vocab`]: what every stage says: reasons, label names, line outcomes, the counter set, the
 //!   metric families' names and help texts, the audit record. Uses nothing.
+//! * [`matcher`]: runs a rule set over texts (one Aho-Corasick pass over the rules' anchors, each
+//!   rule's regex compiled on first use), for [`risk`] and [`redact`]. Uses nothing.
+//! * [`risk`] names the class of what a denied tool call attempted.
 //! * [`cli`] and [`config`]: the flags, then the checked [`config::Config`] and
 //!   [`config::RunConfig`].
 //! * [`redact`] is applied to every string that leaves; [`logging`] is the exporter's own log.
@@ -34,6 +37,7 @@ pub(crate) mod exposition;
 pub(crate) mod input;
 pub(crate) mod json;
 pub mod logging;
+pub(crate) mod matcher;
 pub mod memory;
 pub(crate) mod pipeline;
 pub mod redact;

@@ -23,8 +23,10 @@ const STAGES: &[(&str, u8)] = &[
     ("build_info", 1),
     ("sched", 1),
     ("signal", 1),
+    // Runs rule sets over texts, for risk classification and redaction below.
+    ("matcher", 1),
     // The risk classifier: a pure function the configuration checks flags with and account calls.
-    ("risk", 1),
+    ("risk", 2),
     // Flags, then the checked configuration built from them.
     ("cli", 2),
     ("config", 3),

@@ -76,11 +76,7 @@ pub(super) fn named_values() -> Vec<Rule> {
             &format!("(?i-u)(?P<k>[A-Za-z0-9_.-]*{GENERIC_WORD}{GENERIC_NAME_END}){GENERIC_VALUE}"),
         )
         .check(Check::Generic)
-        .anchors("access|auth|api|credential|creds|key|passwd|password|secret|token")
-        .tail(
-            &format!("(?i-u){GENERIC_WORD}{GENERIC_NAME_END}{GENERIC_VALUE}"),
-            0,
-        ),
+        .anchors("access|auth|api|credential|creds|key|passwd|password|secret|token"),
     ]
 }
 
