@@ -26,7 +26,8 @@
 //! matches are merged into one replacement whose kind is the highest-priority rule's.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 
 mod copies;
 mod decode;
@@ -45,6 +46,16 @@ use spans::MARKER_OPEN;
 /// The fixed value that replaces a label value holding a secret (never the secret, never a
 /// hash of it).
 pub const REDACTED_LABEL: &str = "redacted";
+
+/// Longest text the memo keeps, and how many it keeps per thread before it starts again: the
+/// fields of audit records (tool names, workflows, reasons, paths) repeat from one denial to the
+/// next. docs/performance.md has what it saves.
+const MEMO_MAX_TEXT_BYTES: usize = 256;
+const MEMO_ENTRIES: usize = 512;
+
+thread_local! {
+    static MEMO: RefCell<HashMap<Box<str>, spans::Spans>> = RefCell::new(HashMap::new());
+}
 
 /// The compiled rule set. Build once, share by reference (it is Send + Sync).
 pub struct Redactor {
@@ -70,14 +81,34 @@ impl Redactor {
     pub fn redact<'a>(&self, text: &'a str, tally: &mut BTreeMap<String, u64>) -> Cow<'a, str> {
         #[cfg(test)]
         scanned::note(text.len());
-        spans::apply(text, &self.engine.spans(text), tally)
+        spans::apply(text, &self.spans(text), tally)
     }
 
     /// Returns true if and only if `text` holds a secret that [`Redactor::redact`] would replace.
     pub fn contains_secret(&self, text: &str) -> bool {
         #[cfg(test)]
         scanned::note(text.len());
-        !self.engine.spans(text).is_empty()
+        !self.spans(text).is_empty()
+    }
+
+    /// The secrets in `text`: remembered, for a short text this thread asked about recently
+    /// (every redactor runs the same rules, so what one found another would find).
+    fn spans(&self, text: &str) -> spans::Spans {
+        if text.len() > MEMO_MAX_TEXT_BYTES {
+            return self.engine.spans(text);
+        }
+        if let Some(found) = MEMO.with(|memo| memo.borrow().get(text).cloned()) {
+            return found;
+        }
+        let found = self.engine.spans(text);
+        MEMO.with(|memo| {
+            let mut memo = memo.borrow_mut();
+            if memo.len() >= MEMO_ENTRIES {
+                memo.clear();
+            }
+            memo.insert(text.into(), found.clone());
+        });
+        found
     }
 
     /// The label policy: `value` itself, or [`REDACTED_LABEL`] when it holds a secret anywhere

@@ -17,7 +17,7 @@ use super::copies::{self, Known};
 use super::decode::{self, Decoded};
 use super::rules::{self, Rule};
 use super::spans::{self, Span, Spans};
-use crate::matcher::{compile, Matcher};
+use crate::matcher::{compile, Groups, Matcher};
 use regex_automata::meta::Regex;
 use regex_automata::util::captures::Captures;
 use regex_automata::{Input, PatternID};
@@ -48,6 +48,7 @@ impl Engine {
             rules
                 .iter()
                 .map(|rule| (rule.pattern.clone(), rule.anchors.clone())),
+            Groups::All,
         );
         Engine {
             matcher,

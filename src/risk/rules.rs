@@ -42,14 +42,11 @@ impl Effect {
 }
 
 /// Literals (matched ASCII case-insensitively, a space matching any ASCII whitespace) of which
-/// a text must hold at least one for a rule to match it. A leading `\b` asks for no word byte
-/// (ASCII letter, digit, `_`) just before the literal, a trailing one for none just after it:
-/// `\bgh ` holds for `gh api` but not for `ghp_…` or `sigh`. An anchor may say less than what
-/// the rule needs; it must never be absent from a text the rule matches (the unit tests check
-/// this against every rule, over the corpus and variants of it). An entry written `+LITERAL` is
-/// a further literal: a rule that has some runs only on a text holding one of its anchors and
-/// one of its further literals (`curl` and `|` for a download piped into a shell), so a common
-/// command word alone (`curl`, `aws`, `docker`) neither compiles nor runs a rule that needs more.
+/// a text must hold at least one for a rule to match it (`crate::matcher`). A leading `\b` asks
+/// for no word byte (ASCII letter, digit, `_`) just before the literal, a trailing one for none
+/// just after it: `\bgh ` holds for `gh api` but not for `ghp_…` or `sigh`. An anchor may say
+/// less than what the rule needs; it must never be absent from a text the rule matches (the
+/// unit tests check this against every rule, over the corpus and variants of it).
 pub(super) type Anchors = &'static [&'static str];
 /// A pattern source with its anchors.
 type Anchored = (Anchors, String);
@@ -138,22 +135,11 @@ fn remote_code() -> Vec<Anchored> {
     let interpreter = r"(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php|pwsh|powershell)\s*(?:-\s*)?(?:$|[;&|)\n])";
     vec![
         (
-            &[r"\bcurl\b", r"\bwget\b", r"\bfetch\b", r"\baria2c\b", "+|"],
+            &[r"\bcurl\b", r"\bwget\b", r"\bfetch\b", r"\baria2c\b"],
             format!(r"{S}(?:curl|wget|fetch|aria2c)\b[^;&\n]*\|\s*{shell}"),
         ),
         (
-            &[
-                r"\bcurl\b",
-                r"\bwget\b",
-                r"\bfetch\b",
-                "+python",
-                "+perl",
-                "+ruby",
-                "+node",
-                "+php",
-                "+pwsh",
-                "+powershell",
-            ],
+            &[r"\bcurl\b", r"\bwget\b", r"\bfetch\b"],
             format!(r"{S}(?:curl|wget|fetch)\b[^;&\n]*\|\s*{interpreter}"),
         ),
         (
@@ -200,7 +186,7 @@ fn remote_code() -> Vec<Anchored> {
             r"\bexec\([^\n]*(?:urlopen|requests\.get)\(".to_string(),
         ),
         (
-            &[r"\bcurl\b", r"\bwget\b", r"+.sh\b"],
+            &[r"\bcurl\b", r"\bwget\b"],
             format!(
                 r"{S}(?:curl|wget)\b[^\n]*(?:&&|;|\n)\s*(?:sudo\s+)?(?:(?:ba|z)?sh\s+\S+\.sh\b|\./\S+\.sh\b)"
             ),
@@ -244,46 +230,8 @@ fn credential_access() -> Vec<Anchored> {
     ]
 }
 
-/// The anchors of the rule for a mutating AWS call: `aws`, then the verbs as further literals
-/// (`+delete-`), from which the rule's alternation is also written, so the two cannot drift.
-const AWS_MUTATING: Anchors = &[
-    r"\baws\b",
-    "+delete-",
-    "+terminate-",
-    "+put-",
-    "+create-",
-    "+update-",
-    "+modify-",
-    "+stop-",
-    "+reboot-",
-    "+attach-",
-    "+detach-",
-    "+deregister-",
-    "+remove-",
-    "+revoke-",
-    "+authorize-",
-    "+run-",
-    "+start-",
-    "+cancel-",
-    "+disable-",
-    "+enable-",
-    "+reset-",
-    "+restore-",
-    "+replace-",
-    "+associate-",
-    "+disassociate-",
-    "+register-",
-    "+invoke-",
-];
-
-/// `delete|terminate|…`: the verbs of [`AWS_MUTATING`]'s further literals.
-fn aws_mutating_verbs() -> String {
-    let verbs: Vec<&str> = AWS_MUTATING
-        .iter()
-        .filter_map(|a| a.strip_prefix('+')?.strip_suffix('-'))
-        .collect();
-    verbs.join("|")
-}
+/// The verbs of a mutating AWS call (`aws ec2 terminate-instances`), each followed by `-`.
+const AWS_MUTATING_VERBS: &str = "delete|terminate|put|create|update|modify|stop|reboot|attach|detach|deregister|remove|revoke|authorize|run|start|cancel|disable|enable|reset|restore|replace|associate|disassociate|register|invoke";
 
 fn infra_change() -> Vec<Anchored> {
     vec![
@@ -330,19 +278,11 @@ fn infra_change() -> Vec<Anchored> {
             ),
         ),
         (
-            AWS_MUTATING,
-            format!(r"{S}aws\b{A}\s(?:{})-[a-z0-9-]+", aws_mutating_verbs()),
+            &[r"\baws\b"],
+            format!(r"{S}aws\b{A}\s(?:{})-[a-z0-9-]+", AWS_MUTATING_VERBS),
         ),
         (
-            &[
-                r"\baws ",
-                r"+\brm\b",
-                r"+\brb\b",
-                r"+\bmv\b",
-                r"+--delete\b",
-                r"+\blambda ",
-                r"+\bdeploy ",
-            ],
+            &[r"\baws "],
             format!(
                 r"{S}aws\s+s3\s+(?:rm|rb|mv)\b|{S}aws\s+s3\s+sync\s{A}--delete\b|{S}aws\s+(?:lambda\s+invoke|deploy\s)"
             ),
@@ -413,10 +353,6 @@ fn infra_change() -> Vec<Anchored> {
                 r"\bbuildah ",
                 r"\bcrane ",
                 r"\bskopeo ",
-                r"+\bpush\b",
-                r"+\bcopy\b",
-                r"+\bcp\b",
-                r"+\bdelete\b",
             ],
             format!(
                 r"{S}(?:docker|podman|buildah)\s{A}\bpush\b|{S}docker\s+buildx\s{A}--push\b|{S}(?:crane|skopeo)\s+(?:push|copy|cp|delete)\b"
@@ -496,15 +432,7 @@ fn privilege_escalation() -> Vec<Anchored> {
             format!(r"{S}crontab\s+(?:-e\b|-r\b|-(?:\s|$)|[^-\s]\S*{E})"),
         ),
         (
-            &[
-                r"\bdocker ",
-                r"\bpodman ",
-                "+--privileged",
-                "+--pid",
-                "+--cap-add",
-                "+/:/",
-                "+--userns",
-            ],
+            &[r"\bdocker ", r"\bpodman "],
             format!(
                 r"{S}(?:docker|podman)\s{A}\b(?:run|create)\b{A}(?:--privileged|--pid[=\s]host|--cap-add[=\s]*(?:ALL|SYS_ADMIN)|-v\s*/:/|--volume[=\s]/:/|--userns[=\s]host)"
             ),
@@ -527,14 +455,7 @@ fn privilege_escalation() -> Vec<Anchored> {
             r"--dangerously-skip-permissions|bypassPermissions".to_string(),
         ),
         (
-            &[
-                ".claude/settings",
-                "+>",
-                "+tee",
-                "+sed",
-                r"+\bcp\b",
-                r"+\bmv\b",
-            ],
+            &[".claude/settings"],
             format!(
                 r"(?:>>?\s*|tee\s+(?:-a\s+)?|sed\s+-i\S*\s{A}|{S}(?:cp|mv)\b{A}\s){A}\.claude/settings"
             ),
@@ -552,7 +473,7 @@ fn exfiltration() -> Vec<(Anchors, (Effect, String))> {
         (&[r"\binvoke-webrequest\b", r"\binvoke-restmethod\b", r"\biwr\b", r"\birm\b"], send(r"(?i)\b(?:Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n]*-(?:Method\s+(?:Post|Put|Patch)|InFile|Body)\b".to_string())),
         (&[r"\bnc ", r"\bncat ", r"\bnetcat ", r"\btelnet ", r"\bsocat ", "/dev/tcp/", "/dev/udp/"], send(format!(r"{S}(?:nc|ncat|netcat|telnet|socat)\s+\S|/dev/(?:tcp|udp)/"))),
         (&[r"\bscp ", r"\bsftp ", r"\brsync ", r"\bssh "], send(format!(r"{S}(?:scp|sftp)\s|{S}rsync\s{A}\S:|\|\s*ssh\s"))),
-        (&[r"\bpush ", r"\bremote ", "+://", "+@"], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
+        (&[r"\bpush ", r"\bremote "], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
         (&["$("], send(format!(r"{S}(?:dig|nslookup|host|ping|drill)\s{A}\$\("))),
         (&["s3://"], always(format!(r"{S}aws\s+s3\s+(?:cp|mv|sync)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}s3://"))),
         (&["gs://", r"\bstorage ", r"\brclone "], always(format!(r"{S}gsutil\s{A}\b(?:cp|rsync|mv)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}gs://|{S}az\s+storage\s+(?:blob|file)\s+upload|{S}rclone\s+(?:copy|sync|move)\s"))),
