@@ -12,7 +12,12 @@
 //!
 //! Regexes are `regex-automata`'s meta regex with its defaults (its own literal prefilter
 //! included) over bytes, without Unicode: classes, `\b` and `(?i)` are ASCII, as the rules are
-//! written. Built on first use, so a process compiles only the rules its texts need.
+//! written. Built on first use, so a process compiles only the rules its texts need. Two
+//! defaults are turned off, for memory: the one-pass DFA (its tables took about 0.2 MiB over the
+//! redaction rules a replay compiles), and, for a rule set asked only whether a rule matches
+//! ([`Groups::None`]), the lazy DFAs, whose caches took about 0.8 MiB over the risk rules a
+//! replay compiles (valgrind massif of `replay --audit-log`, docs/performance.md); such a
+//! regex answers with its prefilter and the PikeVM, linear in the text.
 //!
 //! **Not here:** the rules themselves, vetting or scoring a match, decoding texts.
 
@@ -173,9 +178,14 @@ pub(crate) fn compile(pattern: &str) -> Regex {
 }
 
 fn build(pattern: &str, captures: WhichCaptures) -> Regex {
+    let config = Regex::config().which_captures(captures).onepass(false);
+    let config = match captures {
+        WhichCaptures::None => config.hybrid(false),
+        _ => config,
+    };
     Regex::builder()
         .syntax(syntax::Config::new().unicode(false).utf8(false))
-        .configure(Regex::config().which_captures(captures))
+        .configure(config)
         .build(pattern)
         .unwrap_or_else(|e| panic!("built-in pattern {pattern:?} compiles: {e}"))
 }

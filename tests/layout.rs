@@ -6,6 +6,8 @@
 //! * Inside a module, no two of its children use each other in a circle.
 //! * No file has more than 600 lines of code, not counting its unit tests and comments.
 //! * Every module file opens with a `//!` doc.
+//! * No file builds regex syntax trees by hand, drives the backtracker directly, or is a
+//!   generated table.
 //!
 //! Test-only trees (a module declared under `#[cfg(test)]`) and the unit tests at the bottom of
 //! a file (`#[cfg(test)] mod tests`) are not held to any of this.
@@ -374,6 +376,39 @@ fn every_module_file_opens_with_its_doc() {
         .map(|s| s.path.display().to_string())
         .collect();
     assert!(undocumented.is_empty(), "no //! doc: {undocumented:?}");
+}
+
+#[test]
+fn no_file_rebuilds_what_a_dependency_builds_or_is_a_generated_table() {
+    // What the crates do is asked of the crates: syntax trees come from `regex-syntax`'s parser,
+    // engines are driven by the meta regex, and rules are data written by hand, not tables
+    // generated from them.
+    let forbidden: [(&str, &str); 3] = [
+        ("Hir::", "builds a regex syntax tree by hand"),
+        ("hir::Hir", "builds a regex syntax tree by hand"),
+        (
+            "thompson::backtrack",
+            "drives the bounded backtracker directly",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for s in sources() {
+        if s.code
+            .iter()
+            .take(8)
+            .any(|l| l.starts_with("//! Generated"))
+        {
+            wrong.push(format!("{}: is a generated table", s.path.display()));
+        }
+        for (i, line) in s.code.iter().enumerate() {
+            for (needle, what) in forbidden {
+                if code(line).contains(needle) {
+                    wrong.push(format!("{}:{}: {what}", s.path.display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]
