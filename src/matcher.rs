@@ -13,11 +13,9 @@
 //! Regexes are `regex-automata`'s meta regex with its defaults (its own literal prefilter
 //! included) over bytes, without Unicode: classes, `\b` and `(?i)` are ASCII, as the rules are
 //! written. Built on first use, so a process compiles only the rules its texts need. Two
-//! defaults are turned off, for memory: the one-pass DFA (its tables took about 0.2 MiB over the
-//! redaction rules a replay compiles), and, for a rule set asked only whether a rule matches
-//! ([`Groups::None`]), the lazy DFAs, whose caches took about 0.8 MiB over the risk rules a
-//! replay compiles (valgrind massif of `replay --audit-log`, docs/performance.md); such a
-//! regex answers with its prefilter and the PikeVM, linear in the text.
+//! defaults are turned off, for memory: the one-pass DFA, and, for a rule set asked only whether
+//! a rule matches ([`Groups::None`]), the lazy DFAs; such a regex answers with its prefilter and
+//! the PikeVM, linear in the text. docs/performance.md has what each cost.
 //!
 //! **Not here:** the rules themselves, vetting or scoring a match, decoding texts.
 
