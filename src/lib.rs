@@ -8,6 +8,8 @@
 //!   JSON by hand. Uses nothing.
 //! * [`vocab`]: what every stage says: reasons, label names, line outcomes, the counter set, the
 //!   metric families' names and help texts, the audit record. Uses nothing.
+//! * [`matcher`]: runs a rule set over texts (one Aho-Corasick pass over the rules' anchors, each
+//!   rule's regex compiled on first use), for [`risk`] and [`redact`]. Uses nothing.
 //! * [`risk`]: the risk class of what a denial attempted, from its tool input or reason text: a
 //!   pure function of its rules, which [`config`] checks the user's rules with and [`account`]
 //!   calls for every denial.
@@ -40,6 +42,7 @@ pub(crate) mod exposition;
 pub(crate) mod input;
 pub(crate) mod json;
 pub mod logging;
+pub(crate) mod matcher;
 pub mod memory;
 pub(crate) mod pipeline;
 pub mod redact;

@@ -4,15 +4,11 @@
 //!
 //! The cast: [`Redactor`] is the one public worker. Inside, `rules` holds what secrets look
 //! like (token formats, keyword families, places, password flags of CLI tools, named values),
-//! `vet` decides whether a match is a secret (placeholders, code and prose are not),
-//! `prefilter` picks the rules whose anchors occur in a text, `gate` drops those whose matches
-//! need bytes the text lacks, `engine` runs the rest over the text and over its decoded views
-//! (`decode`: JSON escapes, percent-encoding, base64), `copies` finds every other copy of a
-//! value found (plain or encoded), `spans` merges the finds and writes the markers, `compile`
-//! builds the regexes, `short` searches short texts with the backtracker (and `ends`, a forward
-//! DFA, tells the audit writer where a pattern's next match ends, or that none is left; `tail`,
-//! an anchored DFA tried where a rule's anchors occur, tells it whether and from where a rule
-//! can match at all), and `memo` remembers per thread what recent texts came to.
+//! keyed by kind; `vet` decides whether a match is a secret (placeholders, code and prose are
+//! not); `engine` runs the rules over the text and over its decoded views (`decode`: JSON
+//! escapes, percent-encoding, base64) through the shared `crate::matcher`; `copies` finds every
+//! other copy of a value found (plain or encoded); `spans` merges the finds and writes the
+//! markers.
 //!
 //! Owns the closed set of kind names, which are Prometheus label values, and the label policy
 //! ([`Redactor::label_value`]): a label value holding a secret becomes [`REDACTED_LABEL`].
@@ -20,48 +16,46 @@
 //! Not here: reading logs, counting, exporting metrics, or deciding which fields get redacted;
 //! callers pass every string that may leave the exporter.
 //!
-//! Cost: a text this thread redacted recently is answered from `memo` (one hash, no scan; a
-//! text holding a secret under a keyed hash, its recorded kinds tallied again). Otherwise one
-//! Aho-Corasick pass per text; text with no anchor is returned borrowed without
-//! allocating. Only the rules the prefilter picks and their gates admit run, each compiled on
-//! first use (a few milliseconds in a debug build, about 0.1 ms in release), in the smallest
-//! shape the text's length allows (see `engine`). Building a [`Redactor`] builds only the
-//! prefilter. A text where something was found gets one more pass, for copies. Replaying a day
-//! of executor logs with `--audit-log` compiles about 25 of the 200 rules and holds about 1 MiB
-//! for them.
+//! Cost: one Aho-Corasick pass per text (the matcher's); a text with no rule's anchor is
+//! returned borrowed without allocating. Only the rules whose anchors occur run, each compiled
+//! on first use; building a [`Redactor`] compiles no rule. A text where something was found gets
+//! one more pass, for copies. docs/performance.md has the measured cost.
 //!
 //! Limits: detection is pattern-based. A secret with no recognisable format, keyword or key
 //! name (say, a bare random word passed as a positional argument) is not found. Overlapping
 //! matches are merged into one replacement whose kind is the highest-priority rule's.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 
-mod compile;
 mod copies;
 mod decode;
-mod ends;
 mod engine;
-mod gate;
-mod memo;
-mod prefilter;
 mod rules;
 mod shared;
-mod short;
 mod spans;
-mod tail;
 mod vet;
 
 #[cfg(test)]
 mod tests;
 
 pub(crate) use shared::{holds_secret, label_value, shared_redactor};
-pub(crate) use short::search_with_dfa_on_this_thread;
 use spans::MARKER_OPEN;
 
 /// The fixed value that replaces a label value holding a secret (never the secret, never a
 /// hash of it).
 pub const REDACTED_LABEL: &str = "redacted";
+
+/// Longest text the memo keeps, and how many it keeps per thread before it starts again: the
+/// fields of audit records (tool names, workflows, reasons, paths) repeat from one denial to the
+/// next. docs/performance.md has what it saves.
+const MEMO_MAX_TEXT_BYTES: usize = 256;
+const MEMO_ENTRIES: usize = 512;
+
+thread_local! {
+    static MEMO: RefCell<HashMap<Box<str>, spans::Spans>> = RefCell::new(HashMap::new());
+}
 
 /// The compiled rule set. Build once, share by reference (it is Send + Sync).
 pub struct Redactor {
@@ -85,72 +79,35 @@ impl Redactor {
     /// Returns `text` with every secret replaced by `[REDACTED:<kind>]`, borrowing when nothing matched.
     /// For each replacement, `*tally.entry(kind.to_string()).or_insert(0) += 1`.
     pub fn redact<'a>(&self, text: &'a str, tally: &mut BTreeMap<String, u64>) -> Cow<'a, str> {
-        let recalled = self.recall(text, |output, kinds| {
-            // Counted as the scan that made this output counted it.
-            for &(kind, count) in kinds {
-                *tally.entry(kind.to_string()).or_insert(0) += u64::from(count);
-            }
-            output.to_owned()
-        });
-        let key = match recalled {
-            Recalled::Clean => return Cow::Borrowed(text),
-            Recalled::Redacted(output) => return Cow::Owned(output),
-            Recalled::Unseen(key) => key,
-        };
-        let found = self.scan(text);
-        let output = spans::apply(text, &found, tally);
-        if let Some(key) = key.filter(|_| !found.is_empty()) {
-            memo::redacted::remember(key, &output, spans::kinds(&found));
-        }
-        output
+        #[cfg(test)]
+        scanned::note(text.len());
+        spans::apply(text, &self.spans(text), tally)
     }
 
     /// Returns true if and only if `text` holds a secret that [`Redactor::redact`] would replace.
     pub fn contains_secret(&self, text: &str) -> bool {
-        let key = match self.recall(text, |_, _| ()) {
-            Recalled::Clean => return false,
-            Recalled::Redacted(_) => return true,
-            Recalled::Unseen(key) => key,
-        };
-        let found = self.scan(text);
-        if let Some(key) = key.filter(|_| !found.is_empty()) {
-            let output = spans::apply(text, &found, &mut BTreeMap::new());
-            memo::redacted::remember(key, &output, spans::kinds(&found));
-        }
-        !found.is_empty()
-    }
-
-    /// What this thread remembers of `text`; `read` gets the output and kinds of a text
-    /// remembered redacted.
-    fn recall<R>(
-        &self,
-        text: &str,
-        read: impl FnOnce(&str, &[(&'static str, u32)]) -> R,
-    ) -> Recalled<R> {
         #[cfg(test)]
         scanned::note(text.len());
-        let owner = self.owner();
-        if memo::is_known_clean(owner, text) {
-            return Recalled::Clean;
-        }
-        let key = memo::redacted::Key::of(owner, text);
-        match key.and_then(|key| memo::redacted::recall(&key, read)) {
-            Some(output) => Recalled::Redacted(output),
-            None => Recalled::Unseen(key),
-        }
+        !self.spans(text).is_empty()
     }
 
-    /// What the memo tags this redactor's entries with: its address.
-    fn owner(&self) -> usize {
-        self as *const Redactor as usize
-    }
-
-    /// The secrets in `text`, found by running the rules; a clean text is remembered.
-    fn scan(&self, text: &str) -> spans::Spans {
+    /// The secrets in `text`: remembered, for a short text this thread asked about recently
+    /// (every redactor runs the same rules, so what one found another would find).
+    fn spans(&self, text: &str) -> spans::Spans {
+        if text.len() > MEMO_MAX_TEXT_BYTES {
+            return self.engine.spans(text);
+        }
+        if let Some(found) = MEMO.with(|memo| memo.borrow().get(text).cloned()) {
+            return found;
+        }
         let found = self.engine.spans(text);
-        if found.is_empty() {
-            memo::remember_clean(self.owner(), text);
-        }
+        MEMO.with(|memo| {
+            let mut memo = memo.borrow_mut();
+            if memo.len() >= MEMO_ENTRIES {
+                memo.clear();
+            }
+            memo.insert(text.into(), found.clone());
+        });
         found
     }
 
@@ -207,14 +164,6 @@ impl Redactor {
         }
         Cow::Owned(format!("{}…", &redacted[..cut]))
     }
-}
-
-/// What the memo knows of a text: clean, remembered redacted (what was read of it), or nothing
-/// (with the key to remember it under, if it is short enough to be remembered).
-enum Recalled<R> {
-    Clean,
-    Redacted(R),
-    Unseen(Option<memo::redacted::Key>),
 }
 
 impl Default for Redactor {

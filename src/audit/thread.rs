@@ -18,7 +18,7 @@ use tracing::warn;
 
 use super::AuditWriter;
 use crate::account::deferred::{Pending, RawFields, Spares};
-use crate::redact::{search_with_dfa_on_this_thread, shared_redactor};
+use crate::redact::shared_redactor;
 use crate::vocab::AuditRecord;
 
 /// A running audit writer thread.
@@ -56,8 +56,6 @@ fn write_all(
     received: Receiver<Vec<Pending>>,
     mut spares: Spares,
 ) -> BTreeMap<String, u64> {
-    // Redaction is most of this thread's work, and nothing here is held to `run`'s peak RSS.
-    search_with_dfa_on_this_thread();
     let redactor = shared_redactor();
     let mut tally = BTreeMap::new();
     let mut records: Vec<AuditRecord> = Vec::new();

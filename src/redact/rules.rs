@@ -13,21 +13,15 @@
 //! escape. Tokens with a distinctive prefix (`ghp_`, `sk-ant-`, `AKIA`, …) need no boundary at
 //! all ([`prefixed`]), so `send_ghp_…` glued into an identifier is still found.
 //!
-//! Not here: vetting matches (`vet`), running the rules (`engine`), choosing which rules run
-//! (`prefilter`, from each rule's anchors).
+//! Not here: vetting matches (`vet`), running the rules (`engine`, over `crate::matcher`).
 
 use super::vet::{accept, Check};
 
-mod anchors;
 mod flags;
 mod formats;
-mod gates;
 mod keywords;
 mod named;
 mod places;
-
-pub(super) use anchors::DERIVED_ANCHORS;
-pub(super) use gates::GATES;
 
 /// One rule: the kind it emits, what it matches, how a match is vetted.
 pub(super) struct Rule {
@@ -44,17 +38,8 @@ pub(super) struct Rule {
     /// so `snmpwalk -A X -X Y` yields both values.
     pub scope: Option<String>,
     /// Literals (lowercase; matched ASCII case-insensitively) of which the text must contain
-    /// at least one for the rule to run. Empty: derived from the pattern ([`DERIVED_ANCHORS`],
-    /// a table a test keeps current, so that building a redactor parses no pattern).
+    /// at least one for the rule to run. Empty: derived from the pattern by the matcher.
     pub anchors: Vec<String>,
-    /// What the pattern's matches hold from one of their anchors on: a regex that matches,
-    /// anchored where an anchor occurs, in every match of the pattern (the pattern less what
-    /// may come before its key word). Where it matches at no anchor, the pattern matches
-    /// nowhere, and the writer skips it (`tail`).
-    pub tail: Option<String>,
-    /// With a tail: where a match starts, told by a head (a place where the tail matches), so
-    /// that the writer searches for its groups from there.
-    pub lead: Lead,
     /// A token format that stands as a word: not right after or before a letter or digit
     /// (`TODAYINASIAAS…` holds no AWS key id), and not a stand-in (`ghp_xxxx…`, `…EXAMPLE`).
     pub word: bool,
@@ -79,20 +64,6 @@ impl Rule {
         self
     }
 
-    fn tail(mut self, tail: &str, lead: usize) -> Rule {
-        self.tail = Some(word_boundaries(tail));
-        self.lead = Lead::Name(lead);
-        self
-    }
-
-    /// The pattern starts at most `lead` bytes before one of its anchors: the pattern itself
-    /// is its tail.
-    pub(super) fn starts_near_anchors(mut self, lead: usize) -> Rule {
-        self.tail = Some(self.pattern.clone());
-        self.lead = Lead::At(lead);
-        self
-    }
-
     fn requires(mut self, requires: &'static str) -> Rule {
         self.requires = Some(requires);
         self
@@ -110,7 +81,7 @@ impl Rule {
                 w[..end].to_ascii_lowercase()
             })
             .collect();
-        super::prefilter::minimise(&mut self.anchors);
+        crate::matcher::minimise(&mut self.anchors);
         self
     }
 
@@ -129,45 +100,6 @@ impl Rule {
     }
 }
 
-/// Where a rule's match starts, from a head: a place where its tail matches.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Lead {
-    /// The tail matches at one of the rule's anchors (the head); a match holds name bytes
-    /// ([`is_name_byte`]) before it, and at most this many bytes before those.
-    Name(usize),
-    /// The tail is the pattern, and a match starts at a head: at most this many bytes
-    /// before one of the rule's anchors.
-    At(usize),
-}
-
-impl Lead {
-    /// Where the tail is tried, for an anchor found at `anchor`.
-    pub fn tried(self, anchor: usize) -> std::ops::RangeInclusive<usize> {
-        match self {
-            Lead::Name(_) => anchor..=anchor,
-            Lead::At(lead) => anchor.saturating_sub(lead)..=anchor,
-        }
-    }
-
-    /// The earliest start of a match whose head is at `head` in `bytes`.
-    pub fn start(self, bytes: &[u8], head: usize) -> usize {
-        match self {
-            Lead::Name(lead) => bytes[..head]
-                .iter()
-                .rposition(|&b| !is_name_byte(b))
-                .map_or(0, |at| at + 1)
-                .saturating_sub(lead),
-            Lead::At(_) => head,
-        }
-    }
-}
-
-/// The bytes of a key name before its key word (`MY_API_`, `db.`, `x-`): what a rule's `lead`
-/// counts on.
-pub(super) fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
-}
-
 fn rule(kind: &'static str, pattern: &str) -> Rule {
     let glued = !pattern.contains(r"\b");
     let pattern = word_boundaries(pattern);
@@ -178,8 +110,6 @@ fn rule(kind: &'static str, pattern: &str) -> Rule {
         check: Check::None,
         requires: None,
         scope: None,
-        tail: None,
-        lead: Lead::Name(0),
         word: false,
         glued,
     }
@@ -289,8 +219,6 @@ fn named_assignment(kind: &'static str, name: &str, words: &str, requires: &'sta
         .check(Check::Named)
         .anchors(words)
         .requires(requires)
-        // A name's bytes before its word, after a LEFT of at most two bytes (`\n`).
-        .tail(&format!("(?i-u:{words}){value}"), 2)
 }
 
 /// `<password>…</password>` (Maven settings.xml, NuGet, app configs).

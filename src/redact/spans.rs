@@ -53,18 +53,6 @@ pub(super) fn apply<'a>(
     Cow::Owned(out)
 }
 
-/// Each kind the spans replace, with how many times, in first-seen order.
-pub(super) fn kinds(spans: &Spans) -> Box<[(&'static str, u32)]> {
-    let mut kinds: Vec<(&'static str, u32)> = Vec::new();
-    for span in spans.values() {
-        match kinds.iter_mut().find(|(kind, _)| *kind == span.kind) {
-            Some((_, count)) => *count += 1,
-            None => kinds.push((span.kind, 1)),
-        }
-    }
-    kinds.into_boxed_slice()
-}
-
 /// Byte ranges of markers already in the text, which no rule may redact again. Sorted, disjoint.
 pub(super) fn marker_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();

@@ -355,7 +355,7 @@ fn generic_name_allowed(name: &str) -> bool {
     static ALLOW: OnceLock<regex_automata::meta::Regex> = OnceLock::new();
     ALLOW
         .get_or_init(|| {
-            super::compile::build_ascii_regex(concat!(
+            crate::matcher::compile(concat!(
                 r"(?i)access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version)|rapid|capital",
                 r"|author|credentials?[_.-]?id|withcredentials|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?",
                 r"|schema|sequence|sort|partition|cache)[_.-]?key|turkey|key[_.-]?(?:alias|board|code|frame|id|length",

@@ -42,14 +42,11 @@ impl Effect {
 }
 
 /// Literals (matched ASCII case-insensitively, a space matching any ASCII whitespace) of which
-/// a text must hold at least one for a rule to match it. A leading `\b` asks for no word byte
-/// (ASCII letter, digit, `_`) just before the literal, a trailing one for none just after it:
-/// `\bgh ` holds for `gh api` but not for `ghp_…` or `sigh`. An anchor may say less than what
-/// the rule needs; it must never be absent from a text the rule matches (the unit tests check
-/// this against every rule, over the corpus and variants of it). An entry written `+LITERAL` is
-/// a further literal: a rule that has some runs only on a text holding one of its anchors and
-/// one of its further literals (`curl` and `|` for a download piped into a shell), so a common
-/// command word alone (`curl`, `aws`, `docker`) neither compiles nor runs a rule that needs more.
+/// a text must hold at least one for a rule to match it (`crate::matcher`). A leading `\b` asks
+/// for no word byte (ASCII letter, digit, `_`) just before the literal, a trailing one for none
+/// just after it: `\bgh ` holds for `gh api` but not for `ghp_…` or `sigh`. An anchor may say
+/// less than what the rule needs; it must never be absent from a text the rule matches (the
+/// unit tests check this against every rule, over the corpus and variants of it).
 pub(super) type Anchors = &'static [&'static str];
 /// A pattern source with its anchors.
 type Anchored = (Anchors, String);
@@ -71,45 +68,24 @@ const E: &str = r"(?:$|[\s;&|)>*])";
 /// Directories an agent has no business writing or deleting: system, and other users' homes.
 pub(super) const SYSTEM_DIRS: &str = r"(?:etc|usr|bin|sbin|boot|lib|lib32|lib64|libx32|dev|sys|proc|System|Library|Applications|var/(?:lib|log|www|spool|mail|backups|db|opt|cache))";
 
+#[rustfmt::skip]
 fn history_rewrite() -> Vec<Anchored> {
     vec![
         // Force pushes, deleting and mirroring pushes, +refspecs and :refspecs; short flags
         // clustered (`-fu`) and long flags abbreviated (`--forc`, `--force-with-lease`).
-        (
-            &[r"\bpush\b"],
-            format!(
-                r"{S}git\s{A}\bpush\b{A}(?:\s-[a-zA-Z]*f|\s--forc|\s--mir|\s--del|\s-d\b|\s--pru|\s\+\S|\s:\S)"
-            ),
-        ),
+        (&[r"\bpush\b"], format!(r"{S}git\s{A}\bpush\b{A}(?:\s-[a-zA-Z]*f|\s--forc|\s--mir|\s--del|\s-d\b|\s--pru|\s\+\S|\s:\S)")),
         (&[r"--hard\b"], format!(r"{S}git\s{A}\breset\s{A}--hard\b")),
-        (
-            &[r"\bbranch\b"],
-            format!(r"{S}git\s{A}\bbranch\b{A}\s-[a-zA-Z]*D\b"),
-        ),
-        (
-            &[r"\bfilter-"],
-            format!(r"{S}git\s{A}\b(?:filter-branch|filter-repo)\b"),
-        ),
-        (
-            &[r"\breflog "],
-            format!(r"{S}git\s{A}\breflog\s+(?:expire|delete)\b"),
-        ),
-        (
-            &[r"\bupdate-ref\b"],
-            format!(r"{S}git\s{A}\bupdate-ref\b{A}\s-d\b"),
-        ),
-        (
-            &[r"\bhg "],
-            format!(r"{S}hg\s{A}\b(?:push\b{A}\s(?:-f|--force)\b|strip\b)"),
-        ),
+        (&[r"\bbranch\b"], format!(r"{S}git\s{A}\bbranch\b{A}\s-[a-zA-Z]*D\b")),
+        (&[r"\bfilter-"], format!(r"{S}git\s{A}\b(?:filter-branch|filter-repo)\b")),
+        (&[r"\breflog "], format!(r"{S}git\s{A}\breflog\s+(?:expire|delete)\b")),
+        (&[r"\bupdate-ref\b"], format!(r"{S}git\s{A}\bupdate-ref\b{A}\s-d\b")),
+        (&[r"\bhg "], format!(r"{S}hg\s{A}\b(?:push\b{A}\s(?:-f|--force)\b|strip\b)")),
         (&[r"\bgh "], format!(r"{S}gh\s+repo\s+delete\b")),
-        (
-            &[r"\bgh "],
-            format!(r"{S}gh\s+api\s{A}(?:-X|--method)\s*DELETE\b{A}(?:git/refs|/protection)"),
-        ),
+        (&[r"\bgh "], format!(r"{S}gh\s+api\s{A}(?:-X|--method)\s*DELETE\b{A}(?:git/refs|/protection)")),
     ]
 }
 
+#[rustfmt::skip]
 fn data_destruction() -> Vec<Anchored> {
     let outside = format!(
         r"(?:/\*?|~/?\S*|\$\{{?HOME\}}?\S*|\.\./\S*|\.\.|/{SYSTEM_DIRS}(?:/\S*)?|/(?:home|Users)(?:/[^/\s]+)?/?|/(?:home|Users)/[^/\s]+/\.\S*|/root(?:/\.\S*)?/?|/(?:opt|mnt|media|srv)/?)"
@@ -122,8 +98,7 @@ fn data_destruction() -> Vec<Anchored> {
         (&["of=/dev/"], format!(r"{S}dd\s{A}\bof=/dev/")),
         (&["/dev/"], r">\s*/dev/(?:sd[a-z]|nvme[0-9]|hd[a-z]|vd[a-z]|xvd[a-z]|disk[0-9]|mmcblk[0-9])".to_string()),
         (&[r"\bmv\b"], format!(r"{S}mv\b{A}\s(?:~|/|\$\{{?HOME)\S*\s+/dev/null{E}")),
-        (&[r"\bdrop ", r"\btruncate ", r"\bflushall\b", r"\bflushdb\b"], r"(?i)\b(?:drop\s+(?:table|database|schema|collection)|truncate\s+table|flushall|flushdb)\b"
-            .to_string()),
+        (&[r"\bdrop ", r"\btruncate ", r"\bflushall\b", r"\bflushdb\b"], r"(?i)\b(?:drop\s+(?:table|database|schema|collection)|truncate\s+table|flushall|flushdb)\b".to_string()),
         (&[r"\bdelete "], r"(?i)\bdelete\s+from\s+[a-z0-9_.]+\s*(?:;|$)".to_string()),
         (&[r"\bdropdb "], format!(r"{S}dropdb\s")),
         (&["dropdatabase"], r"\.dropDatabase\(".to_string()),
@@ -133,82 +108,27 @@ fn data_destruction() -> Vec<Anchored> {
     ]
 }
 
+#[rustfmt::skip]
 fn remote_code() -> Vec<Anchored> {
     let shell = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:\S*/)?(?:ba|z|k|da|c|tc|fi|a)?sh\b";
     let interpreter = r"(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php|pwsh|powershell)\s*(?:-\s*)?(?:$|[;&|)\n])";
     vec![
-        (
-            &[r"\bcurl\b", r"\bwget\b", r"\bfetch\b", r"\baria2c\b", "+|"],
-            format!(r"{S}(?:curl|wget|fetch|aria2c)\b[^;&\n]*\|\s*{shell}"),
-        ),
-        (
-            &[
-                r"\bcurl\b",
-                r"\bwget\b",
-                r"\bfetch\b",
-                "+python",
-                "+perl",
-                "+ruby",
-                "+node",
-                "+php",
-                "+pwsh",
-                "+powershell",
-            ],
-            format!(r"{S}(?:curl|wget|fetch)\b[^;&\n]*\|\s*{interpreter}"),
-        ),
-        (
-            &["<("],
-            r"(?:sh|bash|zsh|source|\.|python[0-9.]*|perl|ruby|node)\s+<\(\s*(?:curl|wget)\b"
-                .to_string(),
-        ),
-        (
-            &["$("],
-            r"(?:\b(?:ba|z|da)?sh\s+-c|\beval)\s+\$\(\s*(?:curl|wget)\b".to_string(),
-        ),
-        (
-            &["base64 ", "xxd ", "openssl "],
-            format!(
-                r"(?:base64\s+(?:-d|--decode|-D)|xxd\s+-r|openssl\s+(?:base64|enc)\s{A}-d)\b[^;&\n]*\|\s*{shell}"
-            ),
-        ),
-        (
-            &["/dev/tcp", "/dev/udp"],
-            r"-i\s*>&\s*/dev/(?:tcp|udp)/".to_string(),
-        ),
+        (&[r"\bcurl\b", r"\bwget\b", r"\bfetch\b", r"\baria2c\b"], format!(r"{S}(?:curl|wget|fetch|aria2c)\b[^;&\n]*\|\s*{shell}")),
+        (&[r"\bcurl\b", r"\bwget\b", r"\bfetch\b"], format!(r"{S}(?:curl|wget|fetch)\b[^;&\n]*\|\s*{interpreter}")),
+        (&["<("], r"(?:sh|bash|zsh|source|\.|python[0-9.]*|perl|ruby|node)\s+<\(\s*(?:curl|wget)\b".to_string()),
+        (&["$("], r"(?:\b(?:ba|z|da)?sh\s+-c|\beval)\s+\$\(\s*(?:curl|wget)\b".to_string()),
+        (&["base64 ", "xxd ", "openssl "], format!(r"(?:base64\s+(?:-d|--decode|-D)|xxd\s+-r|openssl\s+(?:base64|enc)\s{A}-d)\b[^;&\n]*\|\s*{shell}")),
+        (&["/dev/tcp", "/dev/udp"], r"-i\s*>&\s*/dev/(?:tcp|udp)/".to_string()),
         (&["0>&1"], r"/dev/(?:tcp|udp)/\S+\s+0>&1".to_string()),
-        (
-            &[r"\bnc\b", r"\bncat\b", r"\bnetcat\b"],
-            format!(r"{S}(?:nc|ncat|netcat)\b{A}\s-[a-zA-Z]*[ec]\s"),
-        ),
+        (&[r"\bnc\b", r"\bncat\b", r"\bnetcat\b"], format!(r"{S}(?:nc|ncat|netcat)\b{A}\s-[a-zA-Z]*[ec]\s")),
         (&[r"\bexec:"], r"(?i)socat\s[^\n]*\bexec:".to_string()),
-        (
-            &[r"\bmkfifo "],
-            format!(r"{S}mkfifo\s[^\n]*\|\s*(?:nc|ncat|netcat)\b"),
-        ),
-        (
-            &[r"\biex\b", r"\binvoke-expression\b"],
-            r"(?i)\|\s*(?:iex|invoke-expression)\b".to_string(),
-        ),
-        (
-            &[r"\biex\b"],
-            r"(?i)\biex\s*\(\s*\(?\s*(?:new-object|iwr|irm|invoke-webrequest|invoke-restmethod)"
-                .to_string(),
-        ),
+        (&[r"\bmkfifo "], format!(r"{S}mkfifo\s[^\n]*\|\s*(?:nc|ncat|netcat)\b")),
+        (&[r"\biex\b", r"\binvoke-expression\b"], r"(?i)\|\s*(?:iex|invoke-expression)\b".to_string()),
+        (&[r"\biex\b"], r"(?i)\biex\s*\(\s*\(?\s*(?:new-object|iwr|irm|invoke-webrequest|invoke-restmethod)".to_string()),
         (&["downloadstring"], r"(?i)\.downloadstring\(".to_string()),
-        (
-            &["urlopen(", "requests.get("],
-            r"\bexec\([^\n]*(?:urlopen|requests\.get)\(".to_string(),
-        ),
-        (
-            &[r"\bcurl\b", r"\bwget\b", r"+.sh\b"],
-            format!(
-                r"{S}(?:curl|wget)\b[^\n]*(?:&&|;|\n)\s*(?:sudo\s+)?(?:(?:ba|z)?sh\s+\S+\.sh\b|\./\S+\.sh\b)"
-            ),
-        ),
-        (
-            &[r"\bnpx "],
-            format!(r"{S}npx\s+(?:-y\s+|--yes\s+)?(?:https?://|github:|git\+)"),
-        ),
+        (&["urlopen(", "requests.get("], r"\bexec\([^\n]*(?:urlopen|requests\.get)\(".to_string()),
+        (&[r"\bcurl\b", r"\bwget\b"], format!(r"{S}(?:curl|wget)\b[^\n]*(?:&&|;|\n)\s*(?:sudo\s+)?(?:(?:ba|z)?sh\s+\S+\.sh\b|\./\S+\.sh\b)")),
+        (&[r"\bnpx "], format!(r"{S}npx\s+(?:-y\s+|--yes\s+)?(?:https?://|github:|git\+)")),
     ]
 }
 
@@ -244,301 +164,48 @@ fn credential_access() -> Vec<Anchored> {
     ]
 }
 
-/// The anchors of the rule for a mutating AWS call: `aws`, then the verbs as further literals
-/// (`+delete-`), from which the rule's alternation is also written, so the two cannot drift.
-const AWS_MUTATING: Anchors = &[
-    r"\baws\b",
-    "+delete-",
-    "+terminate-",
-    "+put-",
-    "+create-",
-    "+update-",
-    "+modify-",
-    "+stop-",
-    "+reboot-",
-    "+attach-",
-    "+detach-",
-    "+deregister-",
-    "+remove-",
-    "+revoke-",
-    "+authorize-",
-    "+run-",
-    "+start-",
-    "+cancel-",
-    "+disable-",
-    "+enable-",
-    "+reset-",
-    "+restore-",
-    "+replace-",
-    "+associate-",
-    "+disassociate-",
-    "+register-",
-    "+invoke-",
-];
+/// The verbs of a mutating AWS call (`aws ec2 terminate-instances`), each followed by `-`.
+const AWS_MUTATING_VERBS: &str = "delete|terminate|put|create|update|modify|stop|reboot|attach|detach|deregister|remove|revoke|authorize|run|start|cancel|disable|enable|reset|restore|replace|associate|disassociate|register|invoke";
 
-/// `delete|terminate|…`: the verbs of [`AWS_MUTATING`]'s further literals.
-fn aws_mutating_verbs() -> String {
-    let verbs: Vec<&str> = AWS_MUTATING
-        .iter()
-        .filter_map(|a| a.strip_prefix('+')?.strip_suffix('-'))
-        .collect();
-    verbs.join("|")
-}
-
+#[rustfmt::skip]
 fn infra_change() -> Vec<Anchored> {
     vec![
-        (
-            &[r"\bkubectl ", r"\boc "],
-            format!(
-                r"{S}(?:kubectl|oc)\s{A}\b(?:delete|apply|replace|patch|scale|drain|cordon|taint|edit|create|expose|autoscale|exec|rollout\s+(?:restart|undo|pause)|set\s+(?:image|env|resources))\b"
-            ),
-        ),
-        (
-            &[r"\bhelm "],
-            format!(r"{S}helm\s{A}\b(?:install|upgrade|uninstall|delete|rollback)\b"),
-        ),
-        (
-            &[r"\bterraform ", r"\btofu ", r"\bterragrunt "],
-            format!(
-                r"{S}(?:terraform|tofu|terragrunt)\s{A}\b(?:apply|destroy|import|taint|untaint|force-unlock|state\s+(?:rm|mv|push|replace-provider))\b"
-            ),
-        ),
-        (
-            &[r"\bpulumi ", r"\bcdk ", r"\bserverless ", r"\bsls "],
-            format!(
-                r"{S}pulumi\s{A}\b(?:up|update|destroy|refresh|import|cancel|stack\s+rm)\b|{S}cdk\s+(?:deploy|destroy)\b|{S}(?:serverless|sls)\s+(?:deploy|remove)\b"
-            ),
-        ),
-        (
-            &[
-                r"\beksctl ",
-                r"\bfly ",
-                r"\bflyctl ",
-                r"\bfirebase ",
-                r"\bwrangler ",
-                r"\bvercel ",
-                r"\bnetlify ",
-            ],
-            format!(
-                r"{S}(?:eksctl\s+(?:create|delete|scale|upgrade)|fly(?:ctl)?\s+deploy|firebase\s+deploy|wrangler\s+(?:deploy|publish)|(?:vercel|netlify\s+deploy)\s{A}--prod)\b"
-            ),
-        ),
-        (
-            &[r"\bheroku "],
-            format!(
-                r"{S}heroku\s{A}\b(?:apps:destroy|pg:reset|releases:rollback|config:set|ps:scale)\b"
-            ),
-        ),
-        (
-            AWS_MUTATING,
-            format!(r"{S}aws\b{A}\s(?:{})-[a-z0-9-]+", aws_mutating_verbs()),
-        ),
-        (
-            &[
-                r"\baws ",
-                r"+\brm\b",
-                r"+\brb\b",
-                r"+\bmv\b",
-                r"+--delete\b",
-                r"+\blambda ",
-                r"+\bdeploy ",
-            ],
-            format!(
-                r"{S}aws\s+s3\s+(?:rm|rb|mv)\b|{S}aws\s+s3\s+sync\s{A}--delete\b|{S}aws\s+(?:lambda\s+invoke|deploy\s)"
-            ),
-        ),
-        (
-            &[r"\bgcloud\b"],
-            format!(
-                r"{S}gcloud\b{A}\s(?:delete|deploy|create|update|set-iam-policy|add-iam-policy-binding|remove-iam-policy-binding|resize)\b"
-            ),
-        ),
-        (
-            &[r"\baz\b"],
-            format!(r"{S}az\b{A}\s(?:delete|create|update|purge|deploy|restart|stop)\b"),
-        ),
-        (
-            &[
-                r"\bpublish\b",
-                r"\bunpublish\b",
-                r"\bdeprecate\b",
-                r"\bdist-tag ",
-                r"\bowner ",
-            ],
-            format!(
-                r"{S}(?:npm|yarn|pnpm|bun)\s{A}\bpublish\b|{S}npm\s+(?:unpublish|deprecate|dist-tag\s+add|owner\s+add)\b"
-            ),
-        ),
-        (
-            &[
-                r"\bcargo ",
-                r"\btwine ",
-                r"\bpoetry ",
-                r"\bflit ",
-                r"\bhatch ",
-                r"\buv ",
-                r"\bpdm ",
-                r"\bgem ",
-            ],
-            format!(
-                r"{S}cargo\s+(?:publish|yank|owner\s+--add)\b|{S}twine\s+upload\b|{S}(?:poetry|flit|hatch|uv|pdm)\s+publish\b|{S}gem\s+(?:push|yank)\b"
-            ),
-        ),
-        (
-            &[
-                r"\bmvn ",
-                r"\bmvnw ",
-                r"\bgradle ",
-                r"\bgradlew ",
-                r"\bnuget ",
-            ],
-            format!(
-                r"{S}(?:mvn|mvnw)\s{A}\bdeploy\b|{S}(?:gradle|gradlew)\s{A}\bpublish[a-zA-Z]*\b|{S}(?:dotnet\s+)?nuget\s+push\b"
-            ),
-        ),
-        (
-            &[r"\bgh "],
-            format!(
-                r"{S}gh\s+(?:release\s+(?:create|upload|delete|edit)|secret\s+(?:set|delete)|variable\s+(?:set|delete)|workflow\s+(?:run|enable|disable))\b"
-            ),
-        ),
-        (
-            &[r"\bgh "],
-            format!(r"{S}gh\s+api\s{A}(?:-X|--method)\s*(?:DELETE|PUT)\b"),
-        ),
-        (
-            &[
-                r"\bdocker ",
-                r"\bpodman ",
-                r"\bbuildah ",
-                r"\bcrane ",
-                r"\bskopeo ",
-                r"+\bpush\b",
-                r"+\bcopy\b",
-                r"+\bcp\b",
-                r"+\bdelete\b",
-            ],
-            format!(
-                r"{S}(?:docker|podman|buildah)\s{A}\bpush\b|{S}docker\s+buildx\s{A}--push\b|{S}(?:crane|skopeo)\s+(?:push|copy|cp|delete)\b"
-            ),
-        ),
-        (
-            &[
-                r"\bsystemctl ",
-                r"\bservice ",
-                r"\bshutdown\b",
-                r"\breboot\b",
-                r"\bpoweroff\b",
-                r"\bhalt\b",
-                r"\biptables\b",
-            ],
-            format!(
-                r"{S}(?:systemctl|service)\s{A}\b(?:stop|disable|mask|kill|restart)\b|{S}(?:shutdown|reboot|poweroff|halt)\b|{S}iptables\b{A}\s-[FXP]\b"
-            ),
-        ),
+        (&[r"\bkubectl ", r"\boc "], format!(r"{S}(?:kubectl|oc)\s{A}\b(?:delete|apply|replace|patch|scale|drain|cordon|taint|edit|create|expose|autoscale|exec|rollout\s+(?:restart|undo|pause)|set\s+(?:image|env|resources))\b")),
+        (&[r"\bhelm "], format!(r"{S}helm\s{A}\b(?:install|upgrade|uninstall|delete|rollback)\b")),
+        (&[r"\bterraform ", r"\btofu ", r"\bterragrunt "], format!(r"{S}(?:terraform|tofu|terragrunt)\s{A}\b(?:apply|destroy|import|taint|untaint|force-unlock|state\s+(?:rm|mv|push|replace-provider))\b")),
+        (&[r"\bpulumi ", r"\bcdk ", r"\bserverless ", r"\bsls "], format!(r"{S}pulumi\s{A}\b(?:up|update|destroy|refresh|import|cancel|stack\s+rm)\b|{S}cdk\s+(?:deploy|destroy)\b|{S}(?:serverless|sls)\s+(?:deploy|remove)\b")),
+        (&[r"\beksctl ", r"\bfly ", r"\bflyctl ", r"\bfirebase ", r"\bwrangler ", r"\bvercel ", r"\bnetlify "], format!(r"{S}(?:eksctl\s+(?:create|delete|scale|upgrade)|fly(?:ctl)?\s+deploy|firebase\s+deploy|wrangler\s+(?:deploy|publish)|(?:vercel|netlify\s+deploy)\s{A}--prod)\b")),
+        (&[r"\bheroku "], format!(r"{S}heroku\s{A}\b(?:apps:destroy|pg:reset|releases:rollback|config:set|ps:scale)\b")),
+        (&[r"\baws\b"], format!(r"{S}aws\b{A}\s(?:{})-[a-z0-9-]+", AWS_MUTATING_VERBS)),
+        (&[r"\baws "], format!(r"{S}aws\s+s3\s+(?:rm|rb|mv)\b|{S}aws\s+s3\s+sync\s{A}--delete\b|{S}aws\s+(?:lambda\s+invoke|deploy\s)")),
+        (&[r"\bgcloud\b"], format!(r"{S}gcloud\b{A}\s(?:delete|deploy|create|update|set-iam-policy|add-iam-policy-binding|remove-iam-policy-binding|resize)\b")),
+        (&[r"\baz\b"], format!(r"{S}az\b{A}\s(?:delete|create|update|purge|deploy|restart|stop)\b")),
+        (&[r"\bpublish\b", r"\bunpublish\b", r"\bdeprecate\b", r"\bdist-tag ", r"\bowner "], format!(r"{S}(?:npm|yarn|pnpm|bun)\s{A}\bpublish\b|{S}npm\s+(?:unpublish|deprecate|dist-tag\s+add|owner\s+add)\b")),
+        (&[r"\bcargo ", r"\btwine ", r"\bpoetry ", r"\bflit ", r"\bhatch ", r"\buv ", r"\bpdm ", r"\bgem "], format!(r"{S}cargo\s+(?:publish|yank|owner\s+--add)\b|{S}twine\s+upload\b|{S}(?:poetry|flit|hatch|uv|pdm)\s+publish\b|{S}gem\s+(?:push|yank)\b")),
+        (&[r"\bmvn ", r"\bmvnw ", r"\bgradle ", r"\bgradlew ", r"\bnuget "], format!(r"{S}(?:mvn|mvnw)\s{A}\bdeploy\b|{S}(?:gradle|gradlew)\s{A}\bpublish[a-zA-Z]*\b|{S}(?:dotnet\s+)?nuget\s+push\b")),
+        (&[r"\bgh "], format!(r"{S}gh\s+(?:release\s+(?:create|upload|delete|edit)|secret\s+(?:set|delete)|variable\s+(?:set|delete)|workflow\s+(?:run|enable|disable))\b")),
+        (&[r"\bgh "], format!(r"{S}gh\s+api\s{A}(?:-X|--method)\s*(?:DELETE|PUT)\b")),
+        (&[r"\bdocker ", r"\bpodman ", r"\bbuildah ", r"\bcrane ", r"\bskopeo "], format!(r"{S}(?:docker|podman|buildah)\s{A}\bpush\b|{S}docker\s+buildx\s{A}--push\b|{S}(?:crane|skopeo)\s+(?:push|copy|cp|delete)\b")),
+        (&[r"\bsystemctl ", r"\bservice ", r"\bshutdown\b", r"\breboot\b", r"\bpoweroff\b", r"\bhalt\b", r"\biptables\b"], format!(r"{S}(?:systemctl|service)\s{A}\b(?:stop|disable|mask|kill|restart)\b|{S}(?:shutdown|reboot|poweroff|halt)\b|{S}iptables\b{A}\s-[FXP]\b")),
     ]
 }
 
+#[rustfmt::skip]
 fn privilege_escalation() -> Vec<Anchored> {
     vec![
-        (
-            &[r"\bsudo ", r"\bdoas ", r"\bpkexec ", r"\brunas "],
-            format!(r"{S}(?:sudo|doas|pkexec|runas)\s"),
-        ),
-        (
-            &[r"\bsu\b"],
-            format!(r"{S}su(?:\s+-|\s+root\b|\s*$|\s+-c\b)"),
-        ),
-        (
-            &[r"\bchmod\b"],
-            format!(
-                r"{S}chmod\b{A}\s(?:-R\s+)?(?:0?777|0?666|[2467][0-7]{{3}}|[ugoa]*\+[rwxt]*s[rwxt]*|a\+rwx|o\+w)\b"
-            ),
-        ),
-        (
-            &[r"\bchown\b", r"\bsetcap ", r"\busermod "],
-            format!(
-                r"{S}chown\b{A}\sroot\b|{S}setcap\s|{S}usermod\s{A}-[a-zA-Z]*G\s*\S*(?:sudo|wheel|docker|admin|root)"
-            ),
-        ),
-        (
-            &[
-                r"\bvisudo\b",
-                r"\bchpasswd\b",
-                r"\buseradd\b",
-                r"\badduser\b",
-                r"\bpasswd\b",
-                "/etc/sudoers",
-                r"\bnopasswd\b",
-            ],
-            format!(
-                r"{S}(?:visudo|chpasswd|useradd|adduser|passwd)\b|(?:>>?\s*|tee\s+(?:-a\s+)?|{S}(?:cp|mv|install)\b{A}\s)/etc/sudoers|\bNOPASSWD\b"
-            ),
-        ),
-        (
-            &[
-                "authorized_keys",
-                ".bashrc",
-                ".bash_profile",
-                ".profile",
-                ".zshrc",
-                ".zprofile",
-                "/etc/cron",
-                "/etc/profile",
-                "ld.so.preload",
-            ],
-            format!(
-                r"(?:>>?\s*|tee\s+(?:-a\s+)?){A}(?:\.ssh/authorized_keys|\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|/etc/cron|/etc/profile|/etc/ld\.so\.preload)"
-            ),
-        ),
-        (
-            &[r"\bcrontab "],
-            format!(r"{S}crontab\s+(?:-e\b|-r\b|-(?:\s|$)|[^-\s]\S*{E})"),
-        ),
-        (
-            &[
-                r"\bdocker ",
-                r"\bpodman ",
-                "+--privileged",
-                "+--pid",
-                "+--cap-add",
-                "+/:/",
-                "+--userns",
-            ],
-            format!(
-                r"{S}(?:docker|podman)\s{A}\b(?:run|create)\b{A}(?:--privileged|--pid[=\s]host|--cap-add[=\s]*(?:ALL|SYS_ADMIN)|-v\s*/:/|--volume[=\s]/:/|--userns[=\s]host)"
-            ),
-        ),
+        (&[r"\bsudo ", r"\bdoas ", r"\bpkexec ", r"\brunas "], format!(r"{S}(?:sudo|doas|pkexec|runas)\s")),
+        (&[r"\bsu\b"], format!(r"{S}su(?:\s+-|\s+root\b|\s*$|\s+-c\b)")),
+        (&[r"\bchmod\b"], format!(r"{S}chmod\b{A}\s(?:-R\s+)?(?:0?777|0?666|[2467][0-7]{{3}}|[ugoa]*\+[rwxt]*s[rwxt]*|a\+rwx|o\+w)\b")),
+        (&[r"\bchown\b", r"\bsetcap ", r"\busermod "], format!(r"{S}chown\b{A}\sroot\b|{S}setcap\s|{S}usermod\s{A}-[a-zA-Z]*G\s*\S*(?:sudo|wheel|docker|admin|root)")),
+        (&[r"\bvisudo\b", r"\bchpasswd\b", r"\buseradd\b", r"\badduser\b", r"\bpasswd\b", "/etc/sudoers", r"\bnopasswd\b"], format!(r"{S}(?:visudo|chpasswd|useradd|adduser|passwd)\b|(?:>>?\s*|tee\s+(?:-a\s+)?|{S}(?:cp|mv|install)\b{A}\s)/etc/sudoers|\bNOPASSWD\b")),
+        (&["authorized_keys", ".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", "/etc/cron", "/etc/profile", "ld.so.preload"], format!(r"(?:>>?\s*|tee\s+(?:-a\s+)?){A}(?:\.ssh/authorized_keys|\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|/etc/cron|/etc/profile|/etc/ld\.so\.preload)")),
+        (&[r"\bcrontab "], format!(r"{S}crontab\s+(?:-e\b|-r\b|-(?:\s|$)|[^-\s]\S*{E})")),
+        (&[r"\bdocker ", r"\bpodman "], format!(r"{S}(?:docker|podman)\s{A}\b(?:run|create)\b{A}(?:--privileged|--pid[=\s]host|--cap-add[=\s]*(?:ALL|SYS_ADMIN)|-v\s*/:/|--volume[=\s]/:/|--userns[=\s]host)")),
         (&["docker.sock"], r"(?:/var)?/run/docker\.sock".to_string()),
-        (
-            &[
-                r"\bnsenter\b",
-                r"\bchroot\b",
-                r"\binsmod\b",
-                r"\bmodprobe\b",
-                r"\bsetenforce ",
-                r"\bufw ",
-            ],
-            format!(r"{S}(?:nsenter|chroot|insmod|modprobe|setenforce\s+0)\b|{S}ufw\s+disable\b"),
-        ),
+        (&[r"\bnsenter\b", r"\bchroot\b", r"\binsmod\b", r"\bmodprobe\b", r"\bsetenforce ", r"\bufw "], format!(r"{S}(?:nsenter|chroot|insmod|modprobe|setenforce\s+0)\b|{S}ufw\s+disable\b")),
         // The agent lifting its own permission checks.
-        (
-            &["dangerously-skip-permissions", "bypasspermissions"],
-            r"--dangerously-skip-permissions|bypassPermissions".to_string(),
-        ),
-        (
-            &[
-                ".claude/settings",
-                "+>",
-                "+tee",
-                "+sed",
-                r"+\bcp\b",
-                r"+\bmv\b",
-            ],
-            format!(
-                r"(?:>>?\s*|tee\s+(?:-a\s+)?|sed\s+-i\S*\s{A}|{S}(?:cp|mv)\b{A}\s){A}\.claude/settings"
-            ),
-        ),
+        (&["dangerously-skip-permissions", "bypasspermissions"], r"--dangerously-skip-permissions|bypassPermissions".to_string()),
+        (&[".claude/settings"], format!(r"(?:>>?\s*|tee\s+(?:-a\s+)?|sed\s+-i\S*\s{A}|{S}(?:cp|mv)\b{A}\s){A}\.claude/settings")),
     ]
 }
 
@@ -552,7 +219,7 @@ fn exfiltration() -> Vec<(Anchors, (Effect, String))> {
         (&[r"\binvoke-webrequest\b", r"\binvoke-restmethod\b", r"\biwr\b", r"\birm\b"], send(r"(?i)\b(?:Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n]*-(?:Method\s+(?:Post|Put|Patch)|InFile|Body)\b".to_string())),
         (&[r"\bnc ", r"\bncat ", r"\bnetcat ", r"\btelnet ", r"\bsocat ", "/dev/tcp/", "/dev/udp/"], send(format!(r"{S}(?:nc|ncat|netcat|telnet|socat)\s+\S|/dev/(?:tcp|udp)/"))),
         (&[r"\bscp ", r"\bsftp ", r"\brsync ", r"\bssh "], send(format!(r"{S}(?:scp|sftp)\s|{S}rsync\s{A}\S:|\|\s*ssh\s"))),
-        (&[r"\bpush ", r"\bremote ", "+://", "+@"], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
+        (&[r"\bpush ", r"\bremote "], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
         (&["$("], send(format!(r"{S}(?:dig|nslookup|host|ping|drill)\s{A}\$\("))),
         (&["s3://"], always(format!(r"{S}aws\s+s3\s+(?:cp|mv|sync)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}s3://"))),
         (&["gs://", r"\bstorage ", r"\brclone "], always(format!(r"{S}gsutil\s{A}\b(?:cp|rsync|mv)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}gs://|{S}az\s+storage\s+(?:blob|file)\s+upload|{S}rclone\s+(?:copy|sync|move)\s"))),
@@ -563,6 +230,7 @@ fn exfiltration() -> Vec<(Anchors, (Effect, String))> {
 }
 
 /// Every built-in text rule, in a fixed order.
+#[rustfmt::skip]
 pub(super) fn text_rules() -> Vec<Rule> {
     let mut all = Vec::new();
     let classed = [
@@ -574,11 +242,7 @@ pub(super) fn text_rules() -> Vec<Rule> {
         (Risk::PrivilegeEscalation, privilege_escalation()),
     ];
     for (risk, patterns) in classed {
-        all.extend(patterns.into_iter().map(|(anchors, source)| Rule {
-            effect: Effect::Class(risk),
-            anchors,
-            source,
-        }));
+        all.extend(patterns.into_iter().map(|(anchors, source)| Rule {effect: Effect::Class(risk), anchors, source}));
     }
     all.extend(
         exfiltration()

@@ -230,8 +230,8 @@ pub(super) fn corpus_texts() -> Vec<String> {
 #[test]
 fn anchors_hide_no_match_of_the_corpus_or_of_generated_text() {
     let mut texts = corpus_texts();
-    // Spellings the corpus may lack: case, separators, wrappers, absolute paths, and the other
-    // whitespace an anchor's space stands for.
+    // Spellings the corpus may lack: case, separators, wrappers, absolute paths, other
+    // whitespace.
     for text in texts.clone() {
         texts.push(text.to_uppercase());
         texts.push(format!("bash -c '{text}'"));
@@ -245,12 +245,7 @@ fn anchors_hide_no_match_of_the_corpus_or_of_generated_text() {
 }
 
 #[test]
-fn every_rule_answers_alike_from_its_lazy_dfa_and_its_fallback() {
-    engine::tests::assert_fallback_agrees(&corpus_texts());
-}
-
-#[test]
-fn a_remembered_attempt_gets_what_classifying_gives() {
+fn classifying_again_gives_the_same_class() {
     let r = rules();
     let inputs = [
         json!({"command": "git push --force origin main"}),

@@ -78,6 +78,7 @@ fn row_rule(tools: &str, between: &str, flags: &str, attach: Attach) -> Rule {
 }
 
 /// Password arguments of common command-line tools.
+#[rustfmt::skip]
 pub(super) fn password_flags() -> Vec<Rule> {
     let mut rules: Vec<Rule> = ROWS
         .iter()
@@ -86,64 +87,24 @@ pub(super) fn password_flags() -> Vec<Rule> {
     let q = r#"['"]?"#;
     let special = [
         // `openssl … -passin pass:X`, `-passout pass:X`, `-pass pass:X`.
-        (
-            "pass:",
-            format!(r"[ \t]-pass(?:in|out)?[ \t]+{q}pass:([^\s'\x60;&|<>\\]+)"),
-        ),
+        ("pass:", format!(r"[ \t]-pass(?:in|out)?[ \t]+{q}pass:([^\s'\x60;&|<>\\]+)")),
         // `htpasswd -b[c] [file] user PASS` (`-nb user PASS` has no file).
-        (
-            "htpasswd",
-            format!(
-                r"\bhtpasswd\b{SAME_COMMAND}[ \t]-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*(?:[ \t]+[^\s-][^\s]*)?[ \t]+[^\s-][^\s]*{SPACED}"
-            ),
-        ),
+        ("htpasswd", format!(r"\bhtpasswd\b{SAME_COMMAND}[ \t]-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*(?:[ \t]+[^\s-][^\s]*)?[ \t]+[^\s-][^\s]*{SPACED}")),
         // `smbclient -U user%PASS`, `--user=user%PASS`.
-        (
-            "smbclient|rpcclient|smbmap|smbcacls|smbget",
-            format!(
-                r"\b(?:smbclient|rpcclient|smbmap|smbcacls|smbget)\b{SAME_COMMAND}[ \t](?:-U|--user(?:name)?)(?:=|[ \t]+){q}[^\s%'\x22]+%([^\s'\x22]+)"
-            ),
-        ),
+        ("smbclient|rpcclient|smbmap|smbcacls|smbget", format!(r"\b(?:smbclient|rpcclient|smbmap|smbcacls|smbget)\b{SAME_COMMAND}[ \t](?:-U|--user(?:name)?)(?:=|[ \t]+){q}[^\s%'\x22]+%([^\s'\x22]+)")),
         // `lftp -u user,PASS host`.
-        (
-            "lftp",
-            format!(r"\blftp\b{SAME_COMMAND}[ \t]-u[ \t]+{q}[^\s,'\x22]+,([^\s'\x22]+)"),
-        ),
+        ("lftp", format!(r"\blftp\b{SAME_COMMAND}[ \t]-u[ \t]+{q}[^\s,'\x22]+,([^\s'\x22]+)")),
         // `sqlplus user/PASS@db`.
-        (
-            "sqlplus",
-            format!(
-                r"\bsqlplus\b{SAME_COMMAND}[ \t]{q}[A-Za-z0-9_$#]+/([^\s@'\x22/]+)(?:@|[ \t'\x22]|$)"
-            ),
-        ),
+        ("sqlplus", format!(r"\bsqlplus\b{SAME_COMMAND}[ \t]{q}[A-Za-z0-9_$#]+/([^\s@'\x22/]+)(?:@|[ \t'\x22]|$)")),
         // `rabbitmqctl add_user USER PASS`, `change_password USER PASS`.
-        (
-            "rabbitmqctl",
-            format!(
-                r"\brabbitmqctl\b{SAME_COMMAND}[ \t](?:add_user|change_password)[ \t]+[^\s-][^\s]*{SPACED}"
-            ),
-        ),
+        ("rabbitmqctl", format!(r"\brabbitmqctl\b{SAME_COMMAND}[ \t](?:add_user|change_password)[ \t]+[^\s-][^\s]*{SPACED}")),
         // `echo X | docker login --password-stdin`, `| gh auth login --with-token`,
         // `| passwd --stdin user`, `| chpasswd`: a secret piped to a command that reads it.
-        (
-            "password-stdin|with-token|stdin|chpasswd|passphrase-fd",
-            format!(
-                r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bchpasswd\b|--passphrase-fd[ \t]+0)"
-            ),
-        ),
+        ("password-stdin|with-token|stdin|chpasswd|passphrase-fd", format!(r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bchpasswd\b|--passphrase-fd[ \t]+0)")),
         // `net use \\host\share /user:DOMAIN\user PASS` (not `/persistent:no`).
-        (
-            "net",
-            format!(
-                r#"\bnet[ \t]+use\b{SAME_COMMAND}[ \t]/user:[^\s]+[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#
-            ),
-        ),
+        ("net", format!(r#"\bnet[ \t]+use\b{SAME_COMMAND}[ \t]/user:[^\s]+[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#)),
         // `ConvertTo-SecureString "X" -AsPlainText`.
-        (
-            "convertto-securestring",
-            r#"(?i-u:\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(?:"([^"\n]+)"|'([^'\n]+)')"#
-                .to_string(),
-        ),
+        ("convertto-securestring", r#"(?i-u:\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(?:"([^"\n]+)"|'([^'\n]+)')"#.to_string()),
     ];
     rules.extend(special.into_iter().map(|(tools, pattern)| {
         rule("password", &pattern)

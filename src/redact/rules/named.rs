@@ -9,50 +9,27 @@ use super::*;
 use crate::redact::vet::Check;
 
 /// Values whose key, flag or surrounding command names them as passwords or secrets.
+#[rustfmt::skip]
 pub(super) fn named_values() -> Vec<Rule> {
     vec![
         // ~/.pgpass: `host:port:database:user:password`.
-        rule(
-            "password",
-            r#"\b[A-Za-z0-9_.*-]+:(?:[0-9]+|\*):[A-Za-z0-9_.*-]+:[A-Za-z0-9_.*-]+:([^\s:"'\\]+)"#,
-        )
+        rule("password", r#"\b[A-Za-z0-9_.*-]+:(?:[0-9]+|\*):[A-Za-z0-9_.*-]+:[A-Za-z0-9_.*-]+:([^\s:"'\\]+)"#)
         .anchors("pgpass")
         .check(Check::Value)
         .requires(r"\.pgpass\b|PGPASSFILE"),
         // .netrc: `machine host login user password secret`.
-        rule(
-            "password",
-            r#"\blogin(?:\s|\\[nt])+[^\s\\]+(?:\s|\\[nt])+password(?:\s|\\[nt])+([^\s"'\\]+)"#,
-        )
+        rule("password", r#"\blogin(?:\s|\\[nt])+[^\s\\]+(?:\s|\\[nt])+password(?:\s|\\[nt])+([^\s"'\\]+)"#)
         .check(Check::Value),
         // NuGet.Config `<add key="ClearTextPassword" value="…" />`.
-        rule(
-            "password",
-            r#"(?i-u:<add\s+key=\\?"(?:ClearText)?Password\\?"\s+value=\\?")([^"\\]+)\\?""#,
-        )
+        rule("password", r#"(?i-u:<add\s+key=\\?"(?:ClearText)?Password\\?"\s+value=\\?")([^"\\]+)\\?""#)
         .anchors("password")
         .check(Check::Value),
         // `git config --global x.token VALUE`, `npm config set //host/:_authToken VALUE`,
         // `gh secret set NAME --body VALUE`: a secret given as a separate argument.
-        rule(
-            "named_secret",
-            &format!(
-                concat!(
-                    r"(?i-u:\b(?:config(?::set)?|configure[ \t]+set)\b)[^\n|;&]*?[ \t]",
-                    r"(?P<k>[A-Za-z0-9_./:@-]*(?i-u:password|passwd|token|secret|api[_.-]?key|authtoken|_auth))[ \t]+",
-                    r"(?:{q}|{b})",
-                    r"|\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:-b|--body)(?:=|[ \t]+)(?:{q}|{b})",
-                ),
-                q = QUOTED,
-                b = BARE_FLAG,
-            ),
-        )
+        rule("named_secret", &format!(concat!(r"(?i-u:\b(?:config(?::set)?|configure[ \t]+set)\b)[^\n|;&]*?[ \t]", r"(?P<k>[A-Za-z0-9_./:@-]*(?i-u:password|passwd|token|secret|api[_.-]?key|authtoken|_auth))[ \t]+", r"(?:{q}|{b})", r"|\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:-b|--body)(?:=|[ \t]+)(?:{q}|{b})"), q = QUOTED, b = BARE_FLAG))
         .check(Check::Named),
         // SQL: `CREATE ROLE app WITH LOGIN PASSWORD 'x'`, `IDENTIFIED BY 'x'`.
-        rule(
-            "password",
-            r"(?i-u:\b(?:identified[ \t]+by|password))[ \t]+'([^'\n]+)'",
-        )
+        rule("password", r"(?i-u:\b(?:identified[ \t]+by|password))[ \t]+'([^'\n]+)'")
         .check(Check::Value),
         xml_element("password", WORDS_PASSWORD),
         xml_element("named_secret", WORDS_SECRET),
@@ -63,24 +40,14 @@ pub(super) fn named_values() -> Vec<Rule> {
         named_flag("named_secret", NAME_SECRET, WORDS_SECRET),
         named_assignment("named_secret", NAME_SECRET, WORDS_SECRET, ASSIGNED_SECRET),
         // Data values of a Kubernetes Secret manifest (base64), one per line.
-        rule(
-            "kubernetes_secret",
-            r#"(?:(?m:^)|\\n)[ \t]+[A-Za-z0-9_.-]+:[ \t]*["']?([A-Za-z0-9+/]{6,}={0,3})["']?[ \t]*(?:(?m:$)|\\[nr])"#,
-        )
+        rule("kubernetes_secret", r#"(?:(?m:^)|\\n)[ \t]+[A-Za-z0-9_.-]+:[ \t]*["']?([A-Za-z0-9+/]{6,}={0,3})["']?[ \t]*(?:(?m:$)|\\[nr])"#)
         .anchors("secret|data")
         .check(Check::KubeData)
         .requires(r#"kind:[ \t]*["']?Secret\b|\b(?:data|stringData):[ \t]*(?:\r?\n|\\n)"#),
         // gitleaks generic-api-key: a key-ish name assigned a long, high-entropy value.
-        rule(
-            "generic_api_key",
-            &format!("(?i-u)(?P<k>[A-Za-z0-9_.-]*{GENERIC_WORD}{GENERIC_NAME_END}){GENERIC_VALUE}"),
-        )
+        rule("generic_api_key", &format!("(?i-u)(?P<k>[A-Za-z0-9_.-]*{GENERIC_WORD}{GENERIC_NAME_END}){GENERIC_VALUE}"))
         .check(Check::Generic)
-        .anchors("access|auth|api|credential|creds|key|passwd|password|secret|token")
-        .tail(
-            &format!("(?i-u){GENERIC_WORD}{GENERIC_NAME_END}{GENERIC_VALUE}"),
-            0,
-        ),
+        .anchors("access|auth|api|credential|creds|key|passwd|password|secret|token"),
     ]
 }
 

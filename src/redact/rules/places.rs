@@ -7,51 +7,23 @@ use super::{rule, Rule};
 use crate::redact::vet::Check;
 
 /// Secrets found by where they sit: URLs, HTTP headers, command lines.
+#[rustfmt::skip]
 pub(super) fn places() -> Vec<Rule> {
     vec![
-        rule(
-            "slack_webhook_url",
-            r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})",
-        ),
-        rule(
-            "microsoft_teams_webhook",
-            r"(?i-u)https://[a-z0-9-]+\.webhook\.office\.com/webhookb2/([a-z0-9-]{36}@[a-z0-9-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9-]{36}(?:/[a-z0-9_-]+)?)",
-        ),
-        rule(
-            "discord_token",
-            r"(?i-u)discord(?:app)?\.com/api/webhooks/[0-9]+/([a-z0-9_-]{60,})",
-        ),
-        rule(
-            "telegram_bot_token",
-            r"api\.telegram\.org/(?:file/)?bot([0-9]{5,16}:[A-Za-z0-9_-]{34,})",
-        ),
-        rule(
-            "sidekiq_secret",
-            r"(?i-u)\bhttps?://([a-f0-9]{8}:[a-f0-9]{8})@(?:gems|enterprise)\.contribsys\.com",
-        ),
+        rule("slack_webhook_url", r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})"),
+        rule("microsoft_teams_webhook", r"(?i-u)https://[a-z0-9-]+\.webhook\.office\.com/webhookb2/([a-z0-9-]{36}@[a-z0-9-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9-]{36}(?:/[a-z0-9_-]+)?)"),
+        rule("discord_token", r"(?i-u)discord(?:app)?\.com/api/webhooks/[0-9]+/([a-z0-9_-]{60,})"),
+        rule("telegram_bot_token", r"api\.telegram\.org/(?:file/)?bot([0-9]{5,16}:[A-Za-z0-9_-]{34,})"),
+        rule("sidekiq_secret", r"(?i-u)\bhttps?://([a-f0-9]{8}:[a-f0-9]{8})@(?:gems|enterprise)\.contribsys\.com"),
         // `scheme://user:password@host`: the password; the user and host stay readable.
-        rule(
-            "url_credentials",
-            r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/?#@:"'\\<>]*:([^\s/?#"'\\<>]+)@[^\s/?#@"'\\<>]"#,
-        )
+        rule("url_credentials", r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/?#@:"'\\<>]*:([^\s/?#"'\\<>]+)@[^\s/?#@"'\\<>]"#)
         .anchors("://")
         .check(Check::Value),
         // `scheme://TOKEN@host` or `scheme://TOKEN:x-oauth-basic@host`: a token as the user.
-        rule(
-            "url_credentials",
-            r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://([A-Za-z0-9_.~%-]{20,})(?::[^\s/?#@"'\\<>]*)?@"#,
-        )
+        rule("url_credentials", r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://([A-Za-z0-9_.~%-]{20,})(?::[^\s/?#@"'\\<>]*)?@"#)
         .anchors("://")
         .check(Check::Entropy(3.0)),
-        rule(
-            "url_query_secret",
-            concat!(
-                r#"(?i-u:[?&](?:access_token|accesstoken|api_key|apikey|api-key|key|token|auth|auth_token|password|passwd|pwd"#,
-                r#"|secret|client_secret|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token"#,
-                r#"|x-goog-signature|x-goog-credential|private_token|session_token|id_token|refresh_token|code_verifier|jwt)"#,
-                r#"=)([^&#\s"'\\<>]+)"#,
-            ),
-        )
+        rule("url_query_secret", concat!(r#"(?i-u:[?&](?:access_token|accesstoken|api_key|apikey|api-key|key|token|auth|auth_token|password|passwd|pwd"#, r#"|secret|client_secret|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token"#, r#"|x-goog-signature|x-goog-credential|private_token|session_token|id_token|refresh_token|code_verifier|jwt)"#, r#"=)([^&#\s"'\\<>]+)"#))
         .anchors("token|key|auth|pass|pwd|secret|sig|credential|jwt|code_verifier")
         .check(Check::Value),
         rule(
@@ -65,66 +37,28 @@ pub(super) fn places() -> Vec<Rule> {
         )
         .anchors("authorization")
         .check(Check::Header),
-        rule(
-            "auth_header",
-            concat!(
-                r#"(?i-u:(?:^|[\s'"]|\\[nrt])(?:x-[a-z0-9-]*(?:api-?key|token|auth|secret|password|signature|session)[a-z0-9-]*"#,
-                r#"|private-token|job-token|circle-token|ocp-apim-subscription-key)[ \t]*:[ \t]*)([^\s"'\\,;]+)"#,
-            ),
-        )
+        rule("auth_header", concat!(r#"(?i-u:(?:^|[\s'"]|\\[nrt])(?:x-[a-z0-9-]*(?:api-?key|token|auth|secret|password|signature|session)[a-z0-9-]*"#, r#"|private-token|job-token|circle-token|ocp-apim-subscription-key)[ \t]*:[ \t]*)([^\s"'\\,;]+)"#))
         .anchors("key|token|auth|secret|password|signature|session")
         .check(Check::Value),
-        rule(
-            "auth_header",
-            r#"(?i-u:\b(?:set-)?cookie[ \t]*:[ \t]*)([^\r\n"'\\]+)"#,
-        )
+        rule("auth_header", r#"(?i-u:\b(?:set-)?cookie[ \t]*:[ \t]*)([^\r\n"'\\]+)"#)
         .anchors("cookie")
         .check(Check::Cookie),
-        rule(
-            "bearer_token",
-            r"(?i-u)\bbearer[ \t]+([A-Za-z0-9._~+/=-]{20,})",
-        ),
+        rule("bearer_token", r"(?i-u)\bbearer[ \t]+([A-Za-z0-9._~+/=-]{20,})"),
         // `curl -u user:password` in every quoting (`"u:p"`, `'u:p'`, `u:'p'`, `"u":"p"`, bare),
         // the command continued over lines (`\` newline): the password. `-u "TOKEN:"` (a token
         // as the user, an empty password): the token.
-        rule(
-            "basic_auth",
-            concat!(
-                r#"\bcurl\b(?:[^\n\\]|\\[^n\n]|\\\r?\n|\\n)*?[ \t](?:-u|--user|--proxy-user|-U)(?:=|[ \t]+)"#,
-                r#"(?:"[^"\s:]*:([^"\\]+)"|'[^'\s:]*:([^']+)'|"[^"\s]*":"([^"\\]+)"|[^\s:"']*:'([^'\n]+)'"#,
-                r#"|[^\s:"']*:"([^"\\\n]+)"|"([^"\s:]{8,}):"|'([^'\s:]{8,}):'|([^\s:"']{8,}):(?:[ \t]|$)"#,
-                r#"|[^\s:"']*:([^\s"'\\]+))"#,
-            ),
-        )
+        rule("basic_auth", concat!(r#"\bcurl\b(?:[^\n\\]|\\[^n\n]|\\\r?\n|\\n)*?[ \t](?:-u|--user|--proxy-user|-U)(?:=|[ \t]+)"#, r#"(?:"[^"\s:]*:([^"\\]+)"|'[^'\s:]*:([^']+)'|"[^"\s]*":"([^"\\]+)"|[^\s:"']*:'([^'\n]+)'"#, r#"|[^\s:"']*:"([^"\\\n]+)"|"([^"\s:]{8,}):"|'([^'\s:]{8,}):'|([^\s:"']{8,}):(?:[ \t]|$)"#, r#"|[^\s:"']*:([^\s"'\\]+))"#))
         .check(Check::Value),
         // BUNDLE_ENTERPRISE__CONTRIBSYS__COM=user:password (Sidekiq Enterprise gems).
-        rule(
-            "sidekiq_secret",
-            r#"(?i-u)\bBUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM\\?["']?[ \t]*(?:=|:)[ \t]*\\?["']?([a-f0-9]{8}:[a-f0-9]{8})\b"#,
-        )
+        rule("sidekiq_secret", r#"(?i-u)\bBUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM\\?["']?[ \t]*(?:=|:)[ \t]*\\?["']?([a-f0-9]{8}:[a-f0-9]{8})\b"#)
         .anchors("contribsys"),
         // `.dockercfg` / `.dockerconfigjson` of a registry Secret: base64 of registry auths.
-        rule(
-            "kubernetes_secret",
-            r#"\.docker(?:cfg|configjson)\\?["']?[ \t]*:[ \t]*\\?["']?([A-Za-z0-9+/]{16,}={0,3})"#,
-        )
+        rule("kubernetes_secret", r#"\.docker(?:cfg|configjson)\\?["']?[ \t]*:[ \t]*\\?["']?([A-Za-z0-9+/]{16,}={0,3})"#)
         .anchors("dockercfg|dockerconfigjson"),
         // `printf 'API_KEY=%s\n' 'VALUE' >> .env`: a value formatted into a key-named variable.
-        rule(
-            "named_secret",
-            concat!(
-                r#"\b(?:printf|echo)[ \t]+['"]?(?P<k>[A-Za-z0-9_]*(?i-u:key|token|secret|password|passwd))=%s[^\s'"]*['"]?"#,
-                r#"[ \t]+['"]?([A-Za-z0-9+/=_.~-]{16,})"#,
-            ),
-        )
+        rule("named_secret", concat!(r#"\b(?:printf|echo)[ \t]+['"]?(?P<k>[A-Za-z0-9_]*(?i-u:key|token|secret|password|passwd))=%s[^\s'"]*['"]?"#, r#"[ \t]+['"]?([A-Za-z0-9+/=_.~-]{16,})"#))
         .anchors("printf|echo")
         .check(Check::Random(3.5)),
-        rule(
-            "aws_secret_access_key",
-            concat!(
-                r#"(?i-u)(?:aws[_.-]?secret(?:[_.-]?access)?[_.-]?key|secret[_.-]?access[_.-]?key)\\?["']?[ \t]*(?:=>|:=|=|:|[ \t])"#,
-                r#"[ \t]*\\?["']?([A-Za-z0-9/+=]{40})(?:(?u:[^A-Za-z0-9/+=])|$)"#,
-            ),
-        ),
+        rule("aws_secret_access_key", concat!(r#"(?i-u)(?:aws[_.-]?secret(?:[_.-]?access)?[_.-]?key|secret[_.-]?access[_.-]?key)\\?["']?[ \t]*(?:=>|:=|=|:|[ \t])"#, r#"[ \t]*\\?["']?([A-Za-z0-9/+=]{40})(?:(?u:[^A-Za-z0-9/+=])|$)"#)),
     ]
 }

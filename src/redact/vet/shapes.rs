@@ -11,7 +11,7 @@ use super::Context;
 
 /// Shannon entropy of the bytes of `s`, in bits per byte. The logarithm is the `libm` crate's
 /// (musl's, as in the static image), not the system's: nothing else in the binary calls the
-/// system `libm`, and loading it cost `run` about 0.6 MiB of RSS.
+/// system `libm`, and loading it costs `run` resident memory (docs/performance.md).
 pub(super) fn entropy(s: &str) -> f64 {
     let mut counts = [0u32; 256];
     for b in s.bytes() {

@@ -1,6 +1,6 @@
 //! What redaction costs, for the numbers in bench notes: building the redactor, the first pass
-//! over the corpus (which compiles the rules it needs), and a steady-state pass. Ignored by
-//! default; run `cargo test --release --test redaction_cost -- --ignored --nocapture`.
+//! over the corpus (which compiles the rules it needs), and a steady-state pass:
+//! `cargo bench --bench redaction_cost`.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -22,9 +22,7 @@ fn corpus() -> Vec<String> {
         .collect()
 }
 
-#[test]
-#[ignore = "timing, for the release build"]
-fn print_costs() {
+fn main() {
     let texts = corpus();
     let bytes: usize = texts.iter().map(String::len).sum();
     let start = Instant::now();

@@ -6,13 +6,10 @@
 //! `--risk-rule CLASS=REGEX` and `--risk-allow-host HOST` values, parsed in `user`) and shared by
 //! reference; [`Attempt`] is what it classifies. Inside, `text` folds shell quoting into plain
 //! text within the byte budget, `rules` holds the built-in patterns (`paths` those for a written
-//! file's path), `syntax` reads them into syntax trees, `anchors` finds their anchor literals in
-//! a text and `engine` runs them,
-//! `hosts` decides whether a URL or a destination host is outside the allowlist, `fields` reads
-//! the input's JSON text only as far as the examined keys, `scan` walks the input's fields and
-//! keeps the most severe class found, and `memo` remembers, per
-//! thread, the class of recent attempts (keyed by the tool and the input's text as logged, or
-//! by exactly the text that would be examined).
+//! file's path) with their anchor literals, `engine` runs them over the shared
+//! `crate::matcher`, `hosts` decides whether a URL or a destination host is outside the
+//! allowlist, and `scan` walks the input's fields (parsed by `serde_json`) and keeps the most
+//! severe class found.
 //!
 //! Owns the class set and its order of severity ([`Risk::BUILTIN`]); a user class ranks below
 //! every built-in dangerous class, in the order the user gave. [`RiskRules::labels`] lists every
@@ -27,13 +24,11 @@
 //! Cost: runs per denial, never per line. The classifier examines at most
 //! [`MAX_EXAMINED_BYTES`] bytes of an attempt (its fields in a fixed order: commands, URLs,
 //! paths, written content, then the reason text) and copies them once into one buffer while
-//! folding quotes. Over each field it runs one pass of `anchors` for the rules' anchor words,
-//! then only the few rules whose anchors occur (the path of a file write meets the write-path
-//! rules the same way, and a `RegexSet` of user rules when there are any); a URL or destination
-//! host is parsed only
-//! when a rule says one matters. Each rule compiles the first time a text needs it. An attempt
-//! seen before on the thread (same tool and input text, same rules) is a memo lookup instead,
-//! before its JSON is even parsed. Every regex
+//! folding quotes. Over each field the matcher makes one pass for the rules' anchor literals,
+//! then runs only the few rules whose anchors occur (the path of a file write meets the
+//! write-path rules the same way, and a `RegexSet` of user rules when there are any); a URL or
+//! destination host is parsed only when a rule says one matters. Each rule compiles the first
+//! time a text needs it. Every regex
 //! runs in time linear in its input, so a classification is bounded by the byte budget whatever
 //! the input is.
 //!
@@ -48,15 +43,11 @@
 // The bench build (`--features bench-risk-bypass`) classifies nothing, leaving the rules unused.
 #![cfg_attr(feature = "bench-risk-bypass", allow(dead_code, unused_imports))]
 
-mod anchors;
 mod engine;
-mod fields;
 mod hosts;
-mod memo;
 mod paths;
 mod rules;
 mod scan;
-mod syntax;
 mod text;
 mod user;
 
@@ -211,26 +202,9 @@ pub enum Input<'a> {
 /// assert_eq!(rules.classify(&Attempt { tool: "Bash", input: None, reason: None }), Risk::Unknown);
 /// # Ok::<(), denials_exporter::risk::RiskRuleError>(())
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct RiskRules {
     user: user::UserRules,
-    /// Which rules these are, for the per-thread memo of recent attempts; clones share it.
-    id: u64,
-}
-
-/// The rules, without the memo identity: two sets built from the same flags print the same.
-impl std::fmt::Debug for RiskRules {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RiskRules")
-            .field("user", &self.user)
-            .finish()
-    }
-}
-
-/// A new [`RiskRules`] identity.
-fn next_rules_id() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Default for RiskRules {
@@ -244,7 +218,6 @@ impl RiskRules {
     pub fn builtin() -> RiskRules {
         RiskRules {
             user: user::UserRules::default(),
-            id: next_rules_id(),
         }
     }
 
@@ -259,7 +232,6 @@ impl RiskRules {
     {
         Ok(RiskRules {
             user: user::UserRules::parse(rules, allow_hosts)?,
-            id: next_rules_id(),
         })
     }
 
@@ -272,7 +244,7 @@ impl RiskRules {
             _ => Risk::None,
         };
         #[cfg(not(feature = "bench-risk-bypass"))]
-        scan::classify(&self.user, self.id, attempt)
+        scan::classify(&self.user, attempt)
     }
 
     /// The label value of `risk`: the built-in name, or the user class's name.

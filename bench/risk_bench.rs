@@ -1,8 +1,8 @@
-//! Micro-benchmark of the risk classifier, ignored by default: `bench/risk.sh` runs it in a
-//! release build. Prints nanoseconds per classification over the labelled corpus (every kind of
+//! Micro-benchmark of the risk classifier: `bench/risk.sh` runs it in a release build
+//! (`cargo bench --bench risk`). Prints nanoseconds per classification over the labelled corpus (every kind of
 //! attempt, dangerous and ordinary; each input as the JSON text it was logged as, the form the
 //! pipeline hands over), over its ordinary commands alone (what most denials are),
-//! with user rules, for attempts seen before (the per-thread memo), and over inputs at the byte
+//! with user rules, and over inputs at the byte
 //! budget (the worst case), after one warm-up pass that compiles the rules. Each figure is the best of seven runs in thread CPU time, so a loaded machine
 //! inflates it less than wall time would.
 //!
@@ -15,6 +15,7 @@ use std::hint::black_box;
 use denials_exporter::risk::{Attempt, Input, RiskRules, MAX_EXAMINED_BYTES};
 use serde_json::json;
 
+#[path = "../tests/risk_support/mod.rs"]
 mod risk_support;
 
 /// CPU time of this thread, in nanoseconds: unlike wall time, not inflated while other
@@ -31,9 +32,7 @@ fn thread_cpu_ns() -> u128 {
 }
 
 /// The best of `REPEATS` measurements of passes over `attempts`, one pass per rule set in
-/// `passes`, in CPU nanoseconds per classification. Distinct rule sets never share the
-/// per-thread memo of recent attempts, so every classification is a first sight; the same rule
-/// set in every pass measures attempts seen before.
+/// `passes`, in CPU nanoseconds per classification.
 fn ns_per_call(passes: &[RiskRules], attempts: &[Attempt<'_>]) -> f64 {
     const REPEATS: usize = 7;
     (0..REPEATS)
@@ -60,17 +59,13 @@ fn as_logged<'a>((case, text): (&'a risk_support::Case, &'a Option<String>)) -> 
     }
 }
 
-#[test]
-#[ignore = "a benchmark: run bench/risk.sh"]
-fn ns_per_classification() {
+fn main() {
     let rounds: usize = std::env::var("RISK_BENCH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(50);
-    let rules = RiskRules::builtin();
     let cases = risk_support::corpus();
-    // Inputs as the pipeline hands them over: the JSON text as logged, which the memo keys on
-    // before any parse.
+    // Inputs as the pipeline hands them over: the JSON text as logged.
     let logged: Vec<Option<String>> = cases
         .iter()
         .map(|c| c.input.as_ref().map(|v| v.to_string()))
@@ -114,8 +109,7 @@ fn ns_per_classification() {
     // Rule sets built outside the timed loops; one warm-up pass compiles the rules.
     let fresh: Vec<RiskRules> = (0..rounds).map(|_| RiskRules::builtin()).collect();
     let fresh_user: Vec<RiskRules> = (0..rounds).map(|_| user_rules()).collect();
-    let same = vec![rules; rounds];
-    ns_per_call(&same[..1], &all);
+    ns_per_call(&fresh[..1], &all);
     ns_per_call(&fresh_user[..1], &all);
     println!("| attempts | count | ns per classification |");
     println!("| --- | ---: | ---: |");
@@ -128,7 +122,6 @@ fn ns_per_classification() {
             &all[..],
             &fresh_user[..],
         ),
-        ("whole corpus, seen before (memo)", &all[..], &same[..]),
         (
             "16 KiB command / script (worst case)",
             &long[..],
