@@ -356,6 +356,8 @@ fn describe_run(r: &RunStats, out: &mut impl Emit) {
         f::STATE_ENTRIES_DROPPED,
         r.follow.state_entries_dropped as f64,
     );
+    out.single(f::LOST_FILES, r.follow.lost_files as f64);
+    out.single(f::LOST_BYTES, r.follow.lost_bytes as f64);
     out.single(f::WATCHER_ERRORS, r.watcher_errors as f64);
     out.single(f::WATCHER_FALLBACKS, r.watcher_fallbacks as f64);
     out.single(f::WATCH_REARMS, r.watch_rearms as f64);

@@ -230,6 +230,18 @@ pub struct FileState {
     /// restart): a new file there continues it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_path: Option<String>,
+    /// The bytes before where reading stopped, when known: what tells this file's `.gz` from
+    /// another roll of its log with the same first bytes ([`paths::locate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge: Option<Edge>,
+    /// The file's size when this entry was saved, when larger than `offset`: bytes written and
+    /// not yet read, lost if the file is gone at the restart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// It was rotated (renamed away, or deleted while open) when saved: read to its end, its
+    /// writer had moved on, and its being gone at the restart loses nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rotated: bool,
 }
 
 impl FileState {
@@ -275,6 +287,13 @@ pub struct FollowStats {
     pub compressed_finished: u64,
     /// State entries dropped at a restart: no file in their directory had their identity.
     pub state_entries_dropped: u64,
+    /// State entries whose file was gone at a restart before it was read to its end (deleted
+    /// by its rotation, or with its pod, while the exporter was down): their unread lines are
+    /// lost.
+    pub lost_files: u64,
+    /// Bytes known written to those files and not read: a lower bound, as what was written
+    /// after the last state write is not known.
+    pub lost_bytes: u64,
 }
 
 /// One followed file.

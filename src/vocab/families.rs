@@ -219,6 +219,18 @@ pub const STATE_ENTRIES_DROPPED: Family = family(
     "State-file entries dropped at a restart: no file in their directory had their identity.",
     Counter,
 );
+pub const LOST_FILES: Family = family(
+    "denials_exporter_lost_files_total",
+    "State-file entries whose file was gone at a restart before it was read to its end (deleted \
+     by its rotation, or with its pod, while the exporter was down): their unread lines are lost.",
+    Counter,
+);
+pub const LOST_BYTES: Family = family(
+    "denials_exporter_lost_bytes_total",
+    "Bytes known written to the files of denials_exporter_lost_files_total and never read: a \
+     lower bound, as what was written after the last state write is not known.",
+    Counter,
+);
 pub const WATCHER_ERRORS: Family = family(
     "denials_exporter_watcher_errors_total",
     "inotify errors and queue overflows.",
@@ -330,7 +342,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 56] = [
+pub const ALL: [Family; 58] = [
     DENIALS,
     DENIAL_RISKS,
     EXECUTIONS,
@@ -367,6 +379,8 @@ pub const ALL: [Family; 56] = [
     FILE_ERRORS,
     COMPRESSED_FILES,
     STATE_ENTRIES_DROPPED,
+    LOST_FILES,
+    LOST_BYTES,
     WATCHER_ERRORS,
     WATCHER_FALLBACKS,
     WATCH_REARMS,

@@ -39,6 +39,7 @@ impl Follower {
     /// first files).
     pub(super) fn resume_rotated(&mut self, sink: &mut impl Sink) -> usize {
         let entries = std::mem::take(&mut self.restored);
+        let lost = (self.stats.lost_files, self.stats.lost_bytes);
         let before = self.files.len();
         let mut lookup = Lookup::default();
         for entry in entries {
@@ -57,6 +58,14 @@ impl Follower {
             }
         }
         self.restored.clear(); // what open() did not take did not fit, and it said so
+        let (files, bytes) = (
+            self.stats.lost_files - lost.0,
+            self.stats.lost_bytes - lost.1,
+        );
+        if files > 0 {
+            warn!(files, at_least_bytes = bytes,
+                  "files deleted before they were read to their end (rotated away, or removed with their pod, while the exporter was down): their unread lines are lost");
+        }
 
         // Files rotated away while we were down are older than any the globs match: read them
         // first.
@@ -76,6 +85,14 @@ impl Follower {
                   "state entry no longer fits its file (rewritten or truncated, or its inode reused by a new file); dropped");
         } else {
             info!(path = %entry.path, "state entry for a file that is gone (no file in its directory has its identity); dropped");
+            let unread = entry
+                .size
+                .unwrap_or(entry.offset)
+                .saturating_sub(entry.offset);
+            if !(entry.rotated && unread == 0) {
+                self.stats.lost_files += 1;
+                self.stats.lost_bytes += unread;
+            }
         }
         if let Some(fragment) = entry.fragment.clone() {
             self.keep_entry_fragment(&entry, fragment, sink);
@@ -154,6 +171,7 @@ impl Follower {
         let size = meta.len();
         let mut offset = None;
         let mut resumed_fragment = None;
+        let mut edge = None;
         let mut first_path = path.to_path_buf();
         if let Some(i) = self.restored.iter().position(|e| e.inode == inode) {
             let entry = &self.restored[i];
@@ -163,6 +181,7 @@ impl Follower {
                 // (the order they were read in), which is also the order of their rotations.
                 let entry = self.restored.remove(i);
                 offset = Some(entry.offset);
+                edge = entry.edge;
                 resumed_fragment = entry.fragment.clone().map(|f| (entry.offset, f));
                 // Found under its rotated name, it is still the file of the path it was
                 // followed under: a new file there continues it (rename + create while down).
@@ -217,7 +236,7 @@ impl Follower {
             buffer,
             read_pos: offset,
             size,
-            edge: None,
+            edge,
             rotated,
             drained_since: None,
             head_unjudged: offset == 0,

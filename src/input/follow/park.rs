@@ -192,6 +192,9 @@ fn find(f: &Followed, lookup: &mut Lookup) -> Option<PathBuf> {
         fragment: None,
         sequence_path: None,
         first_path: None,
+        edge: None,
+        size: None,
+        rotated: false,
     };
     match locate(&entry, lookup) {
         Located::Plain(path, _) => Some(path),

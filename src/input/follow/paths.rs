@@ -21,7 +21,7 @@ use std::time::SystemTime;
 use tracing::warn;
 
 use super::FileState;
-use crate::input::compressed::decompressed_head;
+use crate::input::compressed::{decompressed_head, holds_edge};
 use crate::input::identity::Inode;
 use crate::input::roll::{self, Directions, Sequence};
 use crate::input::watch::Root;
@@ -291,8 +291,13 @@ fn find(entry: &FileState, dirs: &[PathBuf], lookup: &mut Lookup) -> Option<Loca
         {
             continue;
         }
-        // The head was read from this very file; the name must still lead to it.
+        // The head was read from this very file; the name must still lead to it. Rolls of one
+        // log may all begin alike: the bytes where reading stopped must be there too, else this
+        // is a later roll, and reading it from the entry's offset would skip what it holds.
         if let Some(file) = open_as(path, (inode, meta.len())) {
+            if entry.edge.is_some_and(|edge| !holds_edge(&file, &edge)) {
+                continue;
+            }
             lookup.taken.insert(inode);
             return Some(Located::Compressed(path.clone(), file));
         }

@@ -38,6 +38,9 @@ impl Follower {
                         .then(|| f.sequence_path.to_string_lossy().into_owned()),
                     first_path: (f.first_path != f.path)
                         .then(|| f.first_path.to_string_lossy().into_owned()),
+                    edge: f.edge.filter(|e| e.offset == f.read_pos),
+                    size: (f.size > f.buffer.committed()).then_some(f.size),
+                    rotated: f.rotated,
                 };
                 (f.id, state)
             })
