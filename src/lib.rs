@@ -8,15 +8,21 @@
 //!   JSON by hand. Uses nothing.
 //! * [`vocab`]: what every stage says: reasons, label names, line outcomes, the counter set, the
 //!   metric families' names and help texts, the audit record. Uses nothing.
+//! * [`risk`]: the risk class of what a denial attempted, from its tool input or reason text: a
+//!   pure function of its rules, which [`config`] checks the user's rules with and [`account`]
+//!   calls for every denial.
+//! * [`memory`], [`build_info`], `sched` and `signal`: process helpers that know no stage.
 //! * [`cli`] and [`config`]: the flags, then the checked [`config::Config`] and
 //!   [`config::RunConfig`].
 //! * [`redact`] is applied to every string that leaves; [`logging`] is the exporter's own log.
 //! * [`input`] turns files (and container framing) into complete application lines with where
-//!   they came from. It never parses JSON.
+//!   they came from. It never parses JSON, and uses no other module: what it needs of the
+//!   configuration it is given.
 //! * [`decode`] turns one line into a typed [`decode::Event`], or nothing. Pure; no state.
 //! * [`account`] is the only writer of counting state: dedup, reconciliation of mid-stream
-//!   denials against execution records, label bounds, the counter values themselves, and the
-//!   redacted audit records.
+//!   denials against execution records, label bounds, risk classes, the counter values
+//!   themselves, and the audit records and exemplars (redacted, or handed raw to the audit
+//!   writer thread to redact).
 //! * [`audit`] writes the audit stream; [`pipeline`] glues one chunk of bytes through input,
 //!   decode and account on one thread, and hands the records to the audit writer.
 //! * What reads the counts: [`exposition`] (one writer per format) and [`web`] (the HTTP server).

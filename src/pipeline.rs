@@ -5,7 +5,9 @@
 //! ([`Source`]: pending container partials, which outcomes were already logged), one per file the
 //! follower reports (it is the follower's [`Sink`]). Both commands drive it: `replay` from a
 //! reader, `run` from the follower, always on one thread, so the counting state and the offsets
-//! the caller commits describe the same lines.
+//! the caller commits describe the same lines. Also owns which JSON strings make a line worth
+//! decoding: the configured names and the fixed ones of the other formats, given to the
+//! prefilter.
 //!
 //! **Not here:** reading files and offsets ([`crate::input`]), what a line means
 //! ([`crate::decode`]), counting rules ([`crate::account`]).
@@ -21,7 +23,7 @@ use tracing::warn;
 
 use crate::account::{Accountant, LineSource};
 use crate::audit::AuditWriter;
-use crate::config::Config;
+use crate::config::{Config, Fields};
 use crate::decode::{self, Skip};
 use crate::input::follow::{FileId, Opened, Sink};
 use crate::input::frame::{self, ChunkJoiner, Joined, SavedPartial};
@@ -92,12 +94,27 @@ pub struct Pipeline {
     restored: HashMap<Inode, SourceState>,
 }
 
+/// The JSON strings a line must hold to be worth decoding ([`Prefilter`]): the configured event
+/// and record message, and the fixed names of stream-json frames and results
+/// (`permission_denied`, `permission_denials`), Claude Code's hook input (`PermissionDenied`) and
+/// the agent CLI (`input_summary`).
+fn candidate_tokens(fields: &Fields) -> [&str; 6] {
+    [
+        &fields.denied_event,
+        &fields.completed_message,
+        "permission_denied",
+        "permission_denials",
+        "PermissionDenied",
+        "input_summary",
+    ]
+}
+
 impl Pipeline {
     /// `keep_audit`: how many of the latest audit records [`Pipeline::take_kept`] returns.
     pub fn new(accountant: Accountant, audit: Option<AuditWriter>, keep_audit: usize) -> Pipeline {
         let mut accountant = accountant;
         accountant.set_auditing(audit.is_some() || keep_audit > 0);
-        let prefilter = Prefilter::new(&accountant.config().fields);
+        let prefilter = Prefilter::new(&candidate_tokens(&accountant.config().fields));
         Pipeline {
             accountant,
             prefilter,

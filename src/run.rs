@@ -122,6 +122,7 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
         stop: stop_reading.clone(),
         rotated_grace: crate::input::follow::ROTATED_GRACE,
         read_chunk_bytes: crate::input::follow::READ_CHUNK_BYTES,
+        max_file_series: settings.max_file_series,
     };
     let mut accountant = Accountant::with_state(config, account_state);
     accountant.set_exemplars(true); // `/metrics` serves them in OpenMetrics
@@ -169,8 +170,7 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
             .name("reader".into())
             .spawn(move || {
                 shared.healthy.store(true, Ordering::Release);
-                let mut follower = Follower::new(follow_config, file_states, orphans, fresh);
-                follower.set_max_file_series(settings.max_file_series);
+                let follower = Follower::new(follow_config, file_states, orphans, fresh);
                 let watch = Watch::new(Arc::new(move |event| {
                     let _ = wake_tx.send(Wake::Fs(event));
                 }));
@@ -297,7 +297,8 @@ fn check_globs(patterns: &[String], faults: &mut Faults) {
 /// thread does the rest), and a pool for the blocking answers, every one of them asking for a
 /// short CPU slice. A single-threaded runtime, not a multi-threaded one with one worker: the
 /// same concurrency, one thread fewer, and none of the work-stealing scheduler, whose task
-/// statistics alone made the binary load `libm` (about 0.6 MiB of `run`'s RSS on glibc).
+/// statistics alone made the binary load `libm` (what that cost `run`'s RSS is in
+/// docs/performance.md).
 fn start_runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .on_thread_start(prefer_low_latency)

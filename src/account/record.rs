@@ -8,20 +8,28 @@
 //! spend by model ([`super::spend`]), mid-stream denials ([`super::Accountant::apply`]).
 //!
 //! A record decides the risk class of its revealed denials from their inputs, and of the
-//! execution's mid-stream denials that waited for it ([`super::attempts`]).
+//! execution's mid-stream denials that waited for it ([`super::risk_book`]).
 //!
 //! Cold: per record line.
 
-use super::attempts::{Decided, Decision};
-use super::auditing::CountedDenial;
+use super::audit_builder::{CountedDenial, Ids};
 use super::digest::Digest;
 use super::labels::LabelName;
 use super::reconcile::{Execution, PendingRisk, Revelation};
+use super::risk_book::Decision;
 use super::totals::{increase, tokens_array, Totals};
-use super::{admit, label_value, spend, Accountant, LineSource};
+use super::{admit, label_value, spend, Accountant, Decided, LineSource};
 use crate::decode::Record;
 use crate::vocab::counters::{self as metrics, saturating_add, ModelSeries, WorkflowSeries};
 use crate::vocab::{LineOutcome, Origin, Reason};
+
+/// What reconciling a record against its execution found.
+struct Reconciled {
+    /// What it adds; `None` when it repeats its execution's last record exactly.
+    change: Option<RecordChange>,
+    /// The execution's mid-stream denials whose class waited for this record, by tool use id.
+    waiting: Vec<(Digest, PendingRisk)>,
+}
 
 /// What a record adds to the counts, beyond what its execution's earlier lines counted.
 struct RecordChange {
@@ -48,7 +56,7 @@ impl Accountant {
             denials: 0,
             records: 0,
         };
-        let (change, pending) = self.reconcile_record(&record, &current);
+        let Reconciled { change, waiting } = self.reconcile_record(&record, &current);
         let at = Decided {
             time,
             execution_id: record.execution_id.as_deref(),
@@ -63,17 +71,12 @@ impl Accountant {
             }
             None => LineOutcome::Duplicate,
         };
-        self.decide_pending(pending, &record.denials, at);
+        self.decide_pending(waiting, &record.denials, at);
         outcome
     }
 
-    /// What `record` adds, or `None` when it repeats its execution's last record exactly; and
-    /// the execution's denials whose class waited for this record.
-    fn reconcile_record(
-        &mut self,
-        record: &Record,
-        current: &Totals,
-    ) -> (Option<RecordChange>, Vec<(Digest, PendingRisk)>) {
+    /// What `record` adds, and the execution's denials whose class waited for it.
+    fn reconcile_record(&mut self, record: &Record, current: &Totals) -> Reconciled {
         let (budget, max_tools) = (
             self.config.limits.max_denials_per_record,
             self.config.limits.max_tools,
@@ -91,52 +94,60 @@ impl Accountant {
                 previous,
                 workflow: record.workflow.clone(),
             };
-            return (Some(change), Vec::new());
+            return Reconciled {
+                change: Some(change),
+                waiting: Vec::new(),
+            };
         };
         let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
-        let ((change, pending), evicted) =
-            self.state.executions.with(id, clock, cap, |execution| {
-                let pending: Vec<(Digest, PendingRisk)> =
-                    std::mem::take(&mut execution.pending).into_iter().collect();
-                let revealed = execution.reveal(&record.denials, budget, &mut admit_tool);
-                let denials_now = execution.denials_counted();
-                let previous = execution.last;
-                let repeated = revealed.revealed.is_empty()
-                    && revealed.clamped == 0
-                    && previous.records > 0
-                    && Totals {
-                        denials: previous.denials,
-                        records: previous.records,
-                        ..*current
-                    } == previous;
-                if repeated {
-                    return (None, pending);
-                }
-                execution.last = Totals {
-                    denials: denials_now,
-                    records: previous.records + 1,
+        let (reconciled, evicted) = self.state.executions.with(id, clock, cap, |execution| {
+            let waiting: Vec<(Digest, PendingRisk)> =
+                std::mem::take(&mut execution.pending).into_iter().collect();
+            let revealed = execution.reveal(&record.denials, budget, &mut admit_tool);
+            let denials_now = execution.denials_counted();
+            let previous = execution.last;
+            let repeated = revealed.revealed.is_empty()
+                && revealed.clamped == 0
+                && previous.records > 0
+                && Totals {
+                    denials: previous.denials,
+                    records: previous.records,
                     ..*current
+                } == previous;
+            if repeated {
+                return Reconciled {
+                    change: None,
+                    waiting,
                 };
-                if let Some(w) = &record.workflow {
-                    // Kept in the state file: never a value that holds a secret.
-                    execution.workflow = Some(label_value(w).to_string());
-                }
-                let workflow = record
-                    .workflow
-                    .clone()
-                    .or_else(|| execution.workflow.clone());
-                let spend = spend::record_spend(&mut execution.models, record, &previous, current);
-                let change = RecordChange {
-                    revealed,
-                    previous,
-                    denials_now,
-                    workflow,
-                    spend,
-                };
-                (Some(change), pending)
-            });
+            }
+            execution.last = Totals {
+                denials: denials_now,
+                records: previous.records + 1,
+                ..*current
+            };
+            if let Some(w) = &record.workflow {
+                // Kept in the state file: never a value that holds a secret.
+                execution.workflow = Some(label_value(w).to_string());
+            }
+            let workflow = record
+                .workflow
+                .clone()
+                .or_else(|| execution.workflow.clone());
+            let spend = spend::record_spend(&mut execution.models, record, &previous, current);
+            let change = RecordChange {
+                revealed,
+                previous,
+                denials_now,
+                workflow,
+                spend,
+            };
+            Reconciled {
+                change: Some(change),
+                waiting,
+            }
+        });
         self.state.metrics.evicted_cap += evicted;
-        (change, pending)
+        reconciled
     }
 
     /// Counts what a record adds: its revealed denials (as `reason="unknown"`), one execution,
@@ -159,18 +170,22 @@ impl Accountant {
         let m = &mut self.state.metrics;
         m.denials_clamped = m.denials_clamped.saturating_add(clamped);
         let workflow = self.workflow_label(workflow.as_deref(), source);
+        // The execution id is shown (redacted) once for the whole record.
+        let mut ids = Ids::new(record.execution_id.as_deref(), None);
         for denial in &revealed {
-            let risk = self.classify(&denial.tool, denial.attempted.as_ref(), None);
+            let risk = self
+                .risks
+                .classify(&denial.tool, denial.attempted.as_ref(), None);
+            ids.with_tool_use(denial.tool_use_id.as_deref());
             self.book(
                 &denial.tool,
                 Decision::Now(risk),
+                &mut ids,
                 CountedDenial {
                     time,
                     tool: &denial.tool,
                     workflow: &workflow,
                     reason: Reason::Unknown,
-                    execution_id: record.execution_id.as_deref(),
-                    tool_use_id: denial.tool_use_id.as_deref(),
                     reason_text: None,
                     input_summary: denial.input_summary.as_deref(),
                     source: source.path,
@@ -180,12 +195,13 @@ impl Accountant {
                 },
             );
         }
+        ids.with_tool_use(None);
         let spend: Vec<(String, ModelSeries)> = spend
             .into_iter()
             .map(|(model, mut s)| {
                 if s.cost_usd > 0.0 {
-                    s.cost_exemplar =
-                        self.exemplar(record.execution_id.as_deref(), None, s.cost_usd, time);
+                    let tally = &mut self.state.metrics.redactions;
+                    s.cost_exemplar = self.shows.exemplar(&mut ids, s.cost_usd, time, tally);
                 }
                 (self.label(LabelName::Model, &model), s)
             })

@@ -6,7 +6,7 @@
 //! a field past it is replaced whole by `<tool name of 1048576 bytes>`, before any scan: the
 //! marker carries its length and no byte of its content, so no prefix of a secret can show, and
 //! what a field costs is bounded by its bound, not by the line (a 1 MB tool name used to cost
-//! a 1 MB scan for each denial that carried it, 25 times the cost of counting it).
+//! a 1 MB scan for each denial that carried it: docs/performance.md, "Hostile input").
 //!
 //! The bounds: names and ids (tool name, execution id, tool use id) at the label bound,
 //! [`MAX_LABEL_BYTES`], past which a tool is counted as `invalid`; free texts (decision reason,

@@ -1,5 +1,7 @@
 //! Accountant tests: sequences of decoded lines → counter values.
 
+mod risk;
+
 use super::*;
 use crate::config::Fields;
 use crate::decode;
@@ -249,8 +251,9 @@ fn sums_stay_finite_and_the_state_round_trips() {
     assert_eq!(&back, a.state());
 }
 
-/// One 53 KB completed line claimed 20,000,000 denials (2,000 tools × 1e15, a cap per tool):
-/// 1.9 GiB and 8.5 s. A record now reveals at most its budget, as counts, in one step.
+/// One 53 KB completed line claims 20,000,000 denials (2,000 tools × 1e15, a cap per tool); it
+/// once cost gigabytes (docs/performance.md, "Hostile input"). A record reveals at most its
+/// budget, as counts, in one step.
 #[test]
 fn a_record_claiming_absurd_counts_is_clamped_and_counted() {
     let tools: Vec<String> = (0..2000).map(|i| format!("\"t{i}\":1e15")).collect();
@@ -423,4 +426,71 @@ fn exemplars_are_kept_only_when_asked_and_redacted() {
         (cost.execution_id.as_deref(), cost.value),
         (Some("e1"), 0.5)
     );
+}
+
+/// What the redactor replaced, all kinds summed: one per secret redacted.
+fn redactions(a: &Accountant) -> u64 {
+    a.metrics().redactions.values().sum()
+}
+
+#[test]
+fn each_id_is_redacted_once_per_line_whatever_shows_it() {
+    let execution = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let tool_use = |k: u32| format!("ghp_{k}A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r");
+    // A mid-stream denial classified at once (no tool use id to wait on): its execution id
+    // shows in the exemplars of both counters and in its audit record.
+    let denial = format!(
+        r#"{{"executionId":"{execution}","workflow":"review","event":"agent.permission.denied","toolName":"Bash","decisionReasonType":"hook","decisionReason":"no"}}"#
+    );
+    // A record revealing two denials with their inputs (classified at once), and spend: its
+    // execution id shows in four exemplars, a model's cost exemplar and two audit records.
+    let record = format!(
+        r#"{{"executionId":"{execution}","workflow":"review","modelUsage":{{"m":{{"inputTokens":1,"costUSD":0.5}}}},"permissionDenials":[{{"toolName":"Edit","toolUseId":"{}","toolInput":{{"file_path":"a"}}}},{{"toolName":"Read","toolUseId":"{}","toolInput":{{"file_path":"b"}}}}],"msg":"Claude Agent SDK execution completed"}}"#,
+        tool_use(1),
+        tool_use(2)
+    );
+    let mut a = Accountant::new(Config::default());
+    a.set_exemplars(true);
+    let feed = |a: &mut Accountant, line: &str| {
+        let event = decode::decode(line.as_bytes(), &Fields::default()).unwrap();
+        let source = LineSource {
+            path: "-",
+            path_workflow: None,
+        };
+        a.apply(event, source);
+    };
+    feed(&mut a, &denial);
+    assert_eq!(redactions(&a), 1, "the denial's execution id, once");
+    feed(&mut a, &record);
+    assert_eq!(
+        redactions(&a),
+        1 + 1 + 2,
+        "the record's execution id once, each tool use id once"
+    );
+    // Each shows redacted wherever it shows.
+    let audit = a.take_audit();
+    assert_eq!(audit.len(), 3);
+    for record in &audit {
+        let id = record.execution_id.as_deref().unwrap();
+        assert!(id.starts_with("[REDACTED:"), "{id}");
+    }
+    let m = a.metrics();
+    let exemplars = m
+        .denial_exemplars
+        .values()
+        .chain(m.denial_risk_exemplars.values());
+    for exemplar in exemplars {
+        let id = exemplar.execution_id.as_deref().unwrap();
+        assert!(id.starts_with("[REDACTED:"), "{id}");
+        if let Some(tool_use) = exemplar.tool_use_id.as_deref() {
+            assert!(tool_use.starts_with("[REDACTED:"), "{tool_use}");
+        }
+    }
+    let cost = m.workflows["review"].models["m"].cost_exemplar.as_ref();
+    assert!(cost
+        .unwrap()
+        .execution_id
+        .as_deref()
+        .unwrap()
+        .starts_with("[REDACTED:"));
 }

@@ -25,17 +25,20 @@
 //! the files an inotify event named, those a paced sweep looks at (the ones inotify does not
 //! watch reliably), rotated files until they are let go; every file after a scan when polling.
 //! Past the open files limit, files read to their end are closed (parked) and opened again when
-//! they change, so any number of files is read in turn. Offsets advance only past complete lines ([`LineBuffer`]), and everything
+//! they change, so any number of files is read in turn. Offsets advance only past complete
+//! lines ([`LineBuffer`](super::chunk::LineBuffer)), and everything
 //! read is handed to a [`Sink`] on this same thread before the offset moves, so the stage above
 //! can keep its counters and these offsets describing the same lines.
 //!
-//! The parts, in the order a wake-up meets them:
+//! [`Followed`] is one file and what it does by itself (notice a truncation, sign its first
+//! bytes, give back and take again its descriptor, say its lag and its state entry); the
+//! [`Follower`] is the set of them: their order, predecessors and rejoins, the descriptor
+//! budget, which to read. The follower's parts, in the order a wake-up meets them:
 //!
 //! * [`paths`]: which paths the globs match, oldest first; where a rotated file went.
 //! * [`open`]: starting to follow a file, fresh or from its state entry, or, at a restart,
 //!   wherever in its directory the entry's file now is.
 //! * [`finish`]: a state entry's file found only compressed, read from its `.gz`.
-//! * [`truncation`]: noticing that a followed file was truncated or rewritten.
 //! * [`pass`]: one pass over the followed files: which to read, parked ones opened again.
 //! * [`park`]: closing files read to their end past the descriptor budget, opening them again
 //!   when they change.
@@ -46,15 +49,18 @@
 //! * [`report`]: what the follower shows of itself between reads: its state-file entries and
 //!   its counters.
 //!
-//! A leaf: it knows files and bytes, never JSON, counters or HTTP. **Not here:** inotify
-//! plumbing and the loop (`crate::run`), what lines mean (the [`Sink`]).
+//! It knows files and bytes, never JSON, counters or HTTP. **Not here:** inotify
+//! ([`super::watch`]: the follower is told which paths an event named, [`Follower::touch`], and
+//! which directories are watched reliably, [`Follower::watch_with`]), the loop that wakes it
+//! (`crate::run`), what lines mean (the [`Sink`]).
 //!
 //! Cold per wake-up (one `fstat` per file due, plus ≤1 KiB signature reads; nothing per file
-//! not due); per scan, a few `stat`s per matching path and a sort of the paths; hot inside [`Follower::read_all`] and
-//! [`Follower::read_due`].
+//! not due); per scan, a few `stat`s per matching path and a sort of the paths; hot inside
+//! [`Follower::read_all`] and [`Follower::read_due`].
 
 mod drain;
 mod finish;
+mod followed;
 mod hot;
 mod open;
 mod park;
@@ -62,29 +68,27 @@ mod pass;
 mod paths;
 mod report;
 mod sweep;
-mod truncation;
 
 use std::collections::BTreeSet;
-use std::fs::{self, File};
+use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tracing::debug;
 
-use super::chunk::LineBuffer;
 use super::identity::{Edge, Inode, Signature};
 use super::rejoin::{Orphan, MAX_ORPHANS};
-use super::roll::{self, Directions, Sequence};
+use super::roll::{self, Directions};
 use super::watch::Root;
+use followed::Followed;
 use open::fd_budget;
 pub use paths::watch_root;
 use paths::{is_symlink, matching_paths, Stat};
 pub use report::LagKey;
-use truncation::check_truncation;
 
 /// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
 /// was appended since the last wake-up, and many files must stay cheap.
@@ -155,6 +159,10 @@ pub struct FollowConfig {
     /// Bytes asked for per read ([`READ_CHUNK_BYTES`]; the model test uses less, so that lines
     /// straddle reads, and an unoptimised build does not spend its time zeroing buffers).
     pub read_chunk_bytes: usize,
+    /// How many files (those with the most lag) [`Follower::stats`] names; the others are
+    /// summed, so a directory of thousands of rolls does not make thousands of series
+    /// (`--max-file-series`).
+    pub max_file_series: usize,
 }
 
 #[cfg(test)]
@@ -168,6 +176,7 @@ impl FollowConfig {
             stop: Arc::new(AtomicBool::new(false)),
             rotated_grace,
             read_chunk_bytes: 1024,
+            max_file_series: usize::MAX,
         }
     }
 }
@@ -296,54 +305,6 @@ pub struct FollowStats {
     pub lost_bytes: u64,
 }
 
-/// One followed file.
-#[derive(Debug)]
-struct Followed {
-    id: FileId,
-    path: PathBuf,
-    /// The path it was first followed under (what a rename + create reuses).
-    first_path: PathBuf,
-    /// The name that places it in a roll sequence (a symlink's target).
-    sequence_path: PathBuf,
-    sequence: Option<Sequence>,
-    /// Its descriptor; `None` while parked ([`park`]): read to its end and closed, to be opened
-    /// again when a stat or an event says it changed.
-    file: Option<File>,
-    /// Modification time when it was parked: with the size, what says a parked file changed.
-    parked_mtime: Option<SystemTime>,
-    /// Parked, rotated, and found nowhere: only its grace period is left.
-    vanished: bool,
-    /// Read at the next pass: an event named it, or the sweep or a scan asked
-    /// ([`sweep`]).
-    due: bool,
-    /// inotify watches its directory reliably: the sweep leaves it to the events.
-    watched: bool,
-    /// When it was last read from or opened, in [`Follower`] ticks: the least recently active
-    /// open file is parked first.
-    active: u64,
-    inode: Inode,
-    signature: Signature,
-    buffer: LineBuffer,
-    /// Position of the descriptor: bytes read from the file so far.
-    read_pos: u64,
-    /// Last size seen by fstat.
-    size: u64,
-    /// The bytes before `read_pos` when reading last stopped, checked on every scan.
-    edge: Option<Edge>,
-    /// The path no longer leads here (renamed away or deleted).
-    rotated: bool,
-    /// When a rotated file was first seen at its end without growth.
-    drained_since: Option<Instant>,
-    /// Read from 0 and its first line not yet judged against a predecessor's fragment.
-    head_unjudged: bool,
-    /// A successor's head was judged against this file's fragment.
-    superseded: bool,
-    /// The fragment of the state entry it was resumed from, at that offset: what a state
-    /// written before it is read again must keep (the bytes are in the file, not yet in the
-    /// buffer).
-    resumed_fragment: Option<(u64, Vec<u8>)>,
-}
-
 /// Follows the files matching the patterns.
 #[derive(Debug)]
 pub struct Follower {
@@ -368,8 +329,6 @@ pub struct Follower {
     compressed: BTreeSet<Inode>,
     /// Followed files whose first bytes were signed after they were opened empty.
     identities: u64,
-    /// Files that get a lag series of their own ([`Follower::set_max_file_series`]).
-    max_file_series: usize,
     /// Followed files holding a descriptor (not parked).
     open_count: usize,
     /// A budget lower than the open files limit gives (the model test's, to park often).
@@ -412,7 +371,6 @@ impl Follower {
             fd_budget: fd_budget(),
             compressed: BTreeSet::new(),
             identities: 0,
-            max_file_series: crate::cli::defaults::MAX_FILE_SERIES,
             open_count: 0,
             fd_cap: usize::MAX,
             ticks: 0,
@@ -425,11 +383,10 @@ impl Follower {
         }
     }
 
-    /// How many files (those with the most lag) [`Follower::stats`] names; the others are
-    /// summed, so a directory of thousands of rolls does not make thousands of series.
-    /// `run` passes `--max-file-series` here; without it the flag's default applies.
+    /// Names at most `n` files in [`Follower::stats`] from now on (a test's).
+    #[cfg(test)]
     pub fn set_max_file_series(&mut self, n: usize) {
-        self.max_file_series = n;
+        self.config.max_file_series = n;
     }
 
     /// Holds at most `n` files open at once, whatever the open files limit (the model test's).
@@ -507,16 +464,8 @@ impl Follower {
                 continue;
             }
             if let Some(&i) = by_inode.get(&inode) {
-                let f = &mut self.files[i];
-                if f.rotated {
-                    f.rotated = false; // it came back under a matching name
-                    f.drained_since = None;
-                }
-                if f.path != path && !is_symlink(&path) {
-                    // Named as open() names it, so that it is in the sequence it was learned in.
-                    f.sequence_path = fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-                    f.sequence = Sequence::of(&f.sequence_path);
-                    f.path = path; // a rename keeps the offset; remember the new name
+                let symlink = is_symlink(&path);
+                if self.files[i].found_at(path, symlink) {
                     self.mark_due(i);
                     renamed.push(i);
                     self.changes += 1;
@@ -556,7 +505,7 @@ impl Follower {
         self.count_unwatched();
         // Files inotify watches are checked when an event names them.
         for f in self.files.iter_mut().filter(|f| !f.watched) {
-            if check_truncation(f, &mut self.stats, true) {
+            if f.check_truncation(&mut self.stats, true) {
                 sink.reset(f.id);
             }
         }
@@ -571,21 +520,15 @@ impl Follower {
         if f.file.take().is_some() {
             self.open_count -= 1;
         }
-        f.buffer.consume();
-        if let Some(fragment) = f.buffer.tail().map(<[u8]>::to_vec) {
-            if f.superseded {
-                sink.unterminated(f.id, &fragment);
+        let (id, superseded) = (f.id, f.superseded);
+        if let Some(orphan) = f.into_orphan(&self.directions) {
+            if superseded {
+                sink.unterminated(id, &orphan.fragment);
             } else {
-                let orphan = Orphan {
-                    path: f.first_path.clone(),
-                    sequence_path: f.sequence_path.clone(),
-                    fragment,
-                    direction: f.sequence.as_ref().and_then(|s| self.directions.known(s)),
-                };
                 self.keep_orphan(orphan, sink);
             }
         }
-        sink.closed(f.id);
+        sink.closed(id);
     }
 
     /// A file a glob matched turned out compressed: it is skipped, and counted once.

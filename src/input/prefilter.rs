@@ -1,12 +1,10 @@
 //! Picks the few lines worth decoding, with one multi-literal search over a whole chunk.
 //!
 //! Almost every executor line is not a denial. Instead of splitting a chunk into lines and
-//! parsing each, the [`Prefilter`] searches the chunk for the JSON string tokens that a relevant
-//! line must hold, quotes included, derived from the configured names: `"agent.permission.denied"`
-//! (the event), `"Claude Agent SDK execution completed"` (the record's message),
-//! `"permission_denied"` and `"permission_denials"` (stream-json frames and results),
-//! `"PermissionDenied"` (Claude Code's hook input) and `"input_summary"` (the agent CLI). The
-//! quotes matter: agents grep for `permission_denials`, edit `…_permission_denials.sql` and
+//! parsing each, the [`Prefilter`] searches the chunk for the JSON string tokens it was given,
+//! quotes included, that a relevant line must hold (the pipeline gives the configured names, such
+//! as `"agent.permission.denied"` and `"Claude Agent SDK execution completed"`, and the fixed
+//! names of the other formats, such as `"permission_denials"`). The quotes matter: agents grep for `permission_denials`, edit `…_permission_denials.sql` and
 //! paste diffs that log `\"agent.permission.denied\"`, and with bare words those lines were a
 //! third of an executor log's bytes, all parsed for nothing. A value equal to a token (a
 //! `"pattern":"permission_denials"`) is still a candidate: a hit is only a candidate, decode
@@ -21,14 +19,12 @@
 //! bytes alone, not on what was decoded before, so picking can run on another thread than
 //! decoding.
 //!
-//! **Not here:** decoding (the pipeline).
+//! **Not here:** decoding, and which tokens make a line relevant (both `crate::pipeline`'s).
 //!
 //! Hot: one Aho-Corasick pass per chunk (the same machinery ripgrep uses) and one newline scan,
 //! looking at the first and last bytes of each line.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-
-use crate::config::Fields;
 
 /// The multi-literal searcher.
 #[derive(Debug, Clone)]
@@ -40,16 +36,10 @@ pub struct Prefilter {
 const DOCKER_PREFIX: &[u8] = b"{\"log\":\"";
 
 impl Prefilter {
-    pub fn new(fields: &Fields) -> Prefilter {
+    /// A search for `tokens`, each as a whole JSON string (its quotes are checked at each hit).
+    pub fn new(tokens: &[&str]) -> Prefilter {
         let mut literals: Vec<String> = Vec::new();
-        for name in [
-            fields.denied_event.as_str(),
-            fields.completed_message.as_str(),
-            "permission_denied",
-            "permission_denials",
-            "PermissionDenied",
-            "input_summary",
-        ] {
+        for &name in tokens {
             // Searched without its quotes, which are checked at each hit: with `"`, the commonest
             // byte of a JSON log, in every literal, the search would stop at every quote.
             let token = json_escaped(name);
@@ -152,9 +142,19 @@ fn json_escaped(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The tokens the pipeline gives for the default configuration.
+    const TOKENS: [&str; 6] = [
+        "agent.permission.denied",
+        "Claude Agent SDK execution completed",
+        "permission_denied",
+        "permission_denials",
+        "PermissionDenied",
+        "input_summary",
+    ];
+
     #[test]
     fn finds_quoted_tokens_not_words_about_them() {
-        let p = Prefilter::new(&Fields::default());
+        let p = Prefilter::new(&TOKENS);
         assert_eq!(p.find(br#"xx "agent.permission.denied""#), Some(3));
         assert!(p.find(b"xx agent.permission.denied").is_none());
         assert!(p.find(br#"{"level":30,"msg":"hello"}"#).is_none());
@@ -182,7 +182,7 @@ mod tests {
 
     #[test]
     fn picks_hits_framed_and_malformed_lines() {
-        let p = Prefilter::new(&Fields::default());
+        let p = Prefilter::new(&TOKENS);
         let region = concat!(
             "{\"level\":30,\"msg\":\"ordinary\"}\n",
             "{\"event\":\"agent.permission.denied\"}\n",

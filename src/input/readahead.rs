@@ -136,7 +136,6 @@ impl Drop for ReadAhead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Fields;
 
     #[test]
     fn yields_every_line_once_and_the_tail() {
@@ -150,7 +149,7 @@ mod tests {
         input.extend(b"no newline at the end");
         let mut ahead = ReadAhead::new(
             io::Cursor::new(input),
-            Prefilter::new(&Fields::default()),
+            Prefilter::new(&["agent.permission.denied"]),
             1 << 20,
         );
         let (mut lines, mut picked, mut tail) = (0, 0, None);
@@ -174,7 +173,7 @@ mod tests {
         let input = vec![b'{'; 8 << 20];
         let mut ahead = ReadAhead::new(
             io::Cursor::new(input),
-            Prefilter::new(&Fields::default()),
+            Prefilter::new(&["agent.permission.denied"]),
             1 << 20,
         );
         let _ = ahead.next_batch();

@@ -1,9 +1,11 @@
 //! The record of one counted denial: what account builds and every output reads (the audit
 //! stream, the recent-denials ring, the landing page, `/api/v1/denials`).
 //!
-//! Owns the record's fields and [`Origin`]'s one spelling. Every text field arrives redacted,
-//! or replaced whole by its length when past its bound. **Not here:** building a record
-//! (`crate::account`), writing one (`crate::audit`), showing one (`crate::web`).
+//! Owns the record's fields and [`Origin`]'s one spelling. Every text field is redacted, or
+//! replaced whole by its length when past its bound, before the record is written or shown;
+//! a record handed to the audit writer thread carries the fields still to redact raw, marked as
+//! such, until that thread finishes it (`crate::account::deferred`). **Not here:** building a
+//! record (`crate::account`), writing one (`crate::audit`), showing one (`crate::web`).
 
 use serde::Serialize;
 
@@ -43,7 +45,8 @@ pub enum AuditKind {
 /// [`AuditKind::RiskDecided`] record.
 pub const RISK_PENDING: &str = "pending";
 
-/// One counted denial, redacted.
+/// One counted denial, as it leaves the process (redacted; see the module doc for the one
+/// place its fields are still raw).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AuditRecord {
     /// Not a field of the JSON: the audit stream's discriminator says it.

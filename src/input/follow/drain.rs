@@ -7,7 +7,7 @@
 //! Before the lines just read from a file are handed up, a file renamed away from its path that
 //! grew meanwhile is read to its end: its writer moved to the new file only after its last byte.
 //!
-//! **Not here:** deciding a file was truncated ([`super::truncation`]), letting go of a drained
+//! **Not here:** deciding a file was truncated ([`super::followed`]), letting go of a drained
 //! file (the [`Follower`](super::Follower)).
 //!
 //! Hot: per chunk, one [`LineBuffer::fill`](crate::input::chunk::LineBuffer::fill), one
@@ -122,7 +122,7 @@ impl Reading<'_> {
         }
         for j in 0..self.before.len() {
             let g = &self.before[j];
-            if g.rotated && g.first_path == f.first_path && grew(g) {
+            if g.rotated && g.first_path == f.first_path && g.grew() {
                 self.drain_earlier(j, sink);
             }
         }
@@ -146,7 +146,7 @@ impl Reading<'_> {
         }) else {
             return;
         };
-        if grew(&self.before[j]) {
+        if self.before[j].grew() {
             self.drain_earlier(j, sink);
         }
     }
@@ -255,13 +255,6 @@ impl Reading<'_> {
 }
 
 /// The bytes of a joined `line` that came from the fragment: all but the head and newline.
-/// Whether `g`'s file grew past what was read of it: one `fstat`.
-fn grew(g: &Followed) -> bool {
-    g.file
-        .as_ref()
-        .is_some_and(|file| file.metadata().is_ok_and(|meta| meta.len() > g.read_pos))
-}
-
 fn tail_len(line: &[u8], head: Option<&[u8]>) -> usize {
     line.len() - head.map_or(0, <[u8]>::len) - 1
 }

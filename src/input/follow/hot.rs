@@ -54,7 +54,7 @@ impl Follower {
 
     /// Keeps the `i`th file for the next pass as well when it still has something to do.
     pub(super) fn keep_if_pending(&mut self, i: usize) {
-        if pending(&self.files[i]) {
+        if self.files[i].pending() {
             self.hot.due.push(self.files[i].id);
         }
     }
@@ -82,7 +82,7 @@ impl Follower {
     /// Notes whether the `i`th file lags or was rotated, after anything that may change either.
     pub(super) fn note(&mut self, i: usize) {
         let f = &self.files[i];
-        if f.rotated || lag(f) > 0 {
+        if f.rotated || f.lag() > 0 {
             self.hot.notable.insert(f.id);
         } else {
             self.hot.notable.remove(&f.id);
@@ -132,17 +132,6 @@ impl Follower {
     pub(crate) fn looked_at(&self) -> u64 {
         self.hot.looked_at
     }
-}
-
-/// Bytes of `f` not accounted for yet.
-pub(super) fn lag(f: &Followed) -> u64 {
-    f.size.saturating_sub(f.buffer.committed())
-}
-
-/// Whether `f` is read at every pass, named or not: rotated (drained until it is let go), or
-/// with bytes it has not read yet (a read stopped at shutdown's flag).
-pub(super) fn pending(f: &Followed) -> bool {
-    f.rotated || f.vanished || f.read_pos < f.size
 }
 
 /// Each file by the paths an event may name it by, files under their name winning over rotated

@@ -21,9 +21,10 @@ use std::path::{Path, PathBuf};
 
 use tracing::{debug, info, warn};
 
+use super::followed::{Followed, Start};
 use super::paths::{locate, Located, Lookup};
 use super::FileState;
-use super::{Followed, Follower, Opened, Sink, StartAt, FD_RESERVE};
+use super::{Follower, Opened, Sink, StartAt, FD_RESERVE};
 use crate::input::chunk::LineBuffer;
 use crate::input::compressed::is_gzip;
 use crate::input::identity::{Inode, Signature};
@@ -209,7 +210,6 @@ impl Follower {
             return None;
         }
         info!(path = %path.display(), offset, "following");
-        let sequence_path = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let id = self.next_id;
         self.next_id += 1;
         sink.opened(&Opened {
@@ -218,31 +218,18 @@ impl Follower {
             inode,
             resumed,
         });
-        let active = self.tick();
-        self.files.push(Followed {
-            id,
-            path: path.to_path_buf(),
-            first_path,
-            sequence: Sequence::of(&sequence_path),
-            sequence_path,
-            file: Some(file),
-            parked_mtime: None,
-            vanished: false,
-            due: false,
-            watched: self.is_watched(path),
-            active,
-            inode,
-            signature,
-            buffer,
-            read_pos: offset,
+        let start = Start {
+            offset,
             size,
+            first_path,
             edge,
-            rotated,
-            drained_since: None,
-            head_unjudged: offset == 0,
-            superseded: false,
             resumed_fragment,
-        });
+            rotated,
+        };
+        let mut f = Followed::new(id, path, file, (inode, signature), buffer, start);
+        f.watched = self.is_watched(path);
+        f.active = self.tick();
+        self.files.push(f);
         self.open_count += 1;
         self.followed.insert(inode);
         self.mark_due(self.files.len() - 1);

@@ -2,13 +2,14 @@
 //! again when it changes (filebeat's `close_inactive`), so that any number of files is read within
 //! the open files limit.
 //!
-//! A parked file stays a [`Followed`] in its place: its identity (device, inode, signature), its
+//! A parked file stays a [`Followed`](super::Followed) in its place: its identity (device, inode, signature), its
 //! offset, its unfinished last line and where it stands in its roll sequence are all kept, only
 //! its descriptor is given back. The least recently active open file read to its end is parked
 //! first, so the files being written keep theirs. A parked file is looked at by path: a `stat`
 //! that shows its inode with a new size or modification time (or bytes it still has to read)
-//! opens it again, checked as any reopened file is ([`super::truncation`], prefix included), and
-//! it is read from its offset. Found rotated (the scan no longer sees its inode under the
+//! opens it again, checked as any reopened file is (its prefix included,
+//! [`Followed::check_truncation`](super::Followed::check_truncation)), and it is read from its
+//! offset. Found rotated (the scan no longer sees its inode under the
 //! globs), it is looked up by identity in its directory ([`super::paths::locate`]) and drained
 //! from there; gone, it is let go like any drained rotated file.
 //!
@@ -18,13 +19,13 @@
 //! parked file found rotated.
 
 use std::fs::{self, File};
-use std::io::{ErrorKind, Seek, SeekFrom};
+use std::io::ErrorKind;
 use std::path::PathBuf;
 
 use tracing::{debug, warn};
 
-use super::paths::{locate, Located, Lookup};
-use super::{FileState, Followed, Follower};
+use super::paths::Lookup;
+use super::Follower;
 use crate::input::identity::Inode;
 
 /// What a visit found of a parked file.
@@ -52,7 +53,7 @@ impl Follower {
                 .files
                 .iter()
                 .enumerate()
-                .filter(|&(i, f)| Some(i) != keep && parkable(f))
+                .filter(|&(i, f)| Some(i) != keep && f.parkable())
                 .min_by_key(|(_, f)| f.active)
                 .map(|(i, _)| i);
             let Some(i) = victim else {
@@ -65,18 +66,11 @@ impl Follower {
 
     /// Closes the `i`th file's descriptor, recording its size and modification time.
     pub(super) fn park(&mut self, i: usize) {
-        let f = &mut self.files[i];
-        let Some(file) = f.file.take() else {
+        if !self.files[i].park() {
             return;
-        };
-        if let Ok(meta) = file.metadata() {
-            f.size = meta.len();
-            f.parked_mtime = meta.modified().ok();
         }
-        f.buffer.release_if_idle();
         self.open_count -= 1;
         self.stats.parked += 1;
-        debug!(path = %f.path.display(), offset = f.read_pos, "file parked (descriptor closed)");
         self.note(i); // its size was taken again
     }
 
@@ -91,17 +85,14 @@ impl Follower {
         if !f.rotated {
             if let Ok(meta) = fs::metadata(&f.path) {
                 if Inode::of(&meta) == f.inode {
-                    let unchanged = f.read_pos >= f.size
-                        && meta.len() == f.size
-                        && meta.modified().ok() == f.parked_mtime;
-                    if unchanged {
+                    if f.parked_unchanged(&meta) {
                         return Parked::Unchanged;
                     }
                     return self.reopen(i, f.path.clone());
                 }
             }
         }
-        let Some(path) = find(f, lookup) else {
+        let Some(path) = f.whereabouts(lookup) else {
             if !f.rotated {
                 return Parked::Unchanged; // the scan says it rotated; then it is let go
             }
@@ -141,16 +132,9 @@ impl Follower {
             }
         };
         let tick = self.tick();
-        let f = &mut self.files[i];
-        let same = file.metadata().is_ok_and(|m| Inode::of(&m) == f.inode);
-        let mut file = file;
-        if !same || file.seek(SeekFrom::Start(f.read_pos)).is_err() {
+        if !self.files[i].unpark(file, &path, tick) {
             return Parked::Unchanged; // swapped between the stat and the open
         }
-        debug!(path = %path.display(), offset = f.read_pos, "parked file changed; opened again");
-        f.file = Some(file);
-        f.parked_mtime = None;
-        f.active = tick;
         self.open_count += 1;
         Parked::Reopened
     }
@@ -175,34 +159,4 @@ impl Follower {
         self.ticks += 1;
         self.ticks
     }
-}
-
-/// Where the parked `f`, its path no longer leading to it, is now: the path it was opened
-/// under (a symlink's target then), else a file of its identity in its directory.
-fn find(f: &Followed, lookup: &mut Lookup) -> Option<PathBuf> {
-    let fits = |meta: &fs::Metadata| Inode::of(meta) == f.inode && meta.len() >= f.read_pos;
-    if fs::metadata(&f.sequence_path).is_ok_and(|m| fits(&m)) {
-        return Some(f.sequence_path.clone());
-    }
-    let entry = FileState {
-        path: f.path.display().to_string(),
-        inode: f.inode,
-        signature: f.signature,
-        offset: f.read_pos,
-        fragment: None,
-        sequence_path: None,
-        first_path: None,
-        edge: None,
-        size: None,
-        rotated: false,
-    };
-    match locate(&entry, lookup) {
-        Located::Plain(path, _) => Some(path),
-        Located::Compressed(..) | Located::Gone => None,
-    }
-}
-
-/// Whether `f` may be parked: open, under its name, read to its end as far as we know.
-fn parkable(f: &Followed) -> bool {
-    f.file.is_some() && !f.rotated && f.read_pos >= f.size
 }

@@ -8,16 +8,13 @@
 //! Cold per file that did not change (one `fstat`, or a `stat` if parked); hot inside
 //! [`Reading::drain`].
 
-use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use tracing::debug;
 
 use super::drain::Reading;
-use super::truncation::{check_truncation, widen_signature};
 use super::{park, paths, Followed, Follower, Sink};
-use crate::input::identity::Edge;
 
 impl Follower {
     /// Reads every followed file to its end, handing what it read to `sink`; lets go of rotated
@@ -86,8 +83,7 @@ impl Follower {
                 park::Parked::Gone => {
                     // Kept for the grace period as an open rotated file would be: a
                     // successor's first line may still join its unfinished last one.
-                    let since = *self.files[i].drained_since.get_or_insert(now);
-                    if now.duration_since(since) >= self.config.rotated_grace {
+                    if self.files[i].drained_for(now, self.config.rotated_grace) {
                         let f = self.files.remove(i);
                         self.let_go(f, sink);
                         return Visit::LetGo;
@@ -95,16 +91,16 @@ impl Follower {
                     return Visit::Kept(false);
                 }
                 park::Parked::Reopened => {
-                    if check_truncation(&mut self.files[i], &mut self.stats, true) {
+                    if self.files[i].check_truncation(&mut self.stats, true) {
                         sink.reset(self.files[i].id);
                     }
                 }
             }
-        } else if is_unchanged(&self.files[i]) {
+        } else if self.files[i].is_unchanged() {
             // Read to its end, and its size has not moved since: one fstat. Named by an
             // event, it may have been rewritten in place: its first bytes, and those before
             // our offset, are checked.
-            if !(due && check_truncation(&mut self.files[i], &mut self.stats, true)) {
+            if !(due && self.files[i].check_truncation(&mut self.stats, true)) {
                 return Visit::Kept(false);
             }
             sink.reset(self.files[i].id);
@@ -114,11 +110,11 @@ impl Follower {
         let (mut reading, f) = self.reading(i);
         // Named by an event or the sweep: the bytes before our offset are checked too (a
         // rewrite that kept the first KiB and grew past our offset).
-        if check_truncation(f, reading.stats, due) {
+        if f.check_truncation(reading.stats, due) {
             sink.reset(f.id);
         }
         let mut read = reading.drain(f, sink);
-        if read.rewritten && check_truncation(f, reading.stats, true) {
+        if read.rewritten && f.check_truncation(reading.stats, true) {
             sink.reset(f.id);
             read = reading.drain(f, sink);
         }
@@ -135,29 +131,16 @@ impl Follower {
         if grew {
             f.active = tick;
         }
-        if let Some(meta) = f.file.as_ref().and_then(|file| file.metadata().ok()) {
-            f.size = meta.len();
-            if meta.nlink() == 0 && !f.rotated {
-                f.rotated = true;
-                reading.stats.rotations += 1;
-            }
-        }
-        let signed = widen_signature(f);
-        f.edge = f
-            .file
-            .as_ref()
-            .and_then(|file| Edge::at(file, f.read_pos).ok().flatten());
-        f.buffer.release_if_idle();
+        let signed = f.settle(reading.stats);
         if f.rotated && !grew && f.read_pos >= f.size {
-            let since = *f.drained_since.get_or_insert(now);
-            if now.duration_since(since) >= grace {
+            if f.drained_for(now, grace) {
                 debug!(path = %f.path.display(), "rotated file drained; letting go");
                 let f = self.files.remove(i); // keep the others in the order they were opened
                 self.let_go(f, sink);
                 return Visit::LetGo;
             }
         } else {
-            f.drained_since = None;
+            f.not_drained();
         }
         self.fit_budget(None, self.fd_budget);
         Visit::Kept(signed)
@@ -178,19 +161,6 @@ impl Follower {
         };
         (reading, &mut rest[0])
     }
-}
-
-/// Whether `f`, still under its name, was read to its end and has neither grown nor shrunk
-/// since: then a wake-up has nothing to read, check or sign in it, and costs one `fstat`. (A
-/// rewrite to the same size is the periodic scan's to notice: the edge kept from the last read
-/// is what it compares.)
-fn is_unchanged(f: &Followed) -> bool {
-    !f.rotated
-        && f.read_pos == f.size
-        && f.file.as_ref().is_some_and(|file| {
-            file.metadata()
-                .is_ok_and(|meta| meta.len() == f.size && meta.nlink() > 0)
-        })
 }
 
 /// What a visit did with a file.

@@ -2,49 +2,20 @@
 //!
 //! Owns [`Follower::save`] (a [`Saved`]: each file's [`FileState`] and the orphan fragments, made
 //! when every complete line read was handed up) and [`Follower::stats`] (the [`FollowStats`],
-//! with the lag of the files that lag most, and the sum of the others'). **Not here:** writing the state file (`crate::state`), resuming from
-//! it ([`super::open`]), the metric names (`crate::output`).
+//! with the lag of the files that lag most, and the sum of the others'). **Not here:** writing
+//! the state file (`crate::state`), resuming from it ([`super::open`]), the metric names and
+//! their rendering (`crate::vocab`, `crate::exposition`).
 //!
 //! Cold: once per state write, once per scrape.
 
 use std::sync::Arc;
 
-use super::hot::lag;
-use super::truncation::widen_signature;
-use super::{FileId, FileState, FollowStats, Followed, Follower, Saved};
+use super::{FileId, FollowStats, Follower, Saved};
 
 impl Follower {
     /// Entries for the state file; call between reads (all complete lines were handed up).
     pub fn save(&mut self) -> Saved {
-        let files = self
-            .files
-            .iter_mut()
-            .map(|f| {
-                widen_signature(f); // signed now, it is in this state
-                f.buffer.consume();
-                let state = FileState {
-                    path: f.path.to_string_lossy().into_owned(),
-                    inode: f.inode,
-                    signature: f.signature,
-                    offset: f.buffer.committed(),
-                    fragment: f.buffer.tail().map(<[u8]>::to_vec).or_else(|| {
-                        // Resumed and not read yet: the entry's fragment still holds.
-                        f.resumed_fragment
-                            .as_ref()
-                            .filter(|(at, _)| *at == f.read_pos)
-                            .map(|(_, fragment)| fragment.clone())
-                    }),
-                    sequence_path: (f.sequence_path != f.path)
-                        .then(|| f.sequence_path.to_string_lossy().into_owned()),
-                    first_path: (f.first_path != f.path)
-                        .then(|| f.first_path.to_string_lossy().into_owned()),
-                    edge: f.edge.filter(|e| e.offset == f.read_pos),
-                    size: (f.size > f.buffer.committed()).then_some(f.size),
-                    rotated: f.rotated,
-                };
-                (f.id, state)
-            })
-            .collect();
+        let files = self.files.iter_mut().map(|f| (f.id, f.state())).collect();
         Saved {
             files,
             orphans: self.orphans.clone(),
@@ -65,8 +36,8 @@ impl Follower {
         let mut rotated: Vec<(Name<'_>, u64)> = Vec::new();
         for f in hot.notable.iter().filter_map(file) {
             match f.rotated {
-                true => rotated.push((name(f), lag(f))),
-                false if lag(f) > 0 => lags.push((name(f), lag(f))),
+                true => rotated.push((f.series_name(), f.lag())),
+                false if f.lag() > 0 => lags.push((f.series_name(), f.lag())),
                 false => {}
             }
         }
@@ -82,15 +53,15 @@ impl Follower {
         stats.followed = (under_name + rotated.len()) as u64;
         let total: u64 = lags.iter().chain(&rotated).map(|l| l.1).sum();
         lags.append(&mut rotated);
-        let n = self.max_file_series;
+        let n = self.config.max_file_series;
         // The quiet files (no lag) that get a series are among the first `n` by name.
         let quiet = hot
             .by_name
             .iter()
             .filter_map(file)
-            .filter(|f| !f.rotated && lag(f) == 0)
+            .filter(|f| !f.rotated && f.lag() == 0)
             .take(n);
-        lags.extend(quiet.map(|f| (name(f), 0)));
+        lags.extend(quiet.map(|f| (f.series_name(), 0)));
         if lags.len() > n {
             // The most lag first (ties by name, so the set is stable); the rest summed.
             let most = |a: &(Name<'_>, u64), b: &(Name<'_>, u64)| {
@@ -136,12 +107,12 @@ impl Follower {
             .notable
             .iter()
             .filter_map(|id| hot.slots.get(id).and_then(|&i| self.files.get(i)))
-            .map(|f| (f.id, lag(f), f.rotated))
+            .map(|f| (f.id, f.lag(), f.rotated))
             .collect();
         notable.sort_unstable();
         LagKey {
             layout: hot.layouts,
-            series: self.max_file_series,
+            series: self.config.max_file_series,
             notable,
         }
     }
@@ -160,10 +131,6 @@ pub struct LagKey {
 
 /// A lag series' name: the path's bytes, and whether the file was rotated away from it.
 type Name<'a> = (&'a [u8], bool);
-
-fn name(f: &Followed) -> Name<'_> {
-    (f.path.as_os_str().as_encoded_bytes(), f.rotated)
-}
 
 #[cfg(test)]
 mod tests {
@@ -201,7 +168,7 @@ mod tests {
     fn ranked_by_every_file(follower: &Follower, n: usize) -> (Vec<(String, u64)>, u64, u64) {
         let mut all: Vec<((String, bool), u64)> = Vec::new();
         for f in &follower.files {
-            let lag = super::lag(f);
+            let lag = f.lag();
             let key = (f.path.display().to_string(), f.rotated);
             match all.iter_mut().find(|(k, _)| f.rotated && *k == key) {
                 Some(entry) => entry.1 += lag,

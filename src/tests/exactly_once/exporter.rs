@@ -54,6 +54,7 @@ impl Exporter {
             stop: stop.clone(),
             rotated_grace: grace,
             read_chunk_bytes: READ_CHUNK_BYTES,
+            max_file_series: crate::cli::defaults::MAX_FILE_SERIES,
         };
         let mut pipeline = Pipeline::new(Accountant::with_state(config(), account), None, 0);
         let mut file_states = Vec::with_capacity(entries.len());

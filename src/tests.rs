@@ -4,8 +4,8 @@
 //!   model of what was written; every denial must be counted once.
 //! * [`hostile`]: generated and kept hostile inputs, with memory and work bounds asserted.
 //!
-//! Unit tests stay at the bottom of the file they test; integration tests that run the built
-//! binary are in `tests/`.
+//! Unit tests stay at the bottom of the file they test (or, when large, in its `tests.rs`
+//! child); integration tests that run the built binary are in `tests/`.
 
 mod exactly_once;
 mod hostile;

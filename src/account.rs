@@ -22,39 +22,45 @@
 //! records and exemplars show of a field is bounded too: past its bound, only its length
 //! ([`shown`]), so a 1 MB tool name costs no scan.
 //!
+//! The [`Accountant`] decides what counts and counts it, a denial in this file, a record in
+//! [`record`]; what each denial attempted is classified by a [`RiskBook`] ([`risk_book`]), and
+//! what a counted denial shows outside the process (its audit record, the exemplars of the
+//! counters it went into) is built by an [`AuditBuilder`] ([`audit_builder`]), which shows each
+//! id once per line whatever shows it.
+//!
 //! **Not here:** parsing (decode), reading files (input), writing audit lines (`crate::audit`),
 //! rendering (`crate::exposition`), serving (`crate::web`).
 //!
 //! Cold: per denial or record line.
 
-mod attempts;
-mod auditing;
+mod audit_builder;
 pub mod deferred;
 pub mod digest;
 pub mod labels;
 pub mod reconcile;
 mod record;
+mod risk_book;
 pub mod shown;
 mod small_map;
 pub mod spend;
 mod totals;
 
-use std::cell::OnceCell;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::decode::{Denial, Event};
-use crate::redact::{holds_secret, label_value, shared_redactor, Redactor};
+use crate::decode::{Denial, Event, RecordedDenial, RecordedDenials};
+use crate::redact::{holds_secret, label_value};
+#[cfg(test)]
 use crate::risk::RiskRules;
-use crate::vocab::counters::{self as metrics, DenialKey, LineOutcome, Metrics};
-use crate::vocab::{AuditRecord, Origin};
-use attempts::Decision;
-use auditing::CountedDenial;
+use crate::vocab::counters::{DenialKey, LineOutcome, Metrics, RiskKey};
+use crate::vocab::{AuditRecord, Origin, RISK_PENDING};
+use audit_builder::{AuditBuilder, CountedDenial, DecidedRisk, Ids};
+use digest::Digest;
 use labels::{Admission, AdmittedSet, LabelName, Reason};
-use reconcile::Executions;
-use shown::Field;
+use reconcile::{Executions, PendingRisk};
+use risk_book::{Decision, RiskBook};
 
 /// Display length of summaries and reasons in audit records, after redaction.
 pub const AUDIT_TEXT_CHARS: usize = 240;
@@ -80,24 +86,25 @@ pub struct LineSource<'a> {
     pub path_workflow: Option<&'a str>,
 }
 
-/// Applies events to the counting state.
+/// Applies events to the counting state: decides what counts, counts it, and has its class
+/// decided ([`RiskBook`]) and what it shows built ([`AuditBuilder`]).
 pub struct Accountant {
     config: Config,
-    /// Taken on first use: a process that never redacts never compiles the rules.
-    redactor: OnceCell<&'static Redactor>,
     state: AccountState,
-    /// Audit records produced since the last [`Accountant::take_audit`].
-    audit: Vec<AuditRecord>,
-    /// Whether audit records are built at all (an audit log or the recent-denials ring wants them).
-    auditing: bool,
-    /// Where audit records go unredacted, to be finished on a writer thread, when set
-    /// ([`Accountant::hand_audit_to`]); else they are finished here and kept in `audit`.
-    handover: Option<deferred::Handover>,
-    /// Whether exemplars are kept (only `/metrics` in OpenMetrics shows them; `replay` does not).
-    exemplars: bool,
-    /// What each denial attempted is classified with: the configuration's rules, unless a test
-    /// sets others ([`Accountant::set_risk_rules`]).
-    risk: RiskRules,
+    /// What each denial attempted is classified with.
+    risks: RiskBook,
+    /// Audit records and exemplars: what a counted denial shows outside the process.
+    shows: AuditBuilder,
+}
+
+/// Where a class decided after its denial was counted came from, for its audit record.
+struct Decided<'a> {
+    time: Option<f64>,
+    execution_id: Option<&'a str>,
+    /// The record's entry for the denial, when it listed one.
+    entry: Option<&'a RecordedDenial>,
+    source: &'a str,
+    format: &'static str,
 }
 
 impl Accountant {
@@ -108,14 +115,10 @@ impl Accountant {
     /// An accountant continuing from restored state.
     pub fn with_state(config: Config, state: AccountState) -> Accountant {
         Accountant {
-            risk: config.risk_rules.clone(),
+            risks: RiskBook::new(config.risk_rules.clone()),
             config,
-            redactor: OnceCell::new(),
             state,
-            audit: Vec::new(),
-            auditing: true,
-            handover: None,
-            exemplars: false,
+            shows: AuditBuilder::new(),
         }
     }
 
@@ -127,7 +130,7 @@ impl Accountant {
     /// decided first: the state file holds classes, never the reason texts that decide them.
     pub fn state(&self) -> &AccountState {
         for waiting in self.state.executions.waiting() {
-            self.fallback(waiting);
+            self.risks.fallback(waiting);
         }
         &self.state
     }
@@ -136,19 +139,11 @@ impl Accountant {
         &self.state.metrics
     }
 
-    /// Redacts `text`, tallying what was replaced into the redaction self-metric. Everything that
-    /// carries log content out of the process (audit, HTTP, the exporter's own log) goes through here.
-    pub fn redact(&mut self, text: &str) -> String {
-        let redactor = *self.redactor.get_or_init(shared_redactor);
-        redactor
-            .redact(text, &mut self.state.metrics.redactions)
-            .into_owned()
-    }
-
-    /// Redacts `text` and then cuts it to `max_chars`, tallying like [`Accountant::redact`].
+    /// Redacts `text` and then cuts it to `max_chars`, tallying what was replaced into the
+    /// redaction self-metric (the pipeline's excerpt of a bad line goes through here).
     pub fn excerpt(&mut self, text: &str, max_chars: usize) -> String {
-        let redactor = *self.redactor.get_or_init(shared_redactor);
-        redactor.excerpt(text, max_chars, &mut self.state.metrics.redactions)
+        self.shows
+            .excerpt(text, max_chars, &mut self.state.metrics.redactions)
     }
 
     /// Adds a batch of bytes and lines read (once per chunk, not per line).
@@ -184,7 +179,7 @@ impl Accountant {
     /// Turns building audit records on or off (on by default). Off when nothing consumes them,
     /// which also spares redacting every denial's texts.
     pub fn set_auditing(&mut self, on: bool) {
-        self.auditing = on;
+        self.shows.set_auditing(on);
     }
 
     /// Hands every audit record from now on to `handover` with its texts bounded but not yet
@@ -192,53 +187,24 @@ impl Accountant {
     /// [`Accountant::take_audit`]. Only for an audit stream nothing else reads: the records
     /// never come back. Audit records are then built whatever [`Accountant::set_auditing`] says.
     pub fn hand_audit_to(&mut self, handover: deferred::Handover) {
-        self.handover = Some(handover);
-    }
-
-    /// Whether audit records are built (for the audit stream here or on a writer thread).
-    fn builds_audit(&self) -> bool {
-        self.auditing || self.handover.is_some()
-    }
-
-    /// Keeps a built audit record, or hands it to the writer thread with its raw fields.
-    fn emit_audit(&mut self, record: AuditRecord, raw: deferred::RawFields) {
-        match &mut self.handover {
-            Some(handover) => handover.push(deferred::Pending::new(record, raw)),
-            None => self.audit.push(record),
-        }
+        self.shows.hand_to(handover);
     }
 
     /// Turns keeping exemplars (execution and tool use ids, redacted) on or off (off by default).
     pub fn set_exemplars(&mut self, on: bool) {
-        self.exemplars = on;
+        self.shows.set_exemplars(on);
     }
 
-    /// An exemplar for an increase of `value` at `time`, its ids redacted; `None` when off.
-    fn exemplar(
-        &mut self,
-        execution_id: Option<&str>,
-        tool_use_id: Option<&str>,
-        value: f64,
-        time: Option<f64>,
-    ) -> Option<metrics::Exemplar> {
-        if !self.exemplars || (execution_id.is_none() && tool_use_id.is_none()) {
-            return None;
-        }
-        let mut id = |field: Field, s: &str| field.oversized(s).unwrap_or_else(|| self.redact(s));
-        let execution_id = execution_id.map(|s| id(Field::ExecutionId, s));
-        let tool_use_id = tool_use_id.map(|s| id(Field::ToolUseId, s));
-        let time = time.unwrap_or_else(wall_now);
-        Some(metrics::Exemplar::new(
-            execution_id.as_deref(),
-            tool_use_id.as_deref(),
-            value,
-            time,
-        ))
+    /// Uses `rules` for every denial classified from now on, instead of the configuration's
+    /// (`--risk-rule`, `--risk-allow-host`).
+    #[cfg(test)]
+    pub fn set_risk_rules(&mut self, rules: RiskRules) {
+        self.risks.set_rules(rules);
     }
 
     /// Drains the audit records produced so far.
     pub fn take_audit(&mut self) -> Vec<AuditRecord> {
-        std::mem::take(&mut self.audit)
+        self.shows.take()
     }
 
     /// Consumes the accountant, returning the state to save.
@@ -307,22 +273,25 @@ impl Accountant {
         let workflow = self.workflow_label(workflow.as_deref(), source);
         let reason_text = denial.reason_text.as_deref();
         let decision = match &denial.attempted {
-            Some(input) => Decision::Now(self.classify(&denial.tool, Some(input), None)),
+            Some(input) => Decision::Now(self.risks.classify(&denial.tool, Some(input), None)),
             None => match (&denial.execution_id, &denial.tool_use_id) {
                 (Some(_), Some(_)) => Decision::Wait(reason_text),
-                _ => Decision::Now(self.classify(&denial.tool, None, reason_text)),
+                _ => Decision::Now(self.risks.classify(&denial.tool, None, reason_text)),
             },
         };
+        let mut ids = Ids::new(
+            denial.execution_id.as_deref(),
+            denial.tool_use_id.as_deref(),
+        );
         self.book(
             &tool,
             decision,
+            &mut ids,
             CountedDenial {
                 time,
                 tool: &denial.tool,
                 workflow: &workflow,
                 reason,
-                execution_id: denial.execution_id.as_deref(),
-                tool_use_id: denial.tool_use_id.as_deref(),
                 reason_text: denial.reason_text.as_deref(),
                 input_summary: denial.input_summary.as_deref(),
                 source: source.path,
@@ -335,17 +304,138 @@ impl Accountant {
     }
 
     /// Counts a denial under the `tool` label value, decides or defers its risk class, and
-    /// writes its audit record.
-    fn book(&mut self, tool: &str, decision: Decision<'_>, denial: CountedDenial<'_>) {
-        let ids = (denial.execution_id, denial.tool_use_id);
-        let key = self.count_denial(
-            denial_key(tool, denial.workflow, denial.reason),
-            denial.count,
-            ids,
-            denial.time,
-        );
+    /// writes its audit record; `ids` are shown (redacted) once for all three.
+    fn book(
+        &mut self,
+        tool: &str,
+        decision: Decision<'_>,
+        ids: &mut Ids<'_>,
+        denial: CountedDenial<'_>,
+    ) {
+        let key = denial_key(tool, denial.workflow, denial.reason);
+        let key = self.count_denial(key, denial.count, ids, denial.time);
         let risk = self.decide(&key, denial.tool, decision, denial.count, ids, denial.time);
-        self.audit_denial(denial, risk);
+        let tally = &mut self.state.metrics.redactions;
+        self.shows.denial(denial, ids, risk, tally);
+    }
+
+    /// Decides or defers the class of a denial just counted under `key`; returns the `risk`
+    /// its audit record shows. A deferred class is held in the execution; where it cannot be
+    /// (its id is not remembered), it is decided now from the reason text.
+    fn decide(
+        &mut self,
+        key: &DenialKey,
+        tool: &str,
+        decision: Decision<'_>,
+        n: u64,
+        ids: &mut Ids<'_>,
+        time: Option<f64>,
+    ) -> String {
+        let risk = match (decision, ids.execution_id(), ids.tool_use_id()) {
+            (Decision::Now(risk), _, _) => risk,
+            (Decision::Wait(reason_text), Some(execution), Some(tool_use)) => {
+                let pending = self.risks.pending(key, tool, reason_text);
+                if self
+                    .state
+                    .executions
+                    .hold_pending(execution, tool_use, pending)
+                {
+                    return RISK_PENDING.to_string();
+                }
+                self.risks.classify(tool, None, reason_text)
+            }
+            (Decision::Wait(reason_text), _, _) => self.risks.classify(tool, None, reason_text),
+        };
+        let label = self.risks.label(risk);
+        self.count_risk(&key.tool, &key.workflow, &label, n, ids, time);
+        label
+    }
+
+    /// Decides the classes `denials` (an execution's record) brings for the execution's
+    /// `pending` denials: from the input of the entry with the same tool use id, else from the
+    /// reason text's class.
+    fn decide_pending(
+        &mut self,
+        pending: Vec<(Digest, PendingRisk)>,
+        denials: &RecordedDenials,
+        at: Decided<'_>,
+    ) {
+        if pending.is_empty() {
+            return;
+        }
+        let entries: Vec<(Digest, &RecordedDenial)> = match denials {
+            RecordedDenials::List(items) => items
+                .iter()
+                .filter_map(|i| Some((Digest::of(i.tool_use_id.as_deref()?), i)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (digest, waiting) in pending {
+            let entry = entries.iter().find(|(d, _)| *d == digest).map(|(_, e)| *e);
+            let risk = match entry.and_then(|e| e.attempted.as_ref().map(|a| (e, a))) {
+                Some((e, attempted)) => self.risks.class_label(&e.tool, Some(attempted), None),
+                None => self.risks.fallback(&waiting).to_string(),
+            };
+            self.settle(waiting, risk, Decided { entry, ..at });
+        }
+    }
+
+    /// Decides the classes of denials whose executions were evicted before their records came.
+    fn decide_ended(&mut self) {
+        for waiting in self.state.executions.take_ended() {
+            let risk = self.risks.fallback(&waiting).to_string();
+            let at = Decided {
+                time: None,
+                execution_id: None,
+                entry: None,
+                source: "",
+                format: "",
+            };
+            self.settle(waiting, risk, at);
+        }
+    }
+
+    /// Counts a class decided after its denial was counted, and writes its audit record.
+    fn settle(&mut self, waiting: PendingRisk, risk: String, at: Decided<'_>) {
+        let tool_use_id = at.entry.and_then(|e| e.tool_use_id.as_deref());
+        let mut ids = Ids::new(at.execution_id, tool_use_id);
+        let (tool, workflow) = (&waiting.tool, &waiting.workflow);
+        self.count_risk(tool, workflow, &risk, 1, &mut ids, at.time);
+        let decided = DecidedRisk {
+            time: at.time,
+            tool: waiting.tool,
+            workflow: waiting.workflow,
+            reason: waiting.reason,
+            risk,
+            input_summary: at.entry.and_then(|e| e.input_summary.as_deref()),
+            source: at.source,
+            format: at.format,
+        };
+        let tally = &mut self.state.metrics.redactions;
+        self.shows.risk_decided(decided, &mut ids, tally);
+    }
+
+    /// Adds `n` to the risk series of `tool`, `workflow` (label values) and `risk`.
+    fn count_risk(
+        &mut self,
+        tool: &str,
+        workflow: &str,
+        risk: &str,
+        n: u64,
+        ids: &mut Ids<'_>,
+        time: Option<f64>,
+    ) {
+        let key = RiskKey {
+            tool: tool.to_string(),
+            workflow: workflow.to_string(),
+            risk: risk.to_string(),
+        };
+        let m = &mut self.state.metrics;
+        if let Some(exemplar) = self.shows.exemplar(ids, n as f64, time, &mut m.redactions) {
+            m.denial_risk_exemplars.insert(key.clone(), exemplar);
+        }
+        let count = m.denial_risks.entry(key).or_default();
+        *count = count.saturating_add(n);
     }
 
     /// Counts `n` denials under `key`, or under tool and workflow `other` past `--max-series`;
@@ -354,7 +444,7 @@ impl Accountant {
         &mut self,
         mut key: DenialKey,
         n: u64,
-        ids: (Option<&str>, Option<&str>),
+        ids: &mut Ids<'_>,
         time: Option<f64>,
     ) -> DenialKey {
         let m = &mut self.state.metrics;
@@ -364,13 +454,10 @@ impl Accountant {
             key.workflow = labels::OTHER.to_string();
             m.series_overflow = m.series_overflow.saturating_add(n);
         }
-        if let Some(exemplar) = self.exemplar(ids.0, ids.1, n as f64, time) {
-            self.state
-                .metrics
-                .denial_exemplars
-                .insert(key.clone(), exemplar);
+        if let Some(exemplar) = self.shows.exemplar(ids, n as f64, time, &mut m.redactions) {
+            m.denial_exemplars.insert(key.clone(), exemplar);
         }
-        let count = self.state.metrics.denials.entry(key.clone()).or_default();
+        let count = m.denials.entry(key.clone()).or_default();
         *count = count.saturating_add(n);
         key
     }
@@ -459,7 +546,7 @@ fn count_admission(m: &mut Metrics, label: LabelName, admission: Admission) {
 /// Cuts a raw label value to one byte past [`labels::MAX_LABEL_BYTES`] (on a char boundary).
 /// An execution keeps its raw workflow until its record comes, and a value that long is refused
 /// as `invalid` whole or cut, so the cut changes no label while bounding what each execution
-/// holds: uncut, `--max-executions` 1 MB workflow names held 4 GiB.
+/// holds: uncut, every one of `--max-executions` executions could hold a 1 MB workflow name.
 fn clip_label(value: &mut Option<String>) {
     if let Some(v) = value.as_mut().filter(|v| v.len() > labels::MAX_LABEL_BYTES) {
         let cut = (labels::MAX_LABEL_BYTES + 1..=v.len())

@@ -17,8 +17,8 @@ use prometheus_client::metrics::exemplar::CounterWithExemplar;
 use prometheus_client::metrics::MetricType as OmType;
 use prometheus_client::registry::Registry;
 
-use super::golden_tests::Golden;
-use super::{write, Counted, Describe, Emit, Format};
+use super::golden::Golden;
+use crate::exposition::{write, Counted, Describe, Emit, Format};
 use crate::vocab::counters::{Exemplar, Histogram};
 use crate::vocab::families::{Family, Kind};
 use crate::web::connection::ConnectionStats;

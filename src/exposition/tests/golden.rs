@@ -9,8 +9,8 @@
 
 use std::path::PathBuf;
 
-use super::{render_text, write, Counted, Format, RunStats};
 use crate::account::Gauges;
+use crate::exposition::{render_text, write, Counted, Format, RunStats};
 use crate::input::follow::FollowStats;
 use crate::vocab::counters::{self as metrics, DenialKey, Exemplar, Metrics};
 use crate::vocab::{LabelName, LineOutcome, Reason};
