@@ -413,6 +413,9 @@ const IDENTITY_STATE_GAP: Duration = Duration::from_millis(100);
 /// file lag gauges move without reading).
 const REPUBLISH: Duration = Duration::from_secs(1);
 
+/// How often path label sets whose files are gone are looked at for expiry.
+const EXPIRY_EVERY: Duration = Duration::from_secs(1);
+
 /// The shortest time between two publications of changed counters.
 const PUBLISH_GAP: Duration = Duration::from_millis(50);
 
@@ -455,6 +458,7 @@ impl ReadLoop {
         // Identities known as of the last state write, and when a new one last caused a write.
         let (mut saved_identities, mut identity_write) = (r.follower.identities(), None::<Instant>);
         let mut written = Vec::new();
+        let mut last_expiry = Instant::now();
         loop {
             // Every root watched reliably: its events say what changed, and a scan now and
             // then is only a safety net. Else the globs are expanded every stat interval.
@@ -543,7 +547,12 @@ impl ReadLoop {
                 saved_identities = r.follower.identities();
                 saved_moves = r.moves();
             }
-            let changed = r.pipeline.accountant().metrics().read_bytes != read_before;
+            let mut changed = r.pipeline.accountant().metrics().read_bytes != read_before;
+            // A deleted pod's series go once its logs have been gone for the grace period.
+            if last_expiry.elapsed() >= EXPIRY_EVERY {
+                changed |= r.pipeline.expire_paths(wall_now()) > 0;
+                last_expiry = Instant::now();
+            }
             r.publish(shared, changed);
         }
         self.finish(&mut r, shared)

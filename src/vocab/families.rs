@@ -141,6 +141,12 @@ pub const SERIES_OVERFLOW: Family = family(
     "Denials counted under tool and workflow other because --max-series was reached.",
     Counter,
 );
+pub const PATH_LABELS_EXPIRED: Family = family(
+    "denials_exporter_path_labels_expired_total",
+    "Label sets --labels-from-path gave (a pod's namespace and pod) whose series were dropped: \
+     none of their files had been followed for --path-labels-grace.",
+    Counter,
+);
 pub const RECORD_DENIALS_CLAMPED: Family = family(
     "denials_exporter_record_denials_clamped_total",
     "Denials execution records claimed beyond --max-denials-per-record, not counted.",
@@ -342,7 +348,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 58] = [
+pub const ALL: [Family; 59] = [
     DENIALS,
     DENIAL_RISKS,
     EXECUTIONS,
@@ -365,6 +371,7 @@ pub const ALL: [Family; 58] = [
     EXECUTIONS_EVICTED,
     SERIES_OVERFLOW,
     RECORD_DENIALS_CLAMPED,
+    PATH_LABELS_EXPIRED,
     TIMES_REJECTED,
     LAST_EVENT_TIMESTAMP,
     FILES_FOLLOWED,

@@ -60,17 +60,23 @@ pub fn page(shared: &Shared) -> Reply {
         html.push_str("<p>None yet.</p>");
     } else {
         html.push_str(
-            "<table><tr><th>time</th><th>tool</th><th>workflow</th><th>reason</th><th>risk</th><th>execution</th>\
+            "<table><tr><th>time</th><th>tool</th><th>workflow</th><th>pod</th><th>reason</th><th>risk</th><th>execution</th>\
              <th>decision reason</th><th>input</th><th>origin</th></tr>",
         );
         for d in view.recent.newest_first() {
             let opt = |s: &Option<String>| escape(s.as_deref().unwrap_or(""));
             let _ = write!(
                 html,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
                 escape(&d.time),
                 escape(&d.tool),
                 escape(&d.workflow),
+                // namespace/pod when the file's path gave them (--labels-from-path)
+                match (&d.namespace, &d.pod) {
+                    (Some(ns), Some(pod)) => escape(&format!("{ns}/{pod}")),
+                    (None, pod) => opt(pod),
+                    (ns, None) => opt(ns),
+                },
                 d.reason.as_str(),
                 escape(&d.risk),
                 opt(&d.execution_id),

@@ -57,6 +57,7 @@ class ContainerLog:
         self.path = os.path.join(self.dir, "0.log")
         self.max_size, self.max_files, self.late_lines = max_size, max_files, late_lines
         self.workflow = workflow
+        self.namespace, self.pod = namespace, pod
         self.execution = "%s-%s" % (namespace, pod)
         self.file = open(self.path, "a")
         self.size = self.file.tell()
