@@ -69,7 +69,7 @@ mod paths;
 mod report;
 mod sweep;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -325,8 +325,10 @@ pub struct Follower {
     unopenable: BTreeSet<PathBuf>,
     /// Files that may be open at once, from the open files limit at the last scan.
     fd_budget: usize,
-    /// Files the globs match that are compressed (skipped, counted once each).
-    compressed: BTreeSet<Inode>,
+    /// Files the globs match that are compressed (skipped, counted once each), with their status
+    /// change time: the kubelet deletes a `.gz` and creates a `0.log` in the same instant, and a
+    /// new file that reused the inode must not be skipped for the gzip file it replaced.
+    compressed: BTreeMap<Inode, paths::Changed>,
     /// Followed files whose first bytes were signed after they were opened empty.
     identities: u64,
     /// Followed files holding a descriptor (not parked).
@@ -369,7 +371,7 @@ impl Follower {
             stats: FollowStats::default(),
             unopenable: BTreeSet::new(),
             fd_budget: fd_budget(),
-            compressed: BTreeSet::new(),
+            compressed: BTreeMap::new(),
             identities: 0,
             open_count: 0,
             fd_cap: usize::MAX,
@@ -460,8 +462,11 @@ impl Follower {
             }
             let inode = meta.inode;
             present.insert(inode);
-            if self.compressed.contains(&inode) {
-                continue;
+            match self.compressed.get(&inode) {
+                Some(changed) if *changed == meta.changed => continue,
+                // A new file on the inode of a gzip file since deleted: the gzip file is gone.
+                Some(_) => drop(self.compressed.remove(&inode)),
+                None => {}
             }
             if let Some(&i) = by_inode.get(&inode) {
                 let symlink = is_symlink(&path);
@@ -478,7 +483,7 @@ impl Follower {
                 present.insert(opened);
             }
         }
-        self.compressed.retain(|inode| present.contains(inode));
+        self.compressed.retain(|inode, _| present.contains(inode));
         for f in &mut self.files {
             if !f.rotated && !present.contains(&f.inode) {
                 f.rotated = true;
@@ -532,8 +537,8 @@ impl Follower {
     }
 
     /// A file a glob matched turned out compressed: it is skipped, and counted once.
-    fn skip_compressed(&mut self, inode: Inode, path: &Path) {
-        if self.compressed.insert(inode) {
+    fn skip_compressed(&mut self, inode: Inode, changed: paths::Changed, path: &Path) {
+        if self.compressed.insert(inode, changed).is_none() {
             self.stats.compressed_skipped += 1;
             debug!(path = %path.display(), "compressed file (gzip magic bytes); not read as lines");
         }

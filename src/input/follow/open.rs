@@ -166,7 +166,7 @@ impl Follower {
             return Some(inode); // already followed (the path was swapped under us)
         }
         if is_gzip(&file) {
-            self.skip_compressed(inode, path);
+            self.skip_compressed(inode, super::paths::changed(&meta), path);
             return None;
         }
         let size = meta.len();
