@@ -6,6 +6,11 @@
         sum(permission_denials_total) went up; the time from before the write() to the answer
         that shows it is one sample. Reports p50/p90/p99/max in ms. With --poll, a random pause
         of up to 1 s between samples keeps them from locking onto the stat period.
+    live_bench.py freshness BINARY [--samples N] [--period-ms MS]
+        Appends one denial line every MS ms (a fixed period, whatever the exporter does) while
+        another loop GETs /metrics back to back; a denial's sample is the time from before its
+        write() to the first answer whose sum(permission_denials_total) counts it. Reports
+        p50/p90/p99/max in ms, and the scrapes per denial.
     live_bench.py ingest BINARY --writer tests/e2e/writer.mjs [--seconds S] [--rate N]
         The pino + pino-roll writer (size-based rolling, old files deleted) at N lines/s (0: as
         fast as it goes) while the exporter follows; then waits until the exporter caught up and
@@ -146,6 +151,19 @@ def percentile(sorted_values, p):
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (k - lo)
 
 
+def spread(samples):
+    """p50/p90/p99/max/mean of samples in ms, as the result's fields."""
+    s = sorted(samples)
+    return {
+        "samples": len(s),
+        "p50_ms": round(percentile(s, 50), 2),
+        "p90_ms": round(percentile(s, 90), 2),
+        "p99_ms": round(percentile(s, 99), 2),
+        "max_ms": round(s[-1], 2),
+        "mean_ms": round(statistics.fmean(s), 2),
+    }
+
+
 def denial_line(i, execution):
     return (
         '{"level":40,"time":%d,"pid":4242,"hostname":"executor-7d9f6c5b8-x2x9q","component":"executor",'
@@ -187,18 +205,59 @@ def cmd_latency(args):
     finally:
         exporter.stop()
         shutil.rmtree(work, ignore_errors=True)
-    s = sorted(samples)
     result = {
         "bench": "latency",
         "mode": "poll (stat every 1 s)" if args.poll else "inotify",
-        "samples": len(s),
-        "p50_ms": round(percentile(s, 50), 2),
-        "p90_ms": round(percentile(s, 90), 2),
-        "p99_ms": round(percentile(s, 99), 2),
-        "max_ms": round(s[-1], 2),
-        "mean_ms": round(statistics.fmean(s), 2),
-        "scrapes_per_sample": round(polls / len(s), 1),
+        **spread(samples),
+        "scrapes_per_sample": round(polls / len(samples), 1),
         "spacing_ms": f"{args.spacing_ms:g}" + (f" + U(0, {args.jitter_ms:g})" if args.jitter_ms else ""),
+        "exporter": exporter.command,
+    }
+    print(json.dumps(result), flush=True)
+
+
+def cmd_freshness(args):
+    work = tempfile.mkdtemp(prefix="denials-live-freshness.")
+    path = os.path.join(work, "executor.log")
+    with open(path, "w") as f:
+        f.write('{"level":30,"time":1,"pid":1,"hostname":"h","msg":"executor started"}\n')
+    exporter = Exporter(args.binary, os.path.join(work, "*.log"), work)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        base = sum(denials(exporter.metrics()).values())
+        written, seen = [], []
+        period = args.period_ms / 1000
+
+        def write():
+            next_at = time.perf_counter() + period
+            for i in range(args.samples):
+                time.sleep(max(0.0, next_at - time.perf_counter()))
+                written.append(time.perf_counter())
+                os.write(fd, denial_line(i, "exec_fresh_%d" % (i // 50)))
+                next_at += period
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        scrapes = 0
+        deadline = time.monotonic() + args.samples * period + 30
+        while len(seen) < args.samples and time.monotonic() < deadline:
+            counted = int(sum(denials(exporter.metrics()).values()) - base)
+            now = time.perf_counter()
+            scrapes += 1
+            while len(seen) < min(counted, len(written)):
+                seen.append(now)
+        writer.join()
+        os.close(fd)
+        if len(seen) < args.samples:
+            raise SystemExit(f"only {len(seen)} of {args.samples} denials showed")
+    finally:
+        exporter.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    result = {
+        "bench": "freshness",
+        "period_ms": args.period_ms,
+        **spread([(t - w) * 1000 for w, t in zip(written, seen)]),
+        "scrapes_per_denial": round(scrapes / args.samples, 1),
         "exporter": exporter.command,
     }
     print(json.dumps(result), flush=True)
@@ -372,6 +431,10 @@ def main():
     p.add_argument("--spacing-ms", type=float, default=20)
     p.add_argument("--jitter-ms", type=float, default=None,
                    help="plus a uniform random pause of up to this (default: 1000 with --poll, else 0)")
+    p = sub.add_parser("freshness")
+    p.add_argument("binary")
+    p.add_argument("--samples", type=int, default=500)
+    p.add_argument("--period-ms", type=float, default=20)
     p = sub.add_parser("ingest")
     p.add_argument("binary")
     p.add_argument("--writer", required=True)
@@ -390,7 +453,8 @@ def main():
     args = parser.parse_args()
     if args.cmd == "latency" and args.jitter_ms is None:
         args.jitter_ms = 1000.0 if args.poll else 0.0
-    {"latency": cmd_latency, "ingest": cmd_ingest, "idle": cmd_idle}[args.cmd](args)
+    commands = {"latency": cmd_latency, "freshness": cmd_freshness, "ingest": cmd_ingest, "idle": cmd_idle}
+    commands[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ impl Format {
     /// The Content-Type of a body in this format.
     pub fn content_type(self) -> &'static str {
         match self {
-            Format::Text => prometheus::TEXT_FORMAT,
+            Format::Text => text::CONTENT_TYPE,
             Format::OpenMetrics => openmetrics::CONTENT_TYPE,
         }
     }
@@ -410,4 +410,4 @@ fn escape_into(out: &mut String, s: &str, quote: bool) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -3,7 +3,8 @@
 //! Two threads of work: the *reading thread* owns the [`Follower`] and the [`Pipeline`] (no lock)
 //! and is the only one that feeds the pipeline and writes the state file, so offsets and counters
 //! always describe the same lines; after each batch it publishes an immutable snapshot of the
-//! counters for HTTP, so a scrape never waits for reading, nor reading for a scrape. The tokio
+//! counters for HTTP, so a scrape never waits for reading, nor reading for a scrape: a change
+//! at once, a burst of them at most once per gap ([`pacing`]). The tokio
 //! runtime serves HTTP and waits for signals. The reading thread wakes on
 //! an inotify event (then reads the files it names to their end; a create, rename or delete also
 //! expands the globs), on a tick of the sweep (then reads the next slice of the files inotify
@@ -24,6 +25,8 @@
 //!
 //! **Not here:** following files ([`crate::input::follow`]), the HTTP routes
 //! ([`crate::web`]), the state format ([`crate::state`]).
+
+mod pacing;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -49,6 +52,7 @@ use crate::input::watch::Watch;
 use crate::pipeline::Pipeline;
 use crate::state::{self, Fault, Faults, FileEntry};
 use crate::web::{self, Published, RecentDenials, Shared, View, Web, WebOptions};
+use pacing::{Pacing, REPUBLISH};
 
 /// What wakes the reading thread.
 enum Wake {
@@ -178,11 +182,10 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
                     follower,
                     pipeline,
                     stats: RunStats::default(),
-                    published_at: None,
+                    pacing: Pacing::default(),
                     watch,
                     faults,
                     state_failing: false,
-                    unpublished: false,
                     lag_series: Default::default(),
                     clean_paths: Default::default(),
                 };
@@ -342,8 +345,8 @@ struct Reader {
     pipeline: Pipeline,
     /// The sidecar's own counters (the follower keeps its own).
     stats: RunStats,
-    /// When the counters were last published, if ever.
-    published_at: Option<Instant>,
+    /// When the counters are published ([`pacing`]).
+    pacing: Pacing,
     /// inotify on the roots of the globs (never armed with `--poll`).
     watch: Watch,
     /// Data faults met at start-up.
@@ -351,8 +354,6 @@ struct Reader {
     /// The last state write failed (the failure was logged; the next ones are not until one
     /// succeeds).
     state_failing: bool,
-    /// Counters changed since they were last published.
-    unpublished: bool,
     /// The per-file lag series last published.
     lag_series: LagLabels,
     /// Paths the last state write held that hold no secret.
@@ -409,15 +410,8 @@ impl LagLabels {
 /// The shortest time between two state writes made because a new identity was learned.
 const IDENTITY_STATE_GAP: Duration = Duration::from_millis(100);
 
-/// Counters unchanged since the last publication are published again at least this often (the
-/// file lag gauges move without reading).
-const REPUBLISH: Duration = Duration::from_secs(1);
-
 /// How often path label sets whose files are gone are looked at for expiry.
 const EXPIRY_EVERY: Duration = Duration::from_secs(1);
-
-/// The shortest time between two publications of changed counters.
-const PUBLISH_GAP: Duration = Duration::from_millis(50);
 
 /// Ticks of the sweep per stat interval: each looks at this fraction of the files inotify does
 /// not watch reliably, so no tick stats them all at once.
@@ -450,7 +444,8 @@ impl ReadLoop {
             faults = r.faults.names(),
             "backlog read"
         );
-        r.publish(shared, true);
+        let backlog = r.pipeline.accountant().metrics().lines_read;
+        r.publish(shared, backlog);
         shared.ready.store(true, Ordering::Release);
         let (mut last_scan, mut last_state) = (Instant::now(), Instant::now());
         let mut last_tick = Instant::now();
@@ -472,12 +467,12 @@ impl ReadLoop {
             if r.follower.has_unwatched() {
                 deadline = deadline.min(last_tick + tick);
             }
-            if let Some(at) = r.published_at.filter(|_| r.unpublished) {
-                deadline = deadline.min(at + PUBLISH_GAP);
+            if let Some(held) = r.pacing.deadline() {
+                deadline = deadline.min(held);
             }
             let timeout = deadline.saturating_duration_since(Instant::now());
             let (mut rescan, mut hangup) = (false, false);
-            let read_before = r.pipeline.accountant().metrics().read_bytes;
+            let lines_before = r.pipeline.accountant().metrics().lines_read;
             let errors_before = r.watch.stats.errors;
             match wake_rx.recv_timeout(timeout) {
                 Ok(Wake::Shutdown) | Err(RecvTimeoutError::Disconnected) => break,
@@ -547,13 +542,14 @@ impl ReadLoop {
                 saved_identities = r.follower.identities();
                 saved_moves = r.moves();
             }
-            let mut changed = r.pipeline.accountant().metrics().read_bytes != read_before;
-            // A deleted pod's series go once its logs have been gone for the grace period.
+            let mut lines = r.pipeline.accountant().metrics().lines_read - lines_before;
+            // A deleted pod's series go once its logs have been gone for the grace period: a
+            // change to publish, like lines read.
             if last_expiry.elapsed() >= EXPIRY_EVERY {
-                changed |= r.pipeline.expire_paths(wall_now()) > 0;
+                lines = lines.max(u64::from(r.pipeline.expire_paths(wall_now()) > 0));
                 last_expiry = Instant::now();
             }
-            r.publish(shared, changed);
+            r.publish(shared, lines);
         }
         self.finish(&mut r, shared)
     }
@@ -590,8 +586,8 @@ impl ReadLoop {
     /// again what was read since the last good write.
     fn finish(&self, r: &mut Reader, shared: &Shared) -> Result<()> {
         let written = self.save(r);
-        r.published_at = None; // the last counters go out now
-        r.publish(shared, true);
+        r.pacing.force(); // the last counters go out now
+        r.publish(shared, 0);
         if !written {
             bail!("cannot write the final state; the next start re-reads from the last good state");
         }
@@ -620,17 +616,12 @@ impl Reader {
 
     /// Publishes the counters for HTTP (when they `changed`, or their lag gauges may have) and
     /// the latest audit records for the recent-denials ring.
-    fn publish(&mut self, shared: &Shared, changed: bool) {
-        // At most one publication per PUBLISH_GAP however often reading wakes: its cost (the
-        // follower's stats) is not paid per write. What is held back goes out at the gap's end.
-        self.unpublished |= changed;
-        let since = self.published_at.map(|at| at.elapsed());
-        let due = since.is_none_or(|s| s >= REPUBLISH);
-        let soon = since.is_none_or(|s| s >= PUBLISH_GAP);
-        if !(due || (self.unpublished && soon)) {
+    fn publish(&mut self, shared: &Shared, lines: u64) {
+        // A change goes out at once; a burst at most once per gap, however often reading wakes
+        // ([`pacing`]).
+        if !self.pacing.due(Instant::now(), lines) {
             return;
         }
-        self.unpublished = false;
         let kept = self.pipeline.take_kept();
         let accountant = self.pipeline.accountant();
         let mut run = self.stats.clone();
@@ -647,7 +638,7 @@ impl Reader {
             gauges: accountant.gauges(),
             run,
         });
-        self.published_at = Some(Instant::now());
+        self.pacing.published(Instant::now());
         let mut view = shared.view.lock().expect("view lock");
         if let Some(files) = files {
             view.files = files;

@@ -34,3 +34,6 @@ pub use front::{Web, WebOptions};
 pub use published::{Published, Shared, View};
 pub use recent::RecentDenials;
 pub use server::serve;
+
+#[cfg(test)]
+mod tests;

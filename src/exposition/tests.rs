@@ -1,6 +1,7 @@
 //! The exposition's tests: the families a state makes ([below](self)), the goldens as `replay`
 //! prints them ([`golden`]), and the writers held byte for byte to the crates they replace
-//! ([`reference`]).
+//! ([`reference`]). The golden state, the check against a golden file and the reference
+//! encoders serve `crate::web`'s tests too, which hold the `/metrics` body the same way.
 
 pub(crate) mod golden;
 pub(crate) mod reference;

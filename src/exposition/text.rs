@@ -3,9 +3,10 @@
 //! Owns the format's bytes: `# HELP` and `# TYPE` lines, label escaping (`\`, `"` and newline in
 //! values; `\` and newline in help texts), numbers as Rust prints an `f64` (shortest form that
 //! reads back the same: `3`, `0.25`, `inf`), histogram `_bucket`/`_sum`/`_count` lines with
-//! `le="+Inf"` added. The output is byte for byte what the `prometheus` crate's `TextEncoder`
-//! writes for the same families (a test holds it to that, `reference.rs`), without a
-//! protobuf message or a string per sample: a scrape is one pass and one buffer.
+//! `le="+Inf"` added, and its Content-Type. The output is byte for byte what the `prometheus`
+//! crate's `TextEncoder` writes for the same families, and the Content-Type its `TEXT_FORMAT`
+//! (tests hold both to that, `tests/reference.rs`; the crate is a dev-dependency only), without
+//! a protobuf message or a string per sample: a scrape is one pass and one buffer.
 //!
 //! **Not here:** which families exist ([`super::Counted`]), names and help texts
 //! ([`crate::vocab::families`]), OpenMetrics ([`super::openmetrics`]).
@@ -17,6 +18,9 @@ use std::fmt::Write as _;
 use super::{escape_into, Emit};
 use crate::vocab::counters::Histogram;
 use crate::vocab::families::{Family, Kind};
+
+/// The Content-Type of a body in this format.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4";
 
 /// A 0.0.4 text writer; a family's header is written with its first sample, so a family without
 /// samples leaves no trace.

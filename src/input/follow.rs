@@ -469,8 +469,7 @@ impl Follower {
                 None => {}
             }
             if let Some(&i) = by_inode.get(&inode) {
-                let symlink = is_symlink(&path);
-                if self.files[i].found_at(path, symlink) {
+                if self.files[i].found_at(path) {
                     self.mark_due(i);
                     renamed.push(i);
                     self.changes += 1;

@@ -1,22 +1,19 @@
 //! The exposition held byte for byte against the `.prom` golden files in `tests/golden/`: the
-//! 0.0.4 text as `replay` prints it, and both formats as `/metrics` serves them in `run`
-//! (families, then the connection self-metrics, then `# EOF` in OpenMetrics).
+//! 0.0.4 text as `replay` prints it here; both formats as `/metrics` serves them in `run`
+//! (families, then the HTTP server's own, then `# EOF` in OpenMetrics) in `crate::web`'s tests,
+//! from the same [`Golden`] state and [`check`].
 //!
 //! The state is built here, deterministic, and touches every family, escape and exemplar. Only
 //! the redaction kinds it counted are shown, so a new redaction rule does not move the goldens.
-//! The `process_*` figures are a fixed example ([`ProcessStats::example`]), not this process's.
 //! `GOLDEN_UPDATE=1 cargo test --lib golden` rewrites the files; review the diff.
 
 use std::path::PathBuf;
 
 use crate::account::Gauges;
-use crate::exposition::{render_text, write, Counted, Format, RunStats};
+use crate::exposition::{render_text, Counted, RunStats};
 use crate::input::follow::FollowStats;
 use crate::vocab::counters::{self as metrics, DenialKey, Exemplar, Metrics};
 use crate::vocab::{LabelName, LineOutcome, Reason};
-use crate::web::connection::ConnectionStats;
-use crate::web::process::ProcessStats;
-use crate::web::routes::metrics_body;
 
 /// A state that exercises every family: escapes in labels, histograms at and past their
 /// buckets, models, exemplars on both counters that carry them, every self-metric non-zero.
@@ -117,14 +114,14 @@ fn state() -> (Metrics, Gauges, RunStats) {
 }
 
 /// The golden state.
-pub(super) struct Golden {
+pub(crate) struct Golden {
     metrics: Metrics,
     gauges: Gauges,
     run: RunStats,
 }
 
 impl Golden {
-    pub(super) fn new() -> Golden {
+    pub(crate) fn new() -> Golden {
         let (metrics, gauges, run) = state();
         Golden {
             metrics,
@@ -134,7 +131,7 @@ impl Golden {
     }
 
     /// The state as `run` shows it (`live`), or as `replay` does.
-    pub(super) fn counted(&self, live: bool) -> Counted<'_> {
+    pub(crate) fn counted(&self, live: bool) -> Counted<'_> {
         Counted {
             metrics: &self.metrics,
             gauges: self.gauges,
@@ -143,19 +140,8 @@ impl Golden {
     }
 }
 
-/// The `/metrics` body as served, for a connection layer that saw nothing yet.
-fn served(format: Format) -> String {
-    let families = write(format, &Golden::new().counted(true), String::new());
-    let body = metrics_body(
-        families.as_bytes(),
-        &ProcessStats::example(),
-        &ConnectionStats::default(),
-        format,
-    );
-    String::from_utf8(body).unwrap()
-}
-
-fn check(name: &str, got: &str) {
+/// Holds `got` to the golden file `name`, or rewrites it under `GOLDEN_UPDATE`.
+pub(crate) fn check(name: &str, got: &str) {
     // The build's revision and target change with every commit and machine.
     let got = got
         .replace(
@@ -189,16 +175,6 @@ fn check(name: &str, got: &str) {
             want.lines().nth(line)
         );
     }
-}
-
-#[test]
-fn golden_text_as_served() {
-    check("run.prom", &served(Format::Text));
-}
-
-#[test]
-fn golden_openmetrics_as_served() {
-    check("run.openmetrics.prom", &served(Format::OpenMetrics));
 }
 
 #[test]

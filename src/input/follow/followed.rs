@@ -23,7 +23,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tracing::{debug, warn};
 
-use super::paths::{locate, Located, Lookup};
+use super::paths::{is_symlink, locate, Located, Lookup};
 use super::{FileId, FileState, FollowStats};
 use crate::input::chunk::LineBuffer;
 use crate::input::identity::{Edge, Inode, Signature};
@@ -134,12 +134,12 @@ impl Followed {
 
     /// The scan found it at `path`: no longer rotated, and renamed if `path` is a new name
     /// (not a symlink to it). Returns true if it was renamed.
-    pub(super) fn found_at(&mut self, path: PathBuf, is_symlink: bool) -> bool {
+    pub(super) fn found_at(&mut self, path: PathBuf) -> bool {
         if self.rotated {
             self.rotated = false; // it came back under a matching name
             self.drained_since = None;
         }
-        if self.path == path || is_symlink {
+        if self.path == path || is_symlink(&path) {
             return false;
         }
         // Named as open() names it, so that it is in the sequence it was learned in.
