@@ -228,7 +228,8 @@ pub const STATE_ENTRIES_DROPPED: Family = family(
 pub const LOST_FILES: Family = family(
     "denials_exporter_lost_files_total",
     "State-file entries whose file was gone at a restart before it was read to its end (deleted \
-     by its rotation, or with its pod, while the exporter was down): their unread lines are lost.",
+     by its rotation, or with its pod with bytes known unread, while the exporter was down): \
+     their unread lines are lost.",
     Counter,
 );
 pub const LOST_BYTES: Family = family(

@@ -86,11 +86,15 @@ impl Follower {
                   "state entry no longer fits its file (rewritten or truncated, or its inode reused by a new file); dropped");
         } else {
             info!(path = %entry.path, "state entry for a file that is gone (no file in its directory has its identity); dropped");
+            // Lost: bytes known unread, or a file still being written when saved whose directory
+            // is still there (its rotation deleted it). A directory gone is a pod deleted: what
+            // it wrote after the last state write cannot be known, and is not claimed.
             let unread = entry
                 .size
                 .unwrap_or(entry.offset)
                 .saturating_sub(entry.offset);
-            if !(entry.rotated && unread == 0) {
+            let dir_gone = Path::new(&entry.path).parent().is_some_and(|d| !d.exists());
+            if unread > 0 || !(entry.rotated || dir_gone) {
                 self.stats.lost_files += 1;
                 self.stats.lost_bytes += unread;
             }
