@@ -37,6 +37,7 @@ mod audit_builder;
 pub mod deferred;
 pub mod digest;
 pub mod labels;
+mod path_sets;
 pub mod reconcile;
 mod record;
 mod risk_book;
@@ -45,6 +46,7 @@ mod small_map;
 pub mod spend;
 mod totals;
 
+use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -55,7 +57,7 @@ use crate::redact::{holds_secret, label_value};
 #[cfg(test)]
 use crate::risk::RiskRules;
 use crate::vocab::counters::{DenialKey, LineOutcome, Metrics, RiskKey};
-use crate::vocab::{AuditRecord, Origin, RISK_PENDING};
+use crate::vocab::{AuditRecord, Origin, PathLabels, RISK_PENDING};
 use audit_builder::{AuditBuilder, CountedDenial, DecidedRisk, Ids};
 use digest::Digest;
 use labels::{Admission, AdmittedSet, LabelName, Reason};
@@ -74,6 +76,9 @@ pub struct AccountState {
     pub workflows: AdmittedSet,
     #[serde(default)]
     pub models: AdmittedSet,
+    /// The admitted values of each label `--labels-from-path` gives (`namespace`, `pod`, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub path_values: BTreeMap<LabelName, AdmittedSet>,
     /// The accounting clock: the latest log time seen (seconds), for idle eviction.
     pub clock: f64,
 }
@@ -82,8 +87,10 @@ pub struct AccountState {
 #[derive(Debug, Clone, Copy)]
 pub struct LineSource<'a> {
     pub path: &'a str,
-    /// The workflow captured from the path by `--workflow-from-path`, if any.
+    /// The workflow captured from the path by `--labels-from-path`, if any.
     pub path_workflow: Option<&'a str>,
+    /// The other labels captured from the path, admitted ([`Accountant::path_labels`]).
+    pub path_labels: &'a PathLabels,
 }
 
 /// Applies events to the counting state: decides what counts, counts it, and has its class
@@ -95,6 +102,8 @@ pub struct Accountant {
     risks: RiskBook,
     /// Audit records and exemplars: what a counted denial shows outside the process.
     shows: AuditBuilder,
+    /// Which path label sets still have files, and since when the others have none.
+    paths: path_sets::PathSets,
 }
 
 /// Where a class decided after its denial was counted came from, for its audit record.
@@ -119,6 +128,7 @@ impl Accountant {
             config,
             state,
             shows: AuditBuilder::new(),
+            paths: path_sets::PathSets::default(),
         }
     }
 
@@ -295,6 +305,7 @@ impl Accountant {
                 reason_text: denial.reason_text.as_deref(),
                 input_summary: denial.input_summary.as_deref(),
                 source: source.path,
+                path_labels: source.path_labels,
                 origin: Origin::MidStream,
                 format: denial.format,
                 count: 1,
@@ -312,7 +323,7 @@ impl Accountant {
         ids: &mut Ids<'_>,
         denial: CountedDenial<'_>,
     ) {
-        let key = denial_key(tool, denial.workflow, denial.reason);
+        let key = denial_key(denial.path_labels, tool, denial.workflow, denial.reason);
         let key = self.count_denial(key, denial.count, ids, denial.time);
         let risk = self.decide(&key, denial.tool, decision, denial.count, ids, denial.time);
         let tally = &mut self.state.metrics.redactions;
@@ -347,7 +358,7 @@ impl Accountant {
             (Decision::Wait(reason_text), _, _) => self.risks.classify(tool, None, reason_text),
         };
         let label = self.risks.label(risk);
-        self.count_risk(&key.tool, &key.workflow, &label, n, ids, time);
+        self.count_risk(&key.path, &key.tool, &key.workflow, &label, n, ids, time);
         label
     }
 
@@ -400,11 +411,12 @@ impl Accountant {
         let tool_use_id = at.entry.and_then(|e| e.tool_use_id.as_deref());
         let mut ids = Ids::new(at.execution_id, tool_use_id);
         let (tool, workflow) = (&waiting.tool, &waiting.workflow);
-        self.count_risk(tool, workflow, &risk, 1, &mut ids, at.time);
+        self.count_risk(&waiting.path, tool, workflow, &risk, 1, &mut ids, at.time);
         let decided = DecidedRisk {
             time: at.time,
             tool: waiting.tool,
             workflow: waiting.workflow,
+            path: waiting.path,
             reason: waiting.reason,
             risk,
             input_summary: at.entry.and_then(|e| e.input_summary.as_deref()),
@@ -415,9 +427,11 @@ impl Accountant {
         self.shows.risk_decided(decided, &mut ids, tally);
     }
 
-    /// Adds `n` to the risk series of `tool`, `workflow` (label values) and `risk`.
+    /// Adds `n` to the risk series of `path`, `tool`, `workflow` (label values) and `risk`.
+    #[allow(clippy::too_many_arguments)]
     fn count_risk(
         &mut self,
+        path: &PathLabels,
         tool: &str,
         workflow: &str,
         risk: &str,
@@ -426,6 +440,7 @@ impl Accountant {
         time: Option<f64>,
     ) {
         let key = RiskKey {
+            path: path.clone(),
             tool: tool.to_string(),
             workflow: workflow.to_string(),
             risk: risk.to_string(),
@@ -469,6 +484,10 @@ impl Accountant {
             LabelName::Tool => (&mut self.state.tools, limits.max_tools),
             LabelName::Workflow => (&mut self.state.workflows, limits.max_workflows),
             LabelName::Model => (&mut self.state.models, limits.max_models),
+            LabelName::Namespace | LabelName::Pod | LabelName::Container => (
+                self.state.path_values.entry(label).or_default(),
+                limits.max_path_values,
+            ),
         };
         admit(set, &mut self.state.metrics, label, max, raw)
     }
@@ -526,8 +545,9 @@ fn admit(
     value
 }
 
-fn denial_key(tool: &str, workflow: &str, reason: Reason) -> DenialKey {
+fn denial_key(path: &PathLabels, tool: &str, workflow: &str, reason: Reason) -> DenialKey {
     DenialKey {
+        path: path.clone(),
         tool: tool.to_string(),
         workflow: workflow.to_string(),
         reason,

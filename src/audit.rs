@@ -15,6 +15,7 @@
 //! | `time` | string | log time of the denial (RFC 3339, UTC), else when it was read |
 //! | `tool` | string | tool name as logged (redacted, at most 240 characters) |
 //! | `workflow` | string | the `workflow` label value the denial was counted under |
+//! | `namespace`, `pod` | string | the labels its file's path gave (`--labels-from-path`); absent without |
 //! | `reason` | string | the `reason` label value |
 //! | `risk` | string | the `risk` label value: what the denial attempted (docs/risk.md), or `pending` |
 //! | `execution_id` | string? | correlation key value |
@@ -172,6 +173,12 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
     text(out, ",\"time\":", &record.time);
     text(out, ",\"tool\":", &record.tool);
     text(out, ",\"workflow\":", &record.workflow);
+    if let Some(namespace) = &record.namespace {
+        text(out, ",\"namespace\":", namespace);
+    }
+    if let Some(pod) = &record.pod {
+        text(out, ",\"pod\":", pod);
+    }
     name(out, ",\"reason\":", record.reason.as_str());
     text(out, ",\"risk\":", &record.risk);
     optional(out, ",\"execution_id\":", &record.execution_id);
@@ -345,6 +352,8 @@ mod tests {
             time: text.into(),
             tool: text.into(),
             workflow: text.into(),
+            namespace: None,
+            pod: None,
             reason: Reason::SubcommandResults,
             risk: text.into(),
             execution_id: optional.clone(),
@@ -396,6 +405,8 @@ mod tests {
             time: "2026-06-12T08:00:00.139Z".into(),
             tool: "Bash".into(),
             workflow: "review".into(),
+            namespace: None,
+            pod: None,
             reason: Reason::Hook,
             risk: "history_rewrite".into(),
             execution_id: Some("exec_1".into()),

@@ -58,6 +58,9 @@ pub mod defaults {
     pub const MAX_WORKFLOWS: usize = 100;
     pub const MAX_SERIES: usize = 5000;
     pub const MAX_MODELS: usize = 50;
+    pub const MAX_PATH_VALUES: usize = 1000;
+    /// 15 minutes.
+    pub const PATH_LABELS_GRACE_SECS: u64 = 15 * 60;
     pub const MAX_EXECUTIONS: usize = 4096;
     pub const EXECUTION_IDLE_TIMEOUT: &str = "6h";
     /// [`EXECUTION_IDLE_TIMEOUT`] in seconds, for the checked configuration's `Default`.
@@ -420,8 +423,19 @@ pub struct PipelineArgs {
     )]
     pub risk_allow_hosts: Vec<String>,
 
-    /// Regex on the file's path whose first capture group (or group `workflow`) names the workflow
-    /// when a line carries none.
+    /// Regex on each file's path whose named groups become labels of its series: `namespace`,
+    /// `pod` and `container` on every denial, execution and spend series; `workflow` names the
+    /// workflow when a line carries none. Without named groups, the first group is the
+    /// workflow. See docs/node-agent.md.
+    #[arg(
+        long,
+        value_name = "REGEX",
+        env = "DENIALS_EXPORTER_LABELS_FROM_PATH",
+        help_heading = headings::FIELDS
+    )]
+    pub labels_from_path: Option<String>,
+
+    /// The older name of --labels-from-path (the same flag).
     #[arg(
         long,
         value_name = "REGEX",
@@ -429,6 +443,31 @@ pub struct PipelineArgs {
         help_heading = headings::FIELDS
     )]
     pub workflow_from_path: Option<String>,
+
+    /// Distinct values of each label --labels-from-path gives (`namespace`, `pod`,
+    /// `container`) before new ones become `other`; a value comes free again when its series
+    /// are dropped.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = defaults::MAX_PATH_VALUES,
+        env = "DENIALS_EXPORTER_MAX_PATH_VALUES",
+        help_heading = headings::LIMITS
+    )]
+    pub max_path_values: usize,
+
+    /// How long the series of a label set --labels-from-path gave stay after its last file was
+    /// let go (a deleted pod's logs), a duration (`15m`; a bare number is seconds); then they
+    /// are dropped, so pod churn does not grow the exposition.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        value_parser = parse_whole_seconds,
+        default_value_t = defaults::PATH_LABELS_GRACE_SECS,
+        env = "DENIALS_EXPORTER_PATH_LABELS_GRACE",
+        help_heading = headings::LIMITS
+    )]
+    pub path_labels_grace: u64,
 
     /// Workflow when neither the line nor the path names one.
     #[arg(

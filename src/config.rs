@@ -13,7 +13,7 @@ use regex::Regex;
 use thiserror::Error;
 
 use crate::cli::{defaults, PipelineArgs};
-use crate::vocab::Reason;
+use crate::vocab::{LabelName, Reason};
 
 mod reason_rules;
 mod run;
@@ -25,11 +25,20 @@ pub use run::{Listen, RunConfig};
 /// A flag value that cannot work.
 #[derive(Debug, Error)]
 pub enum ConfigError {
-    #[error("invalid --workflow-from-path regex {pattern:?}: {error}")]
-    WorkflowRegex {
+    #[error("invalid --{flag} regex {pattern:?}: {error}")]
+    PathRegex {
+        flag: &'static str,
         pattern: String,
         error: regex::Error,
     },
+    #[error("--{flag} {pattern:?} names a group {name:?}: the groups it may name are workflow, namespace, pod and container")]
+    PathGroup {
+        flag: &'static str,
+        pattern: String,
+        name: String,
+    },
+    #[error("--labels-from-path and --workflow-from-path are one flag under two names: give one")]
+    TwoPathPatterns,
     #[error("invalid --reason-rule {rule:?}: expected REGEX=REASON")]
     ReasonRuleShape { rule: String },
     #[error("invalid --reason-rule {rule:?}: {error}")]
@@ -120,6 +129,12 @@ pub struct Limits {
     pub max_denials_per_record: u64,
     /// Seconds a log time may run ahead of the wall clock. By default, 1 hour.
     pub max_clock_skew_secs: u64,
+    /// Distinct values of each label `--labels-from-path` gives (`namespace`, `pod`,
+    /// `container`). By default, 1,000.
+    pub max_path_values: usize,
+    /// Seconds a path's label set keeps its series after its last file was let go. By
+    /// default, 15 minutes.
+    pub path_labels_grace_secs: u64,
 }
 
 impl Default for Limits {
@@ -134,6 +149,8 @@ impl Default for Limits {
             max_series: defaults::MAX_SERIES,
             max_denials_per_record: defaults::MAX_DENIALS_PER_RECORD,
             max_clock_skew_secs: defaults::MAX_CLOCK_SKEW_SECS,
+            max_path_values: defaults::MAX_PATH_VALUES,
+            path_labels_grace_secs: defaults::PATH_LABELS_GRACE_SECS,
         }
     }
 }
@@ -146,7 +163,8 @@ pub struct Config {
     /// What each denial attempted is classified with: the built-in rules plus `--risk-rule`
     /// and `--risk-allow-host`.
     pub risk_rules: RiskRules,
-    pub workflow_from_path: Option<Regex>,
+    /// `--labels-from-path` (or its older name `--workflow-from-path`).
+    pub labels_from_path: Option<PathPattern>,
     pub workflow_default: String,
     pub limits: Limits,
     pub audit_log: Option<PathBuf>,
@@ -158,7 +176,7 @@ impl Default for Config {
             fields: Fields::default(),
             reason_rules: ReasonRules::default(),
             risk_rules: RiskRules::builtin(),
-            workflow_from_path: None,
+            labels_from_path: None,
             workflow_default: defaults::WORKFLOW_DEFAULT.into(),
             limits: Limits::default(),
             audit_log: None,
@@ -185,16 +203,11 @@ impl Config {
         for rule in args.reason_rules.iter().filter(|r| !r.trim().is_empty()) {
             custom.push(parse_reason_rule(rule)?);
         }
-        let workflow_from_path = match &args.workflow_from_path {
-            None => None,
-            Some(pattern) => {
-                Some(
-                    Regex::new(pattern).map_err(|error| ConfigError::WorkflowRegex {
-                        pattern: pattern.clone(),
-                        error,
-                    })?,
-                )
-            }
+        let labels_from_path = match (&args.labels_from_path, &args.workflow_from_path) {
+            (Some(_), Some(_)) => return Err(ConfigError::TwoPathPatterns),
+            (Some(pattern), None) => Some(PathPattern::new("labels-from-path", pattern)?),
+            (None, Some(pattern)) => Some(PathPattern::new("workflow-from-path", pattern)?),
+            (None, None) => None,
         };
         let limits = Limits {
             max_tools: at_least("max-tools", 1, args.max_tools)?,
@@ -206,6 +219,8 @@ impl Config {
             max_series: at_least("max-series", 13, args.max_series)?,
             max_denials_per_record: args.max_denials_per_record,
             max_clock_skew_secs: args.max_clock_skew,
+            max_path_values: at_least("max-path-values", 1, args.max_path_values)?,
+            path_labels_grace_secs: args.path_labels_grace,
         };
         Ok(Config {
             fields,
@@ -216,7 +231,7 @@ impl Config {
                     .iter()
                     .filter(|h| !h.trim().is_empty()),
             )?,
-            workflow_from_path,
+            labels_from_path,
             workflow_default: non_empty("workflow-default", &args.workflow_default)?,
             limits,
             audit_log: args.audit_log.clone(),
@@ -270,6 +285,33 @@ fn parse_reason_rule(rule: &str) -> Result<(Regex, Reason), ConfigError> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn labels_from_path_takes_named_groups_and_the_older_flag_its_first_group() {
+        let kubelet = r"^/var/log/pods/(?P<namespace>[^_/]+)_(?P<pod>[^_/]+)_[^/]+/";
+        let got = PathPattern::new("labels-from-path", kubelet)
+            .unwrap()
+            .captures("/var/log/pods/ci_runner-1_0f0e/executor/0.log");
+        let want = [
+            (LabelName::Namespace, "ci".into()),
+            (LabelName::Pod, "runner-1".into()),
+        ];
+        assert_eq!((got.workflow, got.labels), (None, want.to_vec()));
+        let old = PathPattern::new("workflow-from-path", r"/logs/([a-z]+)\.log$").unwrap();
+        assert_eq!(
+            old.captures("/logs/review.log").workflow.as_deref(),
+            Some("review")
+        );
+        let both = PathPattern::new("labels-from-path", r"/(?P<pod>[a-z]+)/(?P<workflow>[a-z]+)")
+            .unwrap()
+            .captures("/p/w");
+        assert_eq!(both.workflow.as_deref(), Some("w"));
+        assert_eq!(both.labels, [(LabelName::Pod, "p".to_string())]);
+        let no_match = PathPattern::new("labels-from-path", kubelet).unwrap();
+        assert_eq!(no_match.captures("/tmp/app.log"), PathCaptures::default());
+        let error = PathPattern::new("labels-from-path", r"(?P<node>x)").unwrap_err();
+        assert!(error.to_string().contains("\"node\""), "{error}");
+    }
     use clap::Parser as _;
 
     use super::*;
@@ -310,5 +352,71 @@ mod tests {
             parse_reason_rule("(=hook"),
             Err(ConfigError::ReasonRuleRegex { .. })
         ));
+    }
+}
+
+/// `--labels-from-path`: a regex over a file's path whose named groups become labels of the
+/// file's series. `workflow` is the workflow when a line names none; `namespace`, `pod` and
+/// `container` are labels of their own ([`LabelName::FROM_PATH`]). Without named groups, the
+/// first group is the workflow (what `--workflow-from-path` always did).
+#[derive(Debug, Clone)]
+pub struct PathPattern {
+    regex: Regex,
+    /// The named groups that are labels, with their group names.
+    labels: Vec<(LabelName, String)>,
+}
+
+/// What a path gave: the workflow, and the other labels' raw values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PathCaptures {
+    pub workflow: Option<String>,
+    pub labels: Vec<(LabelName, String)>,
+}
+
+impl PathPattern {
+    /// Compiles `pattern`, given as `--{flag}` (what an error names).
+    pub fn new(flag: &'static str, pattern: &str) -> Result<PathPattern, ConfigError> {
+        let regex = Regex::new(pattern).map_err(|error| ConfigError::PathRegex {
+            flag,
+            pattern: pattern.to_string(),
+            error,
+        })?;
+        let mut labels = Vec::new();
+        for name in regex.capture_names().flatten() {
+            if name == "workflow" {
+                continue;
+            }
+            let Some(label) = LabelName::FROM_PATH
+                .into_iter()
+                .find(|l| l.as_str() == name)
+            else {
+                return Err(ConfigError::PathGroup {
+                    flag,
+                    pattern: pattern.to_string(),
+                    name: name.to_string(),
+                });
+            };
+            labels.push((label, name.to_string()));
+        }
+        labels.sort();
+        Ok(PathPattern { regex, labels })
+    }
+
+    /// What `path` gives (nothing if the regex does not match it).
+    pub fn captures(&self, path: &str) -> PathCaptures {
+        let Some(caps) = self.regex.captures(path) else {
+            return PathCaptures::default();
+        };
+        let named = self.regex.capture_names().flatten().next().is_some();
+        let workflow = caps
+            .name("workflow")
+            .or_else(|| (!named).then(|| caps.get(1)).flatten())
+            .map(|m| m.as_str().to_string());
+        let labels = self
+            .labels
+            .iter()
+            .filter_map(|(label, name)| Some((*label, caps.name(name)?.as_str().to_string())))
+            .collect();
+        PathCaptures { workflow, labels }
     }
 }

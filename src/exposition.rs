@@ -28,7 +28,7 @@ use crate::input::follow::FollowStats;
 use crate::vocab::counters::{Exemplar, Histogram, Metrics, WorkflowSeries, TOKEN_KINDS};
 use crate::vocab::counters::{COST_BUCKETS, DENIAL_BUCKETS, DURATION_BUCKETS, TURN_BUCKETS};
 use crate::vocab::families::{self as f, Family};
-use crate::vocab::LabelName;
+use crate::vocab::{LabelName, PathLabels};
 
 use openmetrics::OpenMetricsWriter;
 use text::TextWriter;
@@ -194,56 +194,59 @@ impl Describe for Counted<'_> {
     }
 }
 
-/// The counted families: denials, executions, spend.
+/// The counted families: denials, executions, spend. A series whose file's path gave it labels
+/// (`--labels-from-path`) carries them first.
 fn describe_counted(m: &Metrics, out: &mut impl Emit) {
     out.family(f::DENIALS);
     for (k, v) in &m.denials {
-        let labels = [
+        let own = [
             ("reason", k.reason.as_str()),
             ("tool", k.tool.as_str()),
             ("workflow", k.workflow.as_str()),
         ];
+        let labels = with_path(&k.path, &own);
         out.exemplified(&labels, *v as f64, m.denial_exemplars.get(k));
     }
     out.family(f::DENIAL_RISKS);
     for (k, v) in &m.denial_risks {
-        let labels = [
+        let own = [
             ("risk", k.risk.as_str()),
             ("tool", k.tool.as_str()),
             ("workflow", k.workflow.as_str()),
         ];
+        let labels = with_path(&k.path, &own);
         out.exemplified(&labels, *v as f64, m.denial_risk_exemplars.get(k));
     }
 
-    let wf = &m.workflows;
     out.family(f::EXECUTIONS);
-    for (w, s) in wf {
+    for (p, w, s) in workflow_series(m) {
         for (o, n) in &s.executions {
-            out.value(&[("outcome", o), ("workflow", w)], *n as f64);
+            out.value(&with_path(p, &[("outcome", o), ("workflow", w)]), *n as f64);
         }
     }
     out.family(f::COST);
-    for (w, s) in wf {
-        out.histogram(&[("workflow", w)], &s.cost_usd, COST_BUCKETS);
+    for (p, w, s) in workflow_series(m) {
+        out.histogram(&with_path(p, &[("workflow", w)]), &s.cost_usd, COST_BUCKETS);
     }
     out.family(f::TOKENS);
-    for (w, s) in wf {
+    for (p, w, s) in workflow_series(m) {
         for (k, n) in TOKEN_KINDS.iter().zip(s.tokens) {
-            out.value(&[("kind", k), ("workflow", w)], n);
+            out.value(&with_path(p, &[("kind", k), ("workflow", w)]), n);
         }
     }
     out.family(f::TOKENS_BY_MODEL);
-    for (w, s) in wf {
+    for (p, w, s) in workflow_series(m) {
         for (model, series) in &s.models {
             for (k, n) in TOKEN_KINDS.iter().zip(series.tokens) {
-                out.value(&[("kind", k), ("model", model), ("workflow", w)], n);
+                let own = [("kind", *k), ("model", model.as_str()), ("workflow", w)];
+                out.value(&with_path(p, &own), n);
             }
         }
     }
     out.family(f::COST_BY_MODEL);
-    for (w, s) in wf {
+    for (p, w, s) in workflow_series(m) {
         for (model, series) in &s.models {
-            let labels = [("model", model.as_str()), ("workflow", w.as_str())];
+            let labels = with_path(p, &[("model", model.as_str()), ("workflow", w)]);
             out.exemplified(&labels, series.cost_usd, series.cost_exemplar.as_ref());
         }
     }
@@ -257,10 +260,24 @@ fn describe_counted(m: &Metrics, out: &mut impl Emit) {
         (f::DENIALS_PER_EXECUTION, |s| &s.denials, DENIAL_BUCKETS),
     ] {
         out.family(family);
-        for (w, s) in wf {
-            out.histogram(&[("workflow", w)], pick(s), bounds);
+        for (p, w, s) in workflow_series(m) {
+            out.histogram(&with_path(p, &[("workflow", w)]), pick(s), bounds);
         }
     }
+}
+
+/// Every per-workflow series with the path labels it carries.
+fn workflow_series(m: &Metrics) -> impl Iterator<Item = (&PathLabels, &str, &WorkflowSeries)> {
+    m.workflow_maps()
+        .flat_map(|(p, map)| map.iter().map(move |(w, s)| (p, w.as_str(), s)))
+}
+
+/// A series' labels: its path labels, then its own.
+fn with_path<'a>(path: &'a PathLabels, own: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    let path = path
+        .pairs()
+        .map(|(name, value)| -> (&str, &str) { (name, value) });
+    path.chain(own.iter().copied()).collect()
 }
 
 /// The exporter's own families, in `replay` and `run` alike.
@@ -315,6 +332,7 @@ fn describe_self(m: &Metrics, gauges: Gauges, out: &mut impl Emit) {
     );
     out.single(f::SERIES_OVERFLOW, m.series_overflow as f64);
     out.single(f::RECORD_DENIALS_CLAMPED, m.denials_clamped as f64);
+    out.single(f::PATH_LABELS_EXPIRED, m.path_labels_expired as f64);
     out.single(f::TIMES_REJECTED, m.times_rejected as f64);
     out.single(f::LAST_EVENT_TIMESTAMP, m.last_event_timestamp);
 }
@@ -354,6 +372,8 @@ fn describe_run(r: &RunStats, out: &mut impl Emit) {
         f::STATE_ENTRIES_DROPPED,
         r.follow.state_entries_dropped as f64,
     );
+    out.single(f::LOST_FILES, r.follow.lost_files as f64);
+    out.single(f::LOST_BYTES, r.follow.lost_bytes as f64);
     out.single(f::WATCHER_ERRORS, r.watcher_errors as f64);
     out.single(f::WATCHER_FALLBACKS, r.watcher_fallbacks as f64);
     out.single(f::WATCH_REARMS, r.watch_rearms as f64);

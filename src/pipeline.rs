@@ -29,13 +29,17 @@ use crate::input::follow::{FileId, Opened, Sink};
 use crate::input::frame::{self, ChunkJoiner, Joined, SavedPartial};
 use crate::input::identity::Inode;
 use crate::input::prefilter::{is_plain_object_line, Pick, Prefilter};
-use crate::vocab::{AuditRecord, LineOutcome};
+use crate::vocab::{AuditRecord, LabelName, LineOutcome, PathLabels};
 
 /// The reading state of one source (a file, or stdin), kept across chunks.
 #[derive(Debug)]
 pub struct Source {
     pub path: Arc<str>,
     path_workflow: Option<String>,
+    /// What `--labels-from-path` took from the path, before admission.
+    raw_labels: Vec<(LabelName, String)>,
+    /// Its series' path labels, admitted when its first lines are counted.
+    path_labels: Option<PathLabels>,
     joiner: ChunkJoiner,
     /// Outcomes already logged for this source (each is logged once, then only counted).
     logged: BTreeSet<LineOutcome>,
@@ -43,15 +47,16 @@ pub struct Source {
 
 impl Source {
     pub fn new(path: &str, config: &Config) -> Source {
-        let path_workflow = config.workflow_from_path.as_ref().and_then(|re| {
-            let caps = re.captures(path)?;
-            caps.name("workflow")
-                .or_else(|| caps.get(1))
-                .map(|m| m.as_str().to_string())
-        });
+        let captures = config
+            .labels_from_path
+            .as_ref()
+            .map(|pattern| pattern.captures(path))
+            .unwrap_or_default();
         Source {
             path: Arc::from(path),
-            path_workflow,
+            path_workflow: captures.workflow,
+            raw_labels: captures.labels,
+            path_labels: None,
             joiner: ChunkJoiner::new(config.limits.max_line_bytes),
             logged: BTreeSet::new(),
         }
@@ -157,6 +162,12 @@ impl Pipeline {
 
     pub fn accountant(&self) -> &Accountant {
         &self.accountant
+    }
+
+    /// Drops the series of path label sets whose files have been gone for the grace period
+    /// (`now`: seconds since the epoch); returns how many were dropped.
+    pub fn expire_paths(&mut self, now: f64) -> usize {
+        self.accountant.expire_paths(now)
     }
 
     #[cfg(test)]
@@ -271,9 +282,16 @@ impl Pipeline {
         };
         match decoded {
             Ok(event) => {
+                let path_labels = match &source.path_labels {
+                    Some(labels) => labels,
+                    None => source
+                        .path_labels
+                        .insert(self.accountant.path_labels(&source.raw_labels)),
+                };
                 let where_from = LineSource {
                     path: &source.path,
                     path_workflow: source.path_workflow.as_deref(),
+                    path_labels,
                 };
                 let outcome = self.accountant.apply(event, where_from);
                 let outcome = if lossy { LineOutcome::NonUtf8 } else { outcome };
@@ -360,6 +378,9 @@ impl Sink for Pipeline {
         {
             source.restore(&saved);
         }
+        let labels = self.accountant.path_labels(&source.raw_labels);
+        self.accountant.path_opened(&labels);
+        source.path_labels = Some(labels);
         self.sources.insert(file.id, source);
     }
 
@@ -383,7 +404,10 @@ impl Sink for Pipeline {
     }
 
     fn closed(&mut self, id: FileId) {
-        self.sources.remove(&id);
+        if let Some(labels) = self.sources.remove(&id).and_then(|s| s.path_labels) {
+            self.accountant
+                .path_closed(&labels, crate::account::wall_now());
+        }
     }
 
     fn is_whole_line(&self, line: &[u8]) -> bool {

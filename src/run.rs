@@ -411,6 +411,9 @@ impl LagLabels {
 /// The shortest time between two state writes made because a new identity was learned.
 const IDENTITY_STATE_GAP: Duration = Duration::from_millis(100);
 
+/// How often path label sets whose files are gone are looked at for expiry.
+const EXPIRY_EVERY: Duration = Duration::from_secs(1);
+
 /// Ticks of the sweep per stat interval: each looks at this fraction of the files inotify does
 /// not watch reliably, so no tick stats them all at once.
 const SWEEP_SLICES: usize = 10;
@@ -451,6 +454,7 @@ impl ReadLoop {
         // Identities known as of the last state write, and when a new one last caused a write.
         let (mut saved_identities, mut identity_write) = (r.follower.identities(), None::<Instant>);
         let mut written = Vec::new();
+        let mut last_expiry = Instant::now();
         loop {
             // Every root watched reliably: its events say what changed, and a scan now and
             // then is only a safety net. Else the globs are expanded every stat interval.
@@ -539,7 +543,13 @@ impl ReadLoop {
                 saved_identities = r.follower.identities();
                 saved_moves = r.moves();
             }
-            let lines = r.pipeline.accountant().metrics().lines_read - lines_before;
+            let mut lines = r.pipeline.accountant().metrics().lines_read - lines_before;
+            // A deleted pod's series go once its logs have been gone for the grace period: a
+            // change to publish, like lines read.
+            if last_expiry.elapsed() >= EXPIRY_EVERY {
+                lines = lines.max(u64::from(r.pipeline.expire_paths(wall_now()) > 0));
+                last_expiry = Instant::now();
+            }
             r.publish(shared, lines);
         }
         self.finish(&mut r, shared)

@@ -424,6 +424,9 @@ mod tests {
                     fragment: Some(b"{\"lev".to_vec()),
                     sequence_path: None,
                     first_path: Some("/var/log/b.log".into()),
+                    edge: None,
+                    size: Some(9),
+                    rotated: true,
                 },
                 source: SourceState {
                     partials: vec![SavedPartial {

@@ -13,5 +13,5 @@ mod reason;
 
 pub use audit::{AuditKind, AuditRecord, Origin, RISK_PENDING};
 pub use counters::{LineOutcome, Metrics};
-pub use label::LabelName;
+pub use label::{LabelName, PathLabels};
 pub use reason::Reason;

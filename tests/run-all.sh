@@ -48,6 +48,10 @@ step "alert and recording rules, dashboards" bash tests/deploy/rules_test.sh
 step "kubernetes manifests and Dockerfile" bash tests/deploy/k8s_check.sh
 step "actionlint: the CI and release workflows (.github/workflows)" actionlint
 step "hadolint: the Dockerfile" hadolint Dockerfile
+step "the node agent as its DaemonSet runs it: two pods in two namespaces, a proxy container beside each, kubelet rotation, kill -9" \
+  python3 tests/deploy/node_agent_check.py target/release/denials-exporter
+step "the node agent with 200 pods rotating at once and a kill -9: each pod's count exact" \
+  python3 bench/node_agent.py target/release/denials-exporter --exact --pods 200
 step "docs/formats.md's pino snippet: hook and canUseTool denials counted with their reason" \
   bash tests/deploy/formats_snippet.sh target/release/denials-exporter
 step "the cost of a write with 1,100 rolls beside the written file, and of 2,000 idle files (loose smoke bounds; figures: bench/files_cpu.py)" \

@@ -25,7 +25,7 @@ use super::{wall_now, AUDIT_TEXT_CHARS};
 use crate::decode::{self, Format};
 use crate::redact::{shared_redactor, Redactor};
 use crate::vocab::counters::Exemplar;
-use crate::vocab::{AuditKind, AuditRecord, Origin, Reason};
+use crate::vocab::{AuditKind, AuditRecord, LabelName, Origin, PathLabels, Reason};
 
 /// What redactions are tallied into: replacements by kind.
 pub(super) type Tally = BTreeMap<String, u64>;
@@ -86,6 +86,8 @@ pub(super) struct CountedDenial<'a> {
     pub reason_text: Option<&'a str>,
     pub input_summary: Option<&'a str>,
     pub source: &'a str,
+    /// The labels its file's path gave its series.
+    pub path_labels: &'a PathLabels,
     pub origin: Origin,
     pub format: Format,
     pub count: u64,
@@ -97,6 +99,8 @@ pub(super) struct DecidedRisk<'a> {
     /// The tool, workflow and reason label values its denial was counted under.
     pub tool: String,
     pub workflow: String,
+    /// The path labels its denial was counted under.
+    pub path: PathLabels,
     pub reason: Reason,
     pub risk: String,
     /// The input summary of the record's entry for the denial, when it listed one.
@@ -213,6 +217,11 @@ impl AuditBuilder {
             time: decode::time::format_rfc3339(denial.time.unwrap_or_else(wall_now)),
             tool: self.text(Field::ToolName, denial.tool, &mut raw, tally),
             workflow,
+            namespace: denial
+                .path_labels
+                .get(LabelName::Namespace)
+                .map(str::to_string),
+            pod: denial.path_labels.get(LabelName::Pod).map(str::to_string),
             reason: denial.reason,
             risk,
             execution_id: self.id(&mut ids.execution, &mut raw, tally),
@@ -249,6 +258,8 @@ impl AuditBuilder {
             time: decode::time::format_rfc3339(decided.time.unwrap_or_else(wall_now)),
             tool: decided.tool,
             workflow: decided.workflow,
+            namespace: decided.path.get(LabelName::Namespace).map(str::to_string),
+            pod: decided.path.get(LabelName::Pod).map(str::to_string),
             reason: decided.reason,
             risk: decided.risk,
             execution_id: self.id(&mut ids.execution, &mut raw, tally),

@@ -307,6 +307,8 @@ mod tests {
             time: "2026-01-01T00:00:00.000Z".into(),
             tool: handover.text(Spare::of(Field::ToolName), text),
             workflow: handover.text(Spare::WORKFLOW, text),
+            namespace: None,
+            pod: None,
             reason: Reason::Hook,
             risk: "none".into(),
             execution_id: Some(handover.text(Spare::of(Field::ExecutionId), text)),

@@ -72,6 +72,11 @@ impl AdmittedSet {
     pub fn len(&self) -> usize {
         self.values.len()
     }
+
+    /// Lets `value` go: a new value may take its place under the cap.
+    pub fn remove(&mut self, value: &str) {
+        self.values.remove(value);
+    }
 }
 
 /// Returns true if and only if `value` may be a `tool` or `workflow` label value.

@@ -29,7 +29,7 @@ use super::digest::Digest;
 use super::small_map::SmallMap;
 use super::totals::Totals;
 use crate::decode::{Attempted, RecordedDenial, RecordedDenials};
-use crate::vocab::Reason;
+use crate::vocab::{PathLabels, Reason};
 
 /// Tool use ids remembered per execution, at most.
 pub const MAX_IDS_PER_EXECUTION: usize = 10_000;
@@ -54,7 +54,9 @@ pub struct Revealed {
 /// the state file gets only those, never a raw text.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PendingRisk {
-    /// The `tool` and `workflow` label values it was counted under.
+    /// The path, `tool` and `workflow` label values it was counted under.
+    #[serde(default, skip_serializing_if = "PathLabels::is_empty")]
+    pub path: PathLabels,
     pub tool: String,
     pub workflow: String,
     pub reason: Reason,
@@ -73,8 +75,19 @@ pub struct PendingRisk {
 /// Equal when saved alike: what is kept only in memory to decide the fallback is left out.
 impl PartialEq for PendingRisk {
     fn eq(&self, other: &PendingRisk) -> bool {
-        (&self.tool, &self.workflow, self.reason, &self.fallback)
-            == (&other.tool, &other.workflow, other.reason, &other.fallback)
+        (
+            &self.path,
+            &self.tool,
+            &self.workflow,
+            self.reason,
+            &self.fallback,
+        ) == (
+            &other.path,
+            &other.tool,
+            &other.workflow,
+            other.reason,
+            &other.fallback,
+        )
     }
 }
 

@@ -189,6 +189,7 @@ impl Accountant {
                     reason_text: None,
                     input_summary: denial.input_summary.as_deref(),
                     source: source.path,
+                    path_labels: source.path_labels,
                     origin: Origin::Record,
                     format: record.format,
                     count: denial.count,
@@ -206,7 +207,10 @@ impl Accountant {
                 (self.label(LabelName::Model, &model), s)
             })
             .collect();
-        let series = self.state.metrics.workflows.entry(workflow).or_default();
+        let series = self
+            .state
+            .metrics
+            .workflow_series(source.path_labels, workflow);
         *series
             .executions
             .entry(metrics::outcome_label(record.outcome.as_deref()).to_string())

@@ -112,6 +112,7 @@ impl RiskBook {
             })),
         };
         PendingRisk {
+            path: key.path.clone(),
             tool: key.tool.clone(),
             workflow: key.workflow.clone(),
             reason: key.reason,

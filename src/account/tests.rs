@@ -1,10 +1,14 @@
 //! Accountant tests: sequences of decoded lines → counter values.
 
+mod paths;
 mod risk;
 
 use super::*;
 use crate::config::Fields;
 use crate::decode;
+
+/// The path labels of a file whose path gave none.
+const NO_PATH_LABELS: PathLabels = PathLabels(Vec::new());
 
 fn account(lines: &[&str]) -> Accountant {
     account_with(Config::default(), lines)
@@ -18,6 +22,7 @@ fn account_with(config: Config, lines: &[&str]) -> Accountant {
         let source = LineSource {
             path: "/var/log/executor/app.log",
             path_workflow: None,
+            path_labels: &NO_PATH_LABELS,
         };
         let outcome = accountant.apply(event, source);
         accountant.add_outcome(outcome);
@@ -402,18 +407,19 @@ fn exemplars_are_kept_only_when_asked_and_redacted() {
         let source = LineSource {
             path: "-",
             path_workflow: None,
+            path_labels: &NO_PATH_LABELS,
         };
         a.apply(event, source);
     }
     let m = a.metrics();
-    let hook = &m.denial_exemplars[&denial_key("Bash", "review", Reason::Hook)];
+    let hook = &m.denial_exemplars[&denial_key(&NO_PATH_LABELS, "Bash", "review", Reason::Hook)];
     let id = hook.execution_id.as_deref().unwrap();
     assert!(
         id.contains("[REDACTED:") && !id.contains("abcdefghij"),
         "{id}"
     );
     assert_eq!(hook.tool_use_id.as_deref(), Some("t1"));
-    let edit = &m.denial_exemplars[&denial_key("Edit", "review", Reason::Unknown)];
+    let edit = &m.denial_exemplars[&denial_key(&NO_PATH_LABELS, "Edit", "review", Reason::Unknown)];
     assert_eq!(
         (edit.execution_id.as_deref(), edit.tool_use_id.as_deref()),
         (Some("e1"), Some("t2"))
@@ -456,6 +462,7 @@ fn each_id_is_redacted_once_per_line_whatever_shows_it() {
         let source = LineSource {
             path: "-",
             path_workflow: None,
+            path_labels: &NO_PATH_LABELS,
         };
         a.apply(event, source);
     };

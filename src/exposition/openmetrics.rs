@@ -195,6 +195,7 @@ mod tests {
     fn renders_openmetrics_with_exemplars() {
         let mut m = Metrics::default();
         let key = DenialKey {
+            path: Default::default(),
             tool: "Bash".into(),
             workflow: "review".into(),
             reason: Reason::Unknown,

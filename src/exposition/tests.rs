@@ -15,6 +15,7 @@ fn renders_denials_and_zeroed_self_metrics() {
     let mut m = Metrics::default();
     m.denials.insert(
         DenialKey {
+            path: Default::default(),
             tool: "Bash".into(),
             workflow: "re\"view".into(),
             reason: Reason::Hook,

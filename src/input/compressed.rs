@@ -18,7 +18,7 @@ use std::os::unix::fs::FileExt;
 
 use flate2::read::MultiGzDecoder;
 
-use super::identity::SIGNATURE_BYTES;
+use super::identity::{Edge, EDGE_BYTES, SIGNATURE_BYTES};
 
 /// The first two bytes of every gzip member (RFC 1952).
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -51,6 +51,23 @@ pub fn open_at(mut file: File, offset: u64) -> io::Result<Option<MultiGzDecoder<
     let mut decoder = MultiGzDecoder::new(file);
     let skipped = io::copy(&mut (&mut decoder).take(offset), &mut io::sink())?;
     Ok((skipped == offset).then_some(decoder))
+}
+
+/// Whether the decompressed content of the gzip `file` holds, just before `edge`'s offset, the
+/// bytes the edge was taken of: the check that a `.gz` whose first bytes match a state entry's
+/// file is that file's roll, and not a later roll of a log whose rolls all begin alike (the same
+/// banner, or lines without a varying timestamp). One decompression up to the offset.
+pub fn holds_edge(file: &File, edge: &Edge) -> bool {
+    let start = edge.offset.saturating_sub(EDGE_BYTES);
+    let mut decoder = MultiGzDecoder::new(file);
+    let Ok(skipped) = io::copy(&mut (&mut decoder).take(start), &mut io::sink()) else {
+        return false;
+    };
+    let mut before = Vec::with_capacity(EDGE_BYTES as usize);
+    let read = (&mut decoder)
+        .take(edge.offset - start)
+        .read_to_end(&mut before);
+    skipped == start && read.is_ok() && Edge::of(edge.offset, &before) == *edge
 }
 
 /// Writes `content` gzipped to `path` (what the unit tests compress rolls with).

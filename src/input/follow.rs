@@ -69,7 +69,7 @@ mod paths;
 mod report;
 mod sweep;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -80,7 +80,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tracing::debug;
 
-use super::identity::{Inode, Signature};
+use super::identity::{Edge, Inode, Signature};
 use super::rejoin::{Orphan, MAX_ORPHANS};
 use super::roll::{self, Directions};
 use super::watch::Root;
@@ -239,6 +239,18 @@ pub struct FileState {
     /// restart): a new file there continues it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_path: Option<String>,
+    /// The bytes before where reading stopped, when known: what tells this file's `.gz` from
+    /// another roll of its log with the same first bytes ([`paths::locate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge: Option<Edge>,
+    /// The file's size when this entry was saved, when larger than `offset`: bytes written and
+    /// not yet read, lost if the file is gone at the restart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// It was rotated (renamed away, or deleted while open) when saved: read to its end, its
+    /// writer had moved on, and its being gone at the restart loses nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rotated: bool,
 }
 
 impl FileState {
@@ -284,6 +296,13 @@ pub struct FollowStats {
     pub compressed_finished: u64,
     /// State entries dropped at a restart: no file in their directory had their identity.
     pub state_entries_dropped: u64,
+    /// State entries whose file was gone at a restart before it was read to its end (deleted
+    /// by its rotation, or with its pod, while the exporter was down): their unread lines are
+    /// lost.
+    pub lost_files: u64,
+    /// Bytes known written to those files and not read: a lower bound, as what was written
+    /// after the last state write is not known.
+    pub lost_bytes: u64,
 }
 
 /// Follows the files matching the patterns.
@@ -306,8 +325,10 @@ pub struct Follower {
     unopenable: BTreeSet<PathBuf>,
     /// Files that may be open at once, from the open files limit at the last scan.
     fd_budget: usize,
-    /// Files the globs match that are compressed (skipped, counted once each).
-    compressed: BTreeSet<Inode>,
+    /// Files the globs match that are compressed (skipped, counted once each), with their status
+    /// change time: the kubelet deletes a `.gz` and creates a `0.log` in the same instant, and a
+    /// new file that reused the inode must not be skipped for the gzip file it replaced.
+    compressed: BTreeMap<Inode, paths::Changed>,
     /// Followed files whose first bytes were signed after they were opened empty.
     identities: u64,
     /// Followed files holding a descriptor (not parked).
@@ -350,7 +371,7 @@ impl Follower {
             stats: FollowStats::default(),
             unopenable: BTreeSet::new(),
             fd_budget: fd_budget(),
-            compressed: BTreeSet::new(),
+            compressed: BTreeMap::new(),
             identities: 0,
             open_count: 0,
             fd_cap: usize::MAX,
@@ -441,8 +462,11 @@ impl Follower {
             }
             let inode = meta.inode;
             present.insert(inode);
-            if self.compressed.contains(&inode) {
-                continue;
+            match self.compressed.get(&inode) {
+                Some(changed) if *changed == meta.changed => continue,
+                // A new file on the inode of a gzip file since deleted: the gzip file is gone.
+                Some(_) => drop(self.compressed.remove(&inode)),
+                None => {}
             }
             if let Some(&i) = by_inode.get(&inode) {
                 if self.files[i].found_at(path) {
@@ -458,7 +482,7 @@ impl Follower {
                 present.insert(opened);
             }
         }
-        self.compressed.retain(|inode| present.contains(inode));
+        self.compressed.retain(|inode, _| present.contains(inode));
         for f in &mut self.files {
             if !f.rotated && !present.contains(&f.inode) {
                 f.rotated = true;
@@ -512,8 +536,8 @@ impl Follower {
     }
 
     /// A file a glob matched turned out compressed: it is skipped, and counted once.
-    fn skip_compressed(&mut self, inode: Inode, path: &Path) {
-        if self.compressed.insert(inode) {
+    fn skip_compressed(&mut self, inode: Inode, changed: paths::Changed, path: &Path) {
+        if self.compressed.insert(inode, changed).is_none() {
             self.stats.compressed_skipped += 1;
             debug!(path = %path.display(), "compressed file (gzip magic bytes); not read as lines");
         }

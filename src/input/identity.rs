@@ -88,7 +88,7 @@ impl Signature {
 /// truncated and written again past that offset within one poll interval, with the same first
 /// bytes, still differs here (unless it was rewritten with the very same bytes, which is then
 /// the same log).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Edge {
     pub offset: u64,
     hash: u64,
@@ -115,10 +115,16 @@ impl Edge {
                 Err(e) => return Err(e),
             }
         }
-        Ok(Some(Edge {
+        Ok(Some(Edge::of(offset, &buf[..filled])))
+    }
+
+    /// The edge at `offset` of content whose `before` bytes end there (at most [`EDGE_BYTES`]:
+    /// fewer only at a file's start or end).
+    pub fn of(offset: u64, before: &[u8]) -> Edge {
+        Edge {
             offset,
-            hash: fnv1a(&buf[..filled]) ^ filled as u64,
-        }))
+            hash: fnv1a(before) ^ before.len() as u64,
+        }
     }
 
     /// Whether `file` still holds the same bytes before this edge's offset.

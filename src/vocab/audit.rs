@@ -55,6 +55,11 @@ pub struct AuditRecord {
     pub time: String,
     pub tool: String,
     pub workflow: String,
+    /// The `namespace` and `pod` labels its file's path gave (`--labels-from-path`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod: Option<String>,
     pub reason: Reason,
     /// The risk class label value, or [`RISK_PENDING`].
     pub risk: String,

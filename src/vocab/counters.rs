@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::vocab::{LabelName, Reason};
+use crate::vocab::{LabelName, PathLabels, Reason};
 
 pub const COST_BUCKETS: &[f64] = &[
     0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0,
@@ -218,6 +218,10 @@ impl Exemplar {
 /// The label set of one `permission_denials_total` series.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct DenialKey {
+    /// The labels its file's path gave it (`namespace`, `pod`), first: a pod's series sort
+    /// together.
+    #[serde(default, skip_serializing_if = "PathLabels::is_empty")]
+    pub path: PathLabels,
     pub tool: String,
     pub workflow: String,
     pub reason: Reason,
@@ -227,6 +231,8 @@ pub struct DenialKey {
 /// values its denial was counted under in `permission_denials_total`, and the risk class.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct RiskKey {
+    #[serde(default, skip_serializing_if = "PathLabels::is_empty")]
+    pub path: PathLabels,
     pub tool: String,
     pub workflow: String,
     /// A label value of [`crate::risk::RiskRules::labels`].
@@ -249,6 +255,12 @@ pub struct Metrics {
     #[serde(default, with = "pairs", skip_serializing_if = "BTreeMap::is_empty")]
     pub denial_risk_exemplars: BTreeMap<RiskKey, Exemplar>,
     pub workflows: BTreeMap<String, WorkflowSeries>,
+    /// Per-workflow series of files whose path gave them labels, by those labels.
+    #[serde(default, with = "pairs", skip_serializing_if = "BTreeMap::is_empty")]
+    pub path_workflows: BTreeMap<PathLabels, BTreeMap<String, WorkflowSeries>>,
+    /// Label sets of paths whose series were dropped, their files gone for the grace period.
+    #[serde(default)]
+    pub path_labels_expired: u64,
     pub read_bytes: u64,
     /// Lines read, by outcome; `Ignored` is derived when rendering (lines read minus the rest).
     pub lines_read: u64,
@@ -293,6 +305,34 @@ impl Metrics {
         self.denial_risks
             .values()
             .fold(0, |a, b| a.saturating_add(*b))
+    }
+
+    /// The series of `workflow` under the labels `path` gave it.
+    pub fn workflow_series(&mut self, path: &PathLabels, workflow: String) -> &mut WorkflowSeries {
+        let map = if path.is_empty() {
+            &mut self.workflows
+        } else {
+            self.path_workflows.entry(path.clone()).or_default()
+        };
+        map.entry(workflow).or_default()
+    }
+
+    /// Every per-workflow map with the path labels of its series (none for the first).
+    pub fn workflow_maps(
+        &self,
+    ) -> impl Iterator<Item = (&PathLabels, &BTreeMap<String, WorkflowSeries>)> {
+        static NONE: PathLabels = PathLabels(Vec::new());
+        std::iter::once((&NONE, &self.workflows)).chain(self.path_workflows.iter())
+    }
+
+    /// Drops every series `path` gave labels to (its files gone for the grace period).
+    pub fn forget_path(&mut self, path: &PathLabels) {
+        self.denials.retain(|k, _| k.path != *path);
+        self.denial_exemplars.retain(|k, _| k.path != *path);
+        self.denial_risks.retain(|k, _| k.path != *path);
+        self.denial_risk_exemplars.retain(|k, _| k.path != *path);
+        self.path_workflows.remove(path);
+        self.path_labels_expired = self.path_labels_expired.saturating_add(1);
     }
 
     /// The sum of `permission_denials_total` over every label set.
@@ -351,6 +391,7 @@ mod tests {
         let mut m = Metrics::default();
         m.denials.insert(
             DenialKey {
+                path: Default::default(),
                 tool: "Bash".into(),
                 workflow: "review".into(),
                 reason: Reason::Hook,

@@ -141,6 +141,12 @@ pub const SERIES_OVERFLOW: Family = family(
     "Denials counted under tool and workflow other because --max-series was reached.",
     Counter,
 );
+pub const PATH_LABELS_EXPIRED: Family = family(
+    "denials_exporter_path_labels_expired_total",
+    "Label sets --labels-from-path gave (a pod's namespace and pod) whose series were dropped: \
+     none of their files had been followed for --path-labels-grace.",
+    Counter,
+);
 pub const RECORD_DENIALS_CLAMPED: Family = family(
     "denials_exporter_record_denials_clamped_total",
     "Denials execution records claimed beyond --max-denials-per-record, not counted.",
@@ -217,6 +223,19 @@ pub const COMPRESSED_FILES: Family = family(
 pub const STATE_ENTRIES_DROPPED: Family = family(
     "denials_exporter_state_entries_dropped_total",
     "State-file entries dropped at a restart: no file in their directory had their identity.",
+    Counter,
+);
+pub const LOST_FILES: Family = family(
+    "denials_exporter_lost_files_total",
+    "State-file entries whose file was gone at a restart before it was read to its end (deleted \
+     by its rotation, or with its pod with bytes known unread, while the exporter was down): \
+     their unread lines are lost.",
+    Counter,
+);
+pub const LOST_BYTES: Family = family(
+    "denials_exporter_lost_bytes_total",
+    "Bytes known written to the files of denials_exporter_lost_files_total and never read: a \
+     lower bound, as what was written after the last state write is not known.",
     Counter,
 );
 pub const WATCHER_ERRORS: Family = family(
@@ -330,7 +349,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 56] = [
+pub const ALL: [Family; 59] = [
     DENIALS,
     DENIAL_RISKS,
     EXECUTIONS,
@@ -353,6 +372,7 @@ pub const ALL: [Family; 56] = [
     EXECUTIONS_EVICTED,
     SERIES_OVERFLOW,
     RECORD_DENIALS_CLAMPED,
+    PATH_LABELS_EXPIRED,
     TIMES_REJECTED,
     LAST_EVENT_TIMESTAMP,
     FILES_FOLLOWED,
@@ -367,6 +387,8 @@ pub const ALL: [Family; 56] = [
     FILE_ERRORS,
     COMPRESSED_FILES,
     STATE_ENTRIES_DROPPED,
+    LOST_FILES,
+    LOST_BYTES,
     WATCHER_ERRORS,
     WATCHER_FALLBACKS,
     WATCH_REARMS,

@@ -192,6 +192,8 @@ mod tests {
             time: time.into(),
             tool: tool.into(),
             workflow: workflow.into(),
+            namespace: None,
+            pod: None,
             reason,
             risk: if tool == "Bash" {
                 "history_rewrite"

@@ -403,7 +403,7 @@ fn dangerous_recent<'a>(
             if when.is_empty() { escape(&d.time) } else { when },
             badge(&d.risk),
             escape(&d.tool),
-            escape(&d.workflow),
+            workflow_and_pod(d),
             d.reason.as_str(),
             escape(d.execution_id.as_deref().unwrap_or("")),
             attempted(d)
@@ -501,7 +501,7 @@ fn recent<'a>(html: &mut String, records: impl Iterator<Item = &'a AuditRecord>,
             escape(&shown_time(&d.time)),
             badge(&d.risk),
             escape(&d.tool),
-            escape(&d.workflow),
+            workflow_and_pod(d),
             d.reason.as_str(),
             escape(d.execution_id.as_deref().unwrap_or("")),
             attempted(d),
@@ -524,6 +524,21 @@ fn shown_time(time: &str) -> String {
         }
         None => time.to_string(),
     }
+}
+
+/// The workflow, and under it `namespace/pod` where the file's path gave them
+/// (`--labels-from-path`).
+fn workflow_and_pod(d: &AuditRecord) -> String {
+    let pod = match (&d.namespace, &d.pod) {
+        (Some(ns), Some(pod)) => format!("{ns}/{pod}"),
+        (None, Some(one)) | (Some(one), None) => one.clone(),
+        (None, None) => return escape(&d.workflow),
+    };
+    format!(
+        "{}<br><span class=\"muted pod\">{}</span>",
+        escape(&d.workflow),
+        escape(&pod)
+    )
 }
 
 /// The input summary as code, else the decision reason, else nothing.

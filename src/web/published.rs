@@ -155,6 +155,7 @@ mod tests {
         let mut metrics = Metrics::default();
         metrics.denials.insert(
             crate::vocab::counters::DenialKey {
+                path: Default::default(),
                 tool: "Bash".into(),
                 workflow: "w".into(),
                 reason: crate::vocab::Reason::Hook,

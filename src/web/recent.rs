@@ -49,7 +49,7 @@ impl RecentDenials {
                 && if by_ids {
                     r.tool_use_id == decided.tool_use_id && r.execution_id == decided.execution_id
                 } else {
-                    r.workflow == decided.workflow
+                    r.workflow == decided.workflow && r.pod == decided.pod
                 }
         });
         if let Some(record) = about {
@@ -79,6 +79,8 @@ mod tests {
             time: "2026-06-12T10:00:00Z".into(),
             tool: "Bash".into(),
             workflow: "review".into(),
+            namespace: None,
+            pod: None,
             reason: Reason::Unknown,
             risk: risk.into(),
             execution_id: Some("e1".into()),

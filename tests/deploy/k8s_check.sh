@@ -122,6 +122,10 @@ step "kubectl kustomize base" render base base
 step "kubectl kustomize components/monitoring" render components/monitoring component
 step "kubectl kustomize overlays/native-sidecar" render overlays/native-sidecar native
 step "kubectl kustomize overlays/classic-sidecar" render overlays/classic-sidecar classic
+# The node agent (a DaemonSet with hostPath volumes, run as uid 0): validated below, kept out of
+# checkov's run (its hostPaths and uid 0 are the point; docs/node-agent.md says why), and run as
+# its container says by tests/deploy/node_agent_check.py.
+step "kubectl kustomize overlays/node-agent" render overlays/node-agent node-agent
 # components/sidecar (with monitoring and web-tls) on a chart-shaped render this project does not own.
 step "kubectl kustomize tests/deploy/data/foreign (components on a foreign chart's workloads)" \
   render "$tests/data/foreign" foreign
@@ -179,6 +183,8 @@ step "kubernetes-validate --strict: native overlay (and + web-tls), Kubernetes $
   validate -k "$newest" -k 1.29.0 "$work/native.yaml" "$work/native-tls.yaml"
 step "kubernetes-validate --strict: classic overlay (and + web-tls), Kubernetes $newest and $oldest" \
   validate -k "$newest" -k "$oldest" "$work/classic.yaml" "$work/classic-tls.yaml"
+step "kubernetes-validate --strict: node-agent overlay, Kubernetes $newest and 1.29.0" \
+  validate -k "$newest" -k 1.29.0 "$work/node-agent.yaml"
 step "kubernetes-validate --strict: base and component, Kubernetes $newest" \
   validate -k "$newest" "$work/base.yaml" "$work/component.yaml"
 step "kubernetes-validate --strict: components on the foreign chart's workloads (CronJob too), with and without the opt-in NetworkPolicy, Kubernetes $newest and 1.29.0" \

@@ -8,9 +8,13 @@ use crate::config::Fields;
 use crate::decode;
 use crate::vocab::{AuditKind, RISK_PENDING};
 
+/// The path labels of a file whose path gave none.
+const NO_PATH_LABELS: PathLabels = PathLabels(Vec::new());
+
 const SOURCE: LineSource<'static> = LineSource {
     path: "/var/log/executor/app.log",
     path_workflow: None,
+    path_labels: &NO_PATH_LABELS,
 };
 
 fn feed(a: &mut Accountant, line: &str) {

@@ -24,6 +24,7 @@ fn state() -> (Metrics, Gauges, RunStats) {
     let tools = ["Bash", "mcp__x\\y", "we\"ird\nname", "Write"];
     for (i, tool) in tools.iter().enumerate() {
         let key = DenialKey {
+            path: Default::default(),
             tool: tool.to_string(),
             workflow: format!("wf{}", i % 2),
             reason: Reason::ALL[i % Reason::ALL.len()],

@@ -94,7 +94,7 @@ mod tests {
 
     use crate::input::compressed;
     use crate::input::follow::{FileState, FollowConfig, Follower, Recorder};
-    use crate::input::identity::{Inode, Signature};
+    use crate::input::identity::{Edge, Inode, Signature, SIGNATURE_BYTES};
 
     /// The length of each line [`lines`] writes.
     const LINE: usize = "older line 00\n".len();
@@ -118,6 +118,9 @@ mod tests {
             fragment: None,
             sequence_path: None,
             first_path: None,
+            edge: Edge::at(&file, offset as u64).unwrap(),
+            size: None,
+            rotated: false,
         }
     }
 
@@ -183,5 +186,41 @@ mod tests {
                 "compressed: {compressed}"
             );
         }
+    }
+
+    /// The kubelet's rolls of a log whose every roll begins with the same bytes: an entry whose
+    /// file is gone (`0.log.1`, deleted) must not take a later roll's `.gz` for its own, and
+    /// read it from its offset (what was skipped lost); the entry whose roll it is finishes it.
+    /// The gone file had 15 lines written and unread when saved: lost, and counted; a roll read
+    /// to its end and gone (`0.log.0`) lost nothing.
+    #[test]
+    fn rolls_that_begin_alike_are_told_apart_by_where_reading_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let head = vec![b'h'; SIGNATURE_BYTES + 100];
+        let roll = |tag: &str| [&head[..], &lines(tag, 20)].concat();
+        let name = |n: u32| dir.path().join(format!("0.log.{n}"));
+        let mut read = entry(&name(0), &roll("zero0"), head.len() + 20 * LINE);
+        read.rotated = true;
+        let mut gone = entry(&name(1), &roll("first"), head.len() + 5 * LINE);
+        (gone.size, gone.rotated) = (Some((head.len() + 20 * LINE) as u64), true);
+        fs::remove_file(name(0)).unwrap();
+        fs::remove_file(name(1)).unwrap();
+        let kept = entry(&name(2), &roll("roll2"), head.len() + 10 * LINE);
+        gzip(&name(2));
+        fs::write(name(3), roll("later")).unwrap();
+        gzip(&name(3));
+        let config = FollowConfig::for_test(&dir.path().join("0.log"), Duration::ZERO);
+        let mut follower = Follower::new(config, vec![read, gone, kept], Vec::new(), false);
+        let mut sink = Recorder::default();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        let read: Vec<u8> = sink.regions.into_iter().flat_map(|(_, r)| r).collect();
+        assert_eq!(
+            String::from_utf8(read).unwrap(),
+            String::from_utf8(lines("roll2", 20)[10 * LINE..].to_vec()).unwrap()
+        );
+        assert_eq!(follower.stats.state_entries_dropped, 2);
+        assert_eq!(follower.stats.lost_files, 1);
+        assert_eq!(follower.stats.lost_bytes, 15 * LINE as u64);
     }
 }

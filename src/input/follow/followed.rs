@@ -90,6 +90,8 @@ pub(super) struct Start {
     pub(super) resumed_fragment: Option<(u64, Vec<u8>)>,
     /// Found rotated away at a restart: drained, then let go.
     pub(super) rotated: bool,
+    /// The state entry's edge, at `offset` when it has one.
+    pub(super) edge: Option<Edge>,
 }
 
 impl Followed {
@@ -121,7 +123,7 @@ impl Followed {
             buffer,
             read_pos: start.offset,
             size: start.size,
-            edge: None,
+            edge: start.edge,
             rotated: start.rotated,
             drained_since: None,
             head_unjudged: start.offset == 0,
@@ -340,6 +342,9 @@ impl Followed {
             fragment: None,
             sequence_path: None,
             first_path: None,
+            edge: None,
+            size: None,
+            rotated: false,
         };
         match locate(&entry, lookup) {
             Located::Plain(path, _) => Some(path),
@@ -367,6 +372,9 @@ impl Followed {
                 .then(|| self.sequence_path.to_string_lossy().into_owned()),
             first_path: (self.first_path != self.path)
                 .then(|| self.first_path.to_string_lossy().into_owned()),
+            edge: self.edge.filter(|e| e.offset == self.read_pos),
+            size: (self.size > self.buffer.committed()).then_some(self.size),
+            rotated: self.rotated,
         }
     }
 

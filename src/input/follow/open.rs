@@ -40,6 +40,7 @@ impl Follower {
     /// first files).
     pub(super) fn resume_rotated(&mut self, sink: &mut impl Sink) -> usize {
         let entries = std::mem::take(&mut self.restored);
+        let lost = (self.stats.lost_files, self.stats.lost_bytes);
         let before = self.files.len();
         let mut lookup = Lookup::default();
         for entry in entries {
@@ -58,6 +59,14 @@ impl Follower {
             }
         }
         self.restored.clear(); // what open() did not take did not fit, and it said so
+        let (files, bytes) = (
+            self.stats.lost_files - lost.0,
+            self.stats.lost_bytes - lost.1,
+        );
+        if files > 0 {
+            warn!(files, at_least_bytes = bytes,
+                  "files deleted before they were read to their end (rotated away, or removed with their pod, while the exporter was down): their unread lines are lost");
+        }
 
         // Files rotated away while we were down are older than any the globs match: read them
         // first.
@@ -77,6 +86,18 @@ impl Follower {
                   "state entry no longer fits its file (rewritten or truncated, or its inode reused by a new file); dropped");
         } else {
             info!(path = %entry.path, "state entry for a file that is gone (no file in its directory has its identity); dropped");
+            // Lost: bytes known unread, or a file still being written when saved whose directory
+            // is still there (its rotation deleted it). A directory gone is a pod deleted: what
+            // it wrote after the last state write cannot be known, and is not claimed.
+            let unread = entry
+                .size
+                .unwrap_or(entry.offset)
+                .saturating_sub(entry.offset);
+            let dir_gone = Path::new(&entry.path).parent().is_some_and(|d| !d.exists());
+            if unread > 0 || !(entry.rotated || dir_gone) {
+                self.stats.lost_files += 1;
+                self.stats.lost_bytes += unread;
+            }
         }
         if let Some(fragment) = entry.fragment.clone() {
             self.keep_entry_fragment(&entry, fragment, sink);
@@ -149,12 +170,13 @@ impl Follower {
             return Some(inode); // already followed (the path was swapped under us)
         }
         if is_gzip(&file) {
-            self.skip_compressed(inode, path);
+            self.skip_compressed(inode, super::paths::changed(&meta), path);
             return None;
         }
         let size = meta.len();
         let mut offset = None;
         let mut resumed_fragment = None;
+        let mut edge = None;
         let mut first_path = path.to_path_buf();
         if let Some(i) = self.restored.iter().position(|e| e.inode == inode) {
             let entry = &self.restored[i];
@@ -164,6 +186,7 @@ impl Follower {
                 // (the order they were read in), which is also the order of their rotations.
                 let entry = self.restored.remove(i);
                 offset = Some(entry.offset);
+                edge = entry.edge;
                 resumed_fragment = entry.fragment.clone().map(|f| (entry.offset, f));
                 // Found under its rotated name, it is still the file of the path it was
                 // followed under: a new file there continues it (rename + create while down).
@@ -203,6 +226,7 @@ impl Follower {
             offset,
             size,
             first_path,
+            edge,
             resumed_fragment,
             rotated,
         };

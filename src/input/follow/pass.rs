@@ -123,7 +123,9 @@ impl Follower {
             let f = self.files.remove(i);
             self.open_count -= 1;
             self.followed.remove(&f.inode);
-            self.skip_compressed(f.inode, &f.path);
+            let changed = f.file.as_ref().and_then(|file| file.metadata().ok());
+            let changed = changed.map_or((0, 0), |meta| super::paths::changed(&meta));
+            self.skip_compressed(f.inode, changed, &f.path);
             sink.closed(f.id);
             return Visit::LetGo;
         }

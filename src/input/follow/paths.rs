@@ -21,7 +21,7 @@ use std::time::SystemTime;
 use tracing::warn;
 
 use super::FileState;
-use crate::input::compressed::decompressed_head;
+use crate::input::compressed::{decompressed_head, holds_edge};
 use crate::input::identity::Inode;
 use crate::input::roll::{self, Directions, Sequence};
 use crate::input::watch::Root;
@@ -103,6 +103,17 @@ type Keyed = (bool, SystemTime, PathBuf, Option<Sequence>, Option<Stat>);
 pub(super) struct Stat {
     pub(super) is_file: bool,
     pub(super) inode: Inode,
+    pub(super) changed: Changed,
+}
+
+/// A file's status change time (seconds, nanoseconds): set anew when an inode is reused by a new
+/// file, so an identity remembered with it is not taken for the new file's.
+pub(super) type Changed = (i64, i64);
+
+/// The status change time of `meta`.
+pub(super) fn changed(meta: &fs::Metadata) -> Changed {
+    use std::os::unix::fs::MetadataExt;
+    (meta.ctime(), meta.ctime_nsec())
 }
 
 impl Stat {
@@ -110,6 +121,7 @@ impl Stat {
         Stat {
             is_file: meta.is_file(),
             inode: Inode::of(meta),
+            changed: changed(meta),
         }
     }
 }
@@ -291,8 +303,13 @@ fn find(entry: &FileState, dirs: &[PathBuf], lookup: &mut Lookup) -> Option<Loca
         {
             continue;
         }
-        // The head was read from this very file; the name must still lead to it.
+        // The head was read from this very file; the name must still lead to it. Rolls of one
+        // log may all begin alike: the bytes where reading stopped must be there too, else this
+        // is a later roll, and reading it from the entry's offset would skip what it holds.
         if let Some(file) = open_as(path, (inode, meta.len())) {
+            if entry.edge.is_some_and(|edge| !holds_edge(&file, &edge)) {
+                continue;
+            }
             lookup.taken.insert(inode);
             return Some(Located::Compressed(path.clone(), file));
         }
@@ -346,6 +363,34 @@ pub fn watch_root(pattern: &str) -> (PathBuf, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kubelet deletes a roll's `.gz` and the runtime creates `0.log` in the same instant,
+    /// and the new file may get the inode the `.gz` had: it is read, not skipped as the gzip
+    /// file that inode once was (whose status change time it does not have).
+    #[test]
+    fn a_new_file_on_the_inode_of_a_skipped_gzip_file_is_read() {
+        use crate::input::follow::{FollowConfig, Follower, Recorder};
+        use std::time::Duration;
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("0.log");
+        fs::write(&log, "{\"a\":1}\n").unwrap();
+        let meta = fs::metadata(&log).unwrap();
+        let config = FollowConfig::for_test(&dir.path().join("0.log*"), Duration::ZERO);
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), false);
+        // What a scan before the rotation remembered of the `.gz` on this inode.
+        let (seconds, nanos) = changed(&meta);
+        follower
+            .compressed
+            .insert(Inode::of(&meta), (seconds - 60, nanos));
+        let mut sink = Recorder::default();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        assert_eq!(sink.bytes(), "{\"a\":1}\n".len());
+        assert!(
+            follower.compressed.is_empty(),
+            "the stale identity is let go"
+        );
+    }
 
     #[test]
     fn watch_roots_stop_at_the_first_glob() {

@@ -273,6 +273,7 @@ mod tests {
         let mut metrics = Metrics::default();
         for &(workflow, reason, n) in denials {
             let key = DenialKey {
+                path: Default::default(),
                 tool: "Bash".into(),
                 workflow: workflow.into(),
                 reason,
@@ -281,6 +282,7 @@ mod tests {
         }
         for &(workflow, risk, n) in risks {
             let key = RiskKey {
+                path: Default::default(),
                 tool: "Bash".into(),
                 workflow: workflow.into(),
                 risk: risk.into(),

@@ -70,6 +70,8 @@ fn record(risk: &str, input: &str) -> AuditRecord {
         time: "2026-06-12T10:00:00.000Z".into(),
         tool: "Bash".into(),
         workflow: "review".into(),
+        namespace: None,
+        pod: None,
         reason: Reason::Hook,
         risk: risk.into(),
         execution_id: Some("exec_1".into()),
@@ -87,6 +89,7 @@ fn counted(shared: &Shared, denials: u64, risks: &[(&str, u64)]) {
     let mut published = Published::default();
     published.metrics.denials.insert(
         DenialKey {
+            path: Default::default(),
             tool: "Bash".into(),
             workflow: "review".into(),
             reason: Reason::Hook,
@@ -96,6 +99,7 @@ fn counted(shared: &Shared, denials: u64, risks: &[(&str, u64)]) {
     for &(risk, n) in risks {
         published.metrics.denial_risks.insert(
             RiskKey {
+                path: Default::default(),
                 tool: "Bash".into(),
                 workflow: "review".into(),
                 risk: risk.into(),
@@ -156,6 +160,28 @@ fn dangerous_attempts_come_first_and_pending_is_explained() {
     assert!(page.contains("id=\"readiness\"><h3>Readiness</h3><p class=\"v\">Not ready</p>"));
     assert!(page.contains("id=\"faults\"><h3>Faults</h3><p class=\"v\">None</p>"));
     assert!(page.contains("id=\"state-file\"><h3>State file</h3><p class=\"v\">Not kept</p>"));
+}
+
+#[test]
+fn a_denial_shows_the_pod_its_path_named() {
+    let mut recent = RecentDenials::new(100);
+    let mut from_pod = record("history_rewrite", "git push --force origin main");
+    from_pod.namespace = Some("agents".into());
+    from_pod.pod = Some("executor-7d9f6c5b8-x2x9q".into());
+    recent.extend(&[from_pod, record("none", "npm test")]);
+    let shared = Shared::new(
+        "/metrics".into(),
+        View {
+            files: Vec::new(),
+            recent,
+        },
+    );
+    counted(&shared, 2, &[("none", 1), ("history_rewrite", 1)]);
+    let page = html(&shared);
+    let shown = "review<br><span class=\"muted pod\">agents/executor-7d9f6c5b8-x2x9q</span>";
+    // Once among the dangerous attempts, once among the recent denials; the other row has none.
+    assert_eq!(page.matches(shown).count(), 2, "{page}");
+    assert_eq!(page.matches("muted pod").count(), 2, "{page}");
 }
 
 #[test]
