@@ -13,8 +13,8 @@
 //! Regexes are `regex-automata`'s meta regex with its defaults (its own literal prefilter
 //! included) over bytes, without Unicode: classes, `\b` and `(?i)` are ASCII, as the rules are
 //! written. Built on first use, so a process compiles only the rules its texts need. Two
-//! defaults are turned off, for memory: the one-pass DFA, and, for a rule set asked only whether
-//! a rule matches ([`Groups::None`]), the lazy DFAs; such a regex answers with its prefilter and
+//! defaults are turned off, for memory: the one-pass DFA, and the lazy DFAs (with them the
+//! reverse NFA they need); a regex answers with its prefilter, then the bounded backtracker or
 //! the PikeVM, linear in the text. docs/performance.md has what each cost.
 //!
 //! **Not here:** the rules themselves, vetting or scoring a match, decoding texts.
@@ -176,11 +176,10 @@ pub(crate) fn compile(pattern: &str) -> Regex {
 }
 
 fn build(pattern: &str, captures: WhichCaptures) -> Regex {
-    let config = Regex::config().which_captures(captures).onepass(false);
-    let config = match captures {
-        WhichCaptures::None => config.hybrid(false),
-        _ => config,
-    };
+    let config = Regex::config()
+        .which_captures(captures)
+        .onepass(false)
+        .hybrid(false);
     Regex::builder()
         .syntax(syntax::Config::new().unicode(false).utf8(false))
         .configure(config)

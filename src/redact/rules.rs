@@ -136,7 +136,7 @@ fn kw(kind: &'static str, keywords: &str, value: &str) -> Rule {
 /// Rewrites each `\b` (not an escaped backslash followed by `b`) to an ASCII word boundary
 /// that also holds right after a JSON escape: in `"a\nghp_…"` the token starts a line, but
 /// `n` and `g` are both word characters. The escape becomes part of the match and is trimmed
-/// off whole-match secrets. A Unicode `\b` would make the lazy DFA give up on non-ASCII text.
+/// off whole-match secrets.
 pub(super) fn word_boundaries(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 16);
     let mut chars = pattern.chars();
