@@ -59,7 +59,8 @@ pub mod defaults {
     pub const MAX_SERIES: usize = 5000;
     pub const MAX_MODELS: usize = 50;
     pub const MAX_PATH_VALUES: usize = 1000;
-    /// 15 minutes.
+    pub const PATH_LABELS_GRACE: &str = "15m";
+    /// [`PATH_LABELS_GRACE`] in seconds, for the checked configuration's `Default`.
     pub const PATH_LABELS_GRACE_SECS: u64 = 15 * 60;
     pub const MAX_EXECUTIONS: usize = 4096;
     pub const EXECUTION_IDLE_TIMEOUT: &str = "6h";
@@ -463,7 +464,7 @@ pub struct PipelineArgs {
         long,
         value_name = "DURATION",
         value_parser = parse_whole_seconds,
-        default_value_t = defaults::PATH_LABELS_GRACE_SECS,
+        default_value = defaults::PATH_LABELS_GRACE,
         env = "DENIALS_EXPORTER_PATH_LABELS_GRACE",
         help_heading = headings::LIMITS
     )]
@@ -660,6 +661,10 @@ mod tests {
         assert_eq!(
             parse_whole_seconds(defaults::MAX_CLOCK_SKEW),
             Ok(defaults::MAX_CLOCK_SKEW_SECS)
+        );
+        assert_eq!(
+            parse_whole_seconds(defaults::PATH_LABELS_GRACE),
+            Ok(defaults::PATH_LABELS_GRACE_SECS)
         );
     }
 
