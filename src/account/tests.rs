@@ -16,18 +16,22 @@ fn account(lines: &[&str]) -> Accountant {
 
 fn account_with(config: Config, lines: &[&str]) -> Accountant {
     let mut accountant = Accountant::new(config);
-    let fields = Fields::default();
     for line in lines {
-        let event = decode::decode(line.as_bytes(), &fields).expect("test lines decode");
-        let source = LineSource {
-            path: "/var/log/executor/app.log",
-            path_workflow: None,
-            path_labels: &NO_PATH_LABELS,
-        };
-        let outcome = accountant.apply(event, source);
+        let outcome = feed(&mut accountant, line);
         accountant.add_outcome(outcome);
     }
     accountant
+}
+
+/// Decodes one line and applies it, as read from a file whose path gave no labels.
+fn feed(accountant: &mut Accountant, line: &str) -> LineOutcome {
+    let event = decode::decode(line.as_bytes(), &Fields::default()).expect("test lines decode");
+    let source = LineSource {
+        path: "/var/log/executor/app.log",
+        path_workflow: None,
+        path_labels: &NO_PATH_LABELS,
+    };
+    accountant.apply(event, source)
 }
 
 fn count(a: &Accountant, tool: &str, workflow: &str, reason: &str) -> u64 {
@@ -403,13 +407,7 @@ fn exemplars_are_kept_only_when_asked_and_redacted() {
     let mut a = Accountant::new(Config::default());
     a.set_exemplars(true);
     for line in [denial.as_str(), record] {
-        let event = decode::decode(line.as_bytes(), &Fields::default()).unwrap();
-        let source = LineSource {
-            path: "-",
-            path_workflow: None,
-            path_labels: &NO_PATH_LABELS,
-        };
-        a.apply(event, source);
+        feed(&mut a, line);
     }
     let m = a.metrics();
     let hook = &m.denial_exemplars[&denial_key(&NO_PATH_LABELS, "Bash", "review", Reason::Hook)];
@@ -457,15 +455,6 @@ fn each_id_is_redacted_once_per_line_whatever_shows_it() {
     );
     let mut a = Accountant::new(Config::default());
     a.set_exemplars(true);
-    let feed = |a: &mut Accountant, line: &str| {
-        let event = decode::decode(line.as_bytes(), &Fields::default()).unwrap();
-        let source = LineSource {
-            path: "-",
-            path_workflow: None,
-            path_labels: &NO_PATH_LABELS,
-        };
-        a.apply(event, source);
-    };
     feed(&mut a, &denial);
     assert_eq!(redactions(&a), 1, "the denial's execution id, once");
     feed(&mut a, &record);
