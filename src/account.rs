@@ -33,9 +33,11 @@
 //!
 //! Cold: per denial or record line.
 
+mod answers;
 mod audit_builder;
 pub mod deferred;
 pub mod digest;
+pub mod enforcement;
 pub mod labels;
 mod path_sets;
 pub mod reconcile;
@@ -165,6 +167,9 @@ impl Accountant {
     /// Counts one classified line. `Ignored` is never counted here: it is derived from the
     /// lines read.
     pub fn add_outcome(&mut self, outcome: LineOutcome) {
+        if outcome == LineOutcome::Ignored {
+            return; // a line that only told of calls: derived like every other ignored line
+        }
         *self.state.metrics.lines.entry(outcome).or_default() += 1;
     }
 
@@ -179,6 +184,10 @@ impl Accountant {
             Event::Record(mut record) => {
                 clip_label(&mut record.workflow);
                 self.on_record(record, source)
+            }
+            Event::Calls(mut calls) => {
+                clip_label(&mut calls.workflow);
+                self.on_calls(calls, source)
             }
         };
         self.sweep();
@@ -263,15 +272,21 @@ impl Accountant {
         };
         let mut workflow = denial.workflow.clone();
         let tool = self.label(LabelName::Tool, &denial.tool);
+        let mut finding = enforcement::Finding::default();
         if let Some(id) = &denial.execution_id {
             let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
+            let tool_use_id = denial.tool_use_id.as_deref();
+            let input = denial.attempted.as_ref().map(answers::input_digest);
             let (new, evicted) = self.state.executions.with(id, clock, cap, |execution| {
-                let new = execution.note_denial(&tool, denial.tool_use_id.as_deref());
+                let new = execution.note_denial(&tool, tool_use_id);
                 if workflow.is_some() {
                     // Kept in the state file: never a value that holds a secret.
                     execution.workflow = workflow.as_deref().map(|w| label_value(w).to_string());
                 } else {
                     workflow.clone_from(&execution.workflow);
+                }
+                if new {
+                    finding = execution.calls.denied(&tool, reason, tool_use_id, input, 1);
                 }
                 new
             });
@@ -311,6 +326,15 @@ impl Accountant {
                 count: 1,
             },
         );
+        let at = answers::FoundAt {
+            time,
+            execution_id: denial.execution_id.as_deref(),
+            tool_use_id: denial.tool_use_id.as_deref(),
+            workflow: &workflow,
+            source,
+            format: denial.format,
+        };
+        self.count_finding(finding, at);
         LineOutcome::Counted
     }
 

@@ -11,7 +11,7 @@
 //!
 //! | key | type | meaning |
 //! |---|---|---|
-//! | `audit` | string | the record kind, always the first key: it tells audit lines from the exporter's own log when both go to one stream (`--audit-log=-`). `permission_denial` for a counted denial; `risk_decided` for the class of a denial counted earlier with `"risk":"pending"` (below) |
+//! | `audit` | string | the record kind, always the first key: it tells audit lines from the exporter's own log when both go to one stream (`--audit-log=-`). `permission_denial` for a counted denial; `risk_decided` for the class of a denial counted earlier with `"risk":"pending"` (below); `denial_unenforced` for a denied call that ran anyway (below) |
 //! | `time` | string | log time of the denial (RFC 3339, UTC), else when it was read |
 //! | `tool` | string | tool name as logged (redacted, at most 240 characters) |
 //! | `workflow` | string | the `workflow` label value the denial was counted under |
@@ -34,6 +34,12 @@
 //! from the record (all `null` when the execution was evicted before its record), and
 //! `decision_reason` is `null`. Every `permission_denial` line is one denial, as before; a
 //! `risk_decided` line counts no denial.
+//!
+//! A denied call that ran anyway (a `tool_result` that is not an error, or a `PostToolUse` hook
+//! input, for its tool use id) gets one `denial_unenforced` line, whichever came first: the keys
+//! of its denial (the label values, `reason`, `risk` as far as known), `origin` `mid_stream`,
+//! `decision_reason` `null`. It counts no denial: it marks one, and is counted in
+//! `permission_denials_unenforced_total`.
 //!
 //! A field past its bound is its length instead, with nothing of its content:
 //! `<tool name of 1000003 bytes>` for a tool name, execution id or tool use id past 128 bytes (the
@@ -144,6 +150,9 @@ const DISCRIMINATOR: &[u8] = b"{\"audit\":\"permission_denial\"";
 /// The first key of a `risk_decided` line.
 const RISK_DECIDED: &[u8] = b"{\"audit\":\"risk_decided\"";
 
+/// The first key of a `denial_unenforced` line.
+const UNENFORCED: &[u8] = b"{\"audit\":\"denial_unenforced\"";
+
 /// Appends `record` as one JSON object and a newline: the discriminator, then the keys and
 /// bytes `serde_json` writes for it (`records_are_written_as_serde_writes_them` checks every field and escape).
 fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
@@ -169,6 +178,7 @@ fn write_record(out: &mut Vec<u8>, record: &AuditRecord) {
     out.extend_from_slice(match record.kind {
         AuditKind::Denial => DISCRIMINATOR,
         AuditKind::RiskDecided => RISK_DECIDED,
+        AuditKind::Unenforced => UNENFORCED,
     });
     text(out, ",\"time\":", &record.time);
     text(out, ",\"tool\":", &record.tool);

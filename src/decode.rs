@@ -2,7 +2,8 @@
 //!
 //! A pure function of the line and the configured [`Fields`]: no state, no I/O, no counting. The
 //! shape is detected line by line without configuration: the executor's pino log ([`pino`]), the
-//! Agent SDK's stream-json messages ([`stream_json`]), and the two hook payloads ([`hook`]). Only
+//! Agent SDK's stream-json messages ([`stream_json`]), the two hook payloads ([`hook`]), and what
+//! the SDK's per-call record says of each tool call, in any of them ([`calls`]). Only
 //! top-level keys are consulted, so a denial named inside another field, a nested object or an
 //! escaped string is not a denial. Duplicate keys (pino child bindings) resolve to the last value.
 //!
@@ -11,6 +12,7 @@
 //!
 //! Cold: runs only on candidate lines the prefilter found.
 
+pub mod calls;
 pub mod hook;
 pub mod list;
 mod object;
@@ -22,6 +24,7 @@ pub mod usage;
 use serde_json::{Map, Value};
 
 use crate::config::Fields;
+pub use calls::{Calls, Outcome};
 use object::Object;
 pub use usage::{ModelSpend, ModelUsage};
 
@@ -169,6 +172,44 @@ pub struct Record {
 pub enum Event {
     Denial(Denial),
     Record(Record),
+    /// Tool calls asked for or answered ([`calls`]).
+    Calls(Calls),
+}
+
+/// The reason type of a denial whose `decision_reason_type` is `kind`: `classifier` is
+/// `classifierUnavailable` when its `decision_reason_code` or its text says auto mode's classifier
+/// gave no verdict (docs/formats.md, "When auto mode's classifier cannot decide"), a denial for
+/// safety rather than a policy decision; any other type is itself.
+pub(crate) fn reason_type(
+    kind: Option<String>,
+    code: Option<&str>,
+    texts: &[&str],
+) -> Option<String> {
+    let kind = kind?;
+    if kind != "classifier" {
+        return Some(kind);
+    }
+    const OUTAGE_CODES: [&str; 2] = [
+        "classifier_transcript_too_long",
+        "auto_mode_no_check_in_session",
+    ];
+    const OUTAGE_TEXTS: [&str; 5] = [
+        "classifier unavailable",
+        "could not evaluate this action",
+        "is temporarily unavailable",
+        "classifier gave no verdict",
+        "classifier transcript exceeded",
+    ];
+    let outage = code.is_some_and(|c| OUTAGE_CODES.contains(&c))
+        || texts.iter().any(|t| {
+            let t = t.to_ascii_lowercase();
+            OUTAGE_TEXTS.iter().any(|o| t.contains(o))
+        });
+    Some(if outage {
+        "classifierUnavailable".to_string()
+    } else {
+        kind
+    })
 }
 
 /// Why a line yields no event.

@@ -217,6 +217,22 @@ fn describe_counted(m: &Metrics, out: &mut impl Emit) {
         let labels = with_path(&k.path, &own);
         out.exemplified(&labels, *v as f64, m.denial_risk_exemplars.get(k));
     }
+    out.family(f::DENIALS_UNENFORCED);
+    for (k, v) in &m.unenforced {
+        let own = [("tool", k.tool.as_str()), ("workflow", k.workflow.as_str())];
+        out.value(&with_path(&k.path, &own), *v as f64);
+    }
+    out.family(f::DENIAL_LOOPS);
+    for (k, v) in &m.loops {
+        let at = k.at.to_string();
+        let own = [
+            ("at", at.as_str()),
+            ("pattern", k.pattern.as_str()),
+            ("tool", k.tool.as_str()),
+            ("workflow", k.workflow.as_str()),
+        ];
+        out.value(&with_path(&k.path, &own), *v as f64);
+    }
 
     out.family(f::EXECUTIONS);
     for (p, w, s) in workflow_series(m) {

@@ -102,8 +102,10 @@ pub struct Pipeline {
 /// The JSON strings a line must hold to be worth decoding ([`Prefilter`]): the configured event
 /// and record message, and the fixed names of stream-json frames and results
 /// (`permission_denied`, `permission_denials`), Claude Code's hook input (`PermissionDenied`) and
-/// the agent CLI (`input_summary`).
-fn candidate_tokens(fields: &Fields) -> [&str; 6] {
+/// the agent CLI (`input_summary`); and what tells of tool calls' answers: stream-json's
+/// `tool_use` and `tool_result` blocks, the executor's `agent.tool.result` line, Claude Code's
+/// `PostToolUse` hook input (`crate::decode::calls`).
+fn candidate_tokens(fields: &Fields) -> [&str; 10] {
     [
         &fields.denied_event,
         &fields.completed_message,
@@ -111,6 +113,10 @@ fn candidate_tokens(fields: &Fields) -> [&str; 6] {
         "permission_denials",
         "PermissionDenied",
         "input_summary",
+        "tool_use",
+        "tool_result",
+        crate::decode::calls::TOOL_RESULT_EVENT,
+        "PostToolUse",
     ]
 }
 

@@ -248,29 +248,51 @@ impl AuditBuilder {
         ids: &mut Ids<'_>,
         tally: &mut Tally,
     ) {
+        self.follow_up(AuditKind::RiskDecided, decided, ids, tally);
+    }
+
+    /// Builds the `denial_unenforced` record of a denied call that ran anyway, unless nothing
+    /// reads audit records: the keys of its denial, as a `risk_decided` record has them.
+    pub(super) fn unenforced(
+        &mut self,
+        found: DecidedRisk<'_>,
+        ids: &mut Ids<'_>,
+        tally: &mut Tally,
+    ) {
+        self.follow_up(AuditKind::Unenforced, found, ids, tally);
+    }
+
+    /// A record about a denial counted earlier (`kind`: not [`AuditKind::Denial`]).
+    fn follow_up(
+        &mut self,
+        kind: AuditKind,
+        about: DecidedRisk<'_>,
+        ids: &mut Ids<'_>,
+        tally: &mut Tally,
+    ) {
         if !self.builds() {
             return;
         }
         let mut raw = RawFields::default();
-        let source_file = self.source(decided.source, &mut raw, tally);
+        let source_file = self.source(about.source, &mut raw, tally);
         let record = AuditRecord {
-            kind: AuditKind::RiskDecided,
-            time: decode::time::format_rfc3339(decided.time.unwrap_or_else(wall_now)),
-            tool: decided.tool,
-            workflow: decided.workflow,
-            namespace: decided.path.get(LabelName::Namespace).map(str::to_string),
-            pod: decided.path.get(LabelName::Pod).map(str::to_string),
-            reason: decided.reason,
-            risk: decided.risk,
+            kind,
+            time: decode::time::format_rfc3339(about.time.unwrap_or_else(wall_now)),
+            tool: about.tool,
+            workflow: about.workflow,
+            namespace: about.path.get(LabelName::Namespace).map(str::to_string),
+            pod: about.path.get(LabelName::Pod).map(str::to_string),
+            reason: about.reason,
+            risk: about.risk,
             execution_id: self.id(&mut ids.execution, &mut raw, tally),
             tool_use_id: self.id(&mut ids.tool_use, &mut raw, tally),
             decision_reason: None,
-            input_summary: decided
+            input_summary: about
                 .input_summary
                 .map(|s| self.text(Field::InputSummary, s, &mut raw, tally)),
             source_file,
             origin: Origin::MidStream,
-            format: decided.format,
+            format: about.format,
             count: 1,
         };
         self.emit(record, raw);

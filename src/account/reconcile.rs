@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use super::digest::Digest;
+use super::enforcement::CallBook;
 use super::small_map::SmallMap;
 use super::totals::Totals;
 use crate::decode::{Attempted, RecordedDenial, RecordedDenials};
@@ -185,6 +186,9 @@ pub struct Execution {
     /// so bounded like them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pending: BTreeMap<Digest, PendingRisk>,
+    /// Its calls' answers: asked, ran, unenforced, loops ([`super::enforcement`]).
+    #[serde(default, skip_serializing_if = "CallBook::is_empty")]
+    pub calls: CallBook,
     /// Clock (seconds) when a line of this execution was last seen.
     pub last_seen: f64,
     /// The touch that last saw it, for the eviction queue.
@@ -321,6 +325,11 @@ impl Execution {
         }
         self.pending.insert(digest, pending);
         true
+    }
+
+    /// Whether the tool use `id` was counted as a denial (and is still remembered).
+    pub fn counted(&self, id: &str) -> bool {
+        self.ids.contains(&Digest::of(id))
     }
 
     /// Marks the tool use `id` counted; false if it already was.

@@ -12,8 +12,10 @@
 //!
 //! Cold: per record line.
 
+use super::answers::{input_digest, FoundAt};
 use super::audit_builder::{CountedDenial, Ids};
 use super::digest::Digest;
+use super::enforcement::Finding;
 use super::labels::LabelName;
 use super::reconcile::{Execution, PendingRisk, Revelation};
 use super::risk_book::Decision;
@@ -43,6 +45,8 @@ struct RecordChange {
     workflow: Option<String>,
     /// Spend by model (raw model names), as increases.
     spend: Vec<(String, ModelSeries)>,
+    /// What counting each revealed denial found (in the order of `revealed`).
+    findings: Vec<Finding>,
 }
 
 impl Accountant {
@@ -88,6 +92,7 @@ impl Accountant {
             let revealed = Execution::default().reveal(&record.denials, budget, &mut admit_tool);
             let previous = Totals::default();
             let change = RecordChange {
+                findings: Vec::new(),
                 denials_now: revealed.total(),
                 spend: spend::record_spend(&mut Default::default(), record, &previous, current),
                 revealed,
@@ -134,7 +139,19 @@ impl Accountant {
                 .clone()
                 .or_else(|| execution.workflow.clone());
             let spend = spend::record_spend(&mut execution.models, record, &previous, current);
+            let findings = revealed
+                .revealed
+                .iter()
+                .map(|r| {
+                    let input = r.attempted.as_ref().map(input_digest);
+                    let id = r.tool_use_id.as_deref();
+                    execution
+                        .calls
+                        .denied(&r.tool, Reason::Unknown, id, input, r.count)
+                })
+                .collect();
             let change = RecordChange {
+                findings,
                 revealed,
                 previous,
                 denials_now,
@@ -166,12 +183,14 @@ impl Accountant {
             denials_now,
             workflow,
             spend,
+            findings,
         } = change;
         let m = &mut self.state.metrics;
         m.denials_clamped = m.denials_clamped.saturating_add(clamped);
         let workflow = self.workflow_label(workflow.as_deref(), source);
         // The execution id is shown (redacted) once for the whole record.
         let mut ids = Ids::new(record.execution_id.as_deref(), None);
+        let mut findings = findings.into_iter();
         for denial in &revealed {
             let risk = self
                 .risks
@@ -195,6 +214,17 @@ impl Accountant {
                     count: denial.count,
                 },
             );
+            if let Some(finding) = findings.next().filter(|f| !f.is_empty()) {
+                let at = FoundAt {
+                    time,
+                    execution_id: record.execution_id.as_deref(),
+                    tool_use_id: denial.tool_use_id.as_deref(),
+                    workflow: &workflow,
+                    source,
+                    format: record.format,
+                };
+                self.count_finding(finding, at);
+            }
         }
         ids.with_tool_use(None);
         let spend: Vec<(String, ModelSeries)> = spend

@@ -1,5 +1,6 @@
 //! Hook payloads appended to a log (docs/formats.md, "Hook logs"): Claude Code's `PermissionDenied` hook input
-//! and the Rust agent CLI's `permission_denied` hook context.
+//! and the Rust agent CLI's `permission_denied` hook context; Claude Code's `PostToolUse` hook
+//! input says a call ran ([`super::calls`]).
 //!
 //! Both carry only a free-text `reason`; [`crate::account`] classifies it into the closed reason
 //! set. **Not here:** pino and stream-json shapes, any state.
@@ -14,6 +15,9 @@ use crate::config::Fields;
 pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
     if object.str("hook_event_name").as_deref() == Some("PermissionDenied") {
         return Some(Event::Denial(claude_code(object, fields)));
+    }
+    if object.str("hook_event_name").as_deref() == Some("PostToolUse") {
+        return super::calls::post_tool_use(object, fields).map(Event::Calls);
     }
     if is_agent_cli_context(object) {
         return Some(Event::Denial(agent_cli(object, fields)));

@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 
+use super::calls;
 use super::list::denial_list;
 use super::object::Object;
 use super::{
@@ -26,6 +27,9 @@ pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
     }
     if object.is_literally(&fields.message_key, &fields.completed_message) {
         return Some(Event::Record(record(object, fields)));
+    }
+    if object.is_literally(&fields.event_key, calls::TOOL_RESULT_EVENT) {
+        return calls::pino_answer(object, fields).map(Event::Calls);
     }
     None
 }
@@ -50,7 +54,18 @@ fn denial(object: &Object<'_>, fields: &Fields) -> Denial {
         tool_use_id: object
             .id(&fields.tool_use_id_key)
             .or_else(|| object.id("tool_use_id")),
-        reason_type: text(&[&fields.reason_type_key, "decision_reason_type"]),
+        reason_type: super::reason_type(
+            text(&[&fields.reason_type_key, "decision_reason_type"]),
+            text(&["decisionReasonCode", "decision_reason_code"]).as_deref(),
+            &[
+                text(&[&fields.reason_key, "decision_reason"]),
+                text(&["message"]),
+            ]
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        ),
         reason_text: text(&[&fields.reason_key, "decision_reason", "message"]),
         input_summary,
         attempted,

@@ -1,5 +1,5 @@
-//! The Agent SDK's stream-json messages (docs/formats.md, "The Agent SDK's stream-json"): `system`/`permission_denied` frames and
-//! `result` messages.
+//! The Agent SDK's stream-json messages (docs/formats.md, "The Agent SDK's stream-json"): `system`/`permission_denied` frames,
+//! `result` messages, and the tool calls of `assistant` and `user` messages ([`super::calls`]).
 //!
 //! A result in a streaming-input session carries running totals (`total_cost_usd`, `modelUsage`)
 //! beside per-result figures (`usage`, `num_turns`, `duration_ms`, `permission_denials`, and
@@ -9,6 +9,7 @@
 
 use serde_json::Value;
 
+use super::calls;
 use super::list::denial_list;
 use super::object::Object;
 use super::usage;
@@ -24,12 +25,25 @@ pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
     match (kind.as_ref(), object.str("subtype").as_deref()) {
         ("system", Some("permission_denied")) => Some(Event::Denial(frame(object, fields))),
         ("result", _) => Some(Event::Record(result(object, fields))),
+        ("assistant", _) => calls::requested(object, fields).map(Event::Calls),
+        ("user", _) => calls::answered(object, fields).map(Event::Calls),
         _ => None,
     }
 }
 
 fn frame(object: &Object<'_>, fields: &Fields) -> Denial {
     let (input_summary, attempted) = tool_input(object.raw("tool_input"));
+    let reason_text = object.str("decision_reason");
+    let message = object.str("message");
+    let texts: Vec<&str> = [reason_text.as_deref(), message.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let reason_type = super::reason_type(
+        object.str("decision_reason_type").map(|s| s.into_owned()),
+        object.str("decision_reason_code").as_deref(),
+        &texts,
+    );
     Denial {
         format: Format::StreamJson,
         time: time::of_object(object),
@@ -39,11 +53,8 @@ fn frame(object: &Object<'_>, fields: &Fields) -> Denial {
             .id("tool_name")
             .unwrap_or_else(|| "unknown".to_string()),
         tool_use_id: object.id("tool_use_id"),
-        reason_type: object.str("decision_reason_type").map(|s| s.into_owned()),
-        reason_text: object
-            .str("decision_reason")
-            .or_else(|| object.str("message"))
-            .map(|s| s.into_owned()),
+        reason_type,
+        reason_text: reason_text.or(message).map(|s| s.into_owned()),
         input_summary,
         attempted,
     }
@@ -117,6 +128,52 @@ mod tests {
     }
 
     #[test]
+    fn a_classifier_that_gave_no_verdict_is_told_from_one_that_blocked() {
+        let frame = |extra: &str| {
+            let line = format!(
+                r#"{{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"t","decision_reason_type":"classifier",{extra}"session_id":"s"}}"#
+            );
+            match decode_line(line.as_bytes(), &Fields::default()) {
+                Ok(Event::Denial(d)) => d.reason_type.unwrap(),
+                other => panic!("{other:?}"),
+            }
+        };
+        // As CLI 2.1.330 sends them (docs/formats.md has every text).
+        assert_eq!(
+            frame(r#""decision_reason":"Classifier unavailable","#),
+            "classifierUnavailable"
+        );
+        assert_eq!(
+            frame(
+                r#""decision_reason":"Auto mode could not evaluate this action and is blocking it for safety — run with --debug for details","#
+            ),
+            "classifierUnavailable"
+        );
+        assert_eq!(
+            frame(
+                r#""decision_reason_code":"classifier_transcript_too_long","decision_reason":"Auto mode classifier transcript exceeded context window; will try to compact the conversation before the next request","#
+            ),
+            "classifierUnavailable"
+        );
+        assert_eq!(
+            frame(r#""decision_reason_code":"auto_mode_no_check_in_session","#),
+            "classifierUnavailable"
+        );
+        assert_eq!(
+            frame(
+                r#""message":"claude-sonnet-4-6 is temporarily unavailable, so auto mode cannot determine the safety of Bash right now.","#
+            ),
+            "classifierUnavailable"
+        );
+        assert_eq!(
+            frame(
+                r#""decision_reason":"[Code from External] Runs a script fetched from the internet.","#
+            ),
+            "classifier"
+        );
+    }
+
+    #[test]
     fn result_decodes_running_totals() {
         let line = r#"{"type":"result","subtype":"error_max_turns","duration_ms":60000,"num_turns":7,"total_cost_usd":1.23,"usage":{"input_tokens":1},"modelUsage":{"a":{"inputTokens":10,"outputTokens":20,"cacheReadInputTokens":30,"cacheCreationInputTokens":40,"costUSD":1},"b":{"inputTokens":1}},"permission_denials":[{"tool_name":"Bash","tool_use_id":"toolu_01X","tool_input":{"command":"rm -rf /"}}],"session_id":"s1","uuid":"u"}"#;
         let Ok(Event::Record(r)) = decode_line(line.as_bytes(), &Fields::default()) else {
@@ -160,6 +217,7 @@ mod tests {
             r#"{"type":"assistant","message":{"content":[{"type":"text","text":"permission_denied"}]},"session_id":"s"}"#,
             r#"{"type":"system","subtype":"init","session_id":"s","permission_denials":[]}"#,
             r#"{"type":"user","message":{"type":"result"}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"text","text":"hi"}]},"session_id":"s"}"#,
         ] {
             assert_eq!(
                 decode_line(line.as_bytes(), &Fields::default()),

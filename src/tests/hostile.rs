@@ -118,7 +118,7 @@ fn check_bounds(acc: &Accountant) {
     let state = acc.state();
     let m = &state.metrics;
     assert!(
-        m.denials.len() <= limits.max_series + 13,
+        m.denials.len() <= limits.max_series + crate::vocab::Reason::ALL.len(),
         "{} denial series",
         m.denials.len()
     );

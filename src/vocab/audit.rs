@@ -29,7 +29,7 @@ impl Origin {
     }
 }
 
-/// Which of the two audit record kinds a record is.
+/// Which of the three audit record kinds a record is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AuditKind {
     /// A counted denial (`"audit":"permission_denial"`), written when it is counted.
@@ -39,6 +39,10 @@ pub enum AuditKind {
     /// (`"audit":"risk_decided"`), written when its execution's record brought its input or the
     /// execution ended without one.
     RiskDecided,
+    /// A denial counted earlier (or just now) whose call ran anyway
+    /// (`"audit":"denial_unenforced"`), written when both the denial and the evidence that the
+    /// call ran are known; it counts no denial.
+    Unenforced,
 }
 
 /// The `risk` of a denial counted before its input was known: its class follows in a

@@ -239,6 +239,52 @@ pub struct RiskKey {
     pub risk: String,
 }
 
+/// The label set of one `permission_denials_unenforced_total` series: the tool and workflow
+/// label values its denial was counted under.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ToolKey {
+    #[serde(default, skip_serializing_if = "PathLabels::is_empty")]
+    pub path: PathLabels,
+    pub tool: String,
+    pub workflow: String,
+}
+
+/// How an agent kept at a tool that was denied, within one execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopPattern {
+    /// Consecutive denials of the same tool: stuck against policy.
+    Repeated,
+    /// Distinct inputs tried with a tool after its first denial: probing the policy.
+    Varied,
+}
+
+impl LoopPattern {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoopPattern::Repeated => "repeated",
+            LoopPattern::Varied => "varied",
+        }
+    }
+}
+
+/// The steps a loop is counted at (`at` label of `permission_denial_loops_total`): a run of
+/// consecutive denials of one tool, or the distinct inputs tried after its first denial,
+/// reaching each of these counts it once more at that step.
+pub const LOOP_STEPS: [u32; 3] = [3, 5, 10];
+
+/// The label set of one `permission_denial_loops_total` series.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct LoopKey {
+    #[serde(default, skip_serializing_if = "PathLabels::is_empty")]
+    pub path: PathLabels,
+    pub tool: String,
+    pub workflow: String,
+    pub pattern: LoopPattern,
+    /// One of [`LOOP_STEPS`].
+    pub at: u32,
+}
+
 /// Everything counted. Serialised whole into the state file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
@@ -254,6 +300,13 @@ pub struct Metrics {
     /// The latest denial of each `permission_denial_risks_total` series, for exemplars.
     #[serde(default, with = "pairs", skip_serializing_if = "BTreeMap::is_empty")]
     pub denial_risk_exemplars: BTreeMap<RiskKey, Exemplar>,
+    /// Denied calls that ran anyway (`permission_denials_unenforced_total`), each once.
+    #[serde(default, with = "pairs", skip_serializing_if = "BTreeMap::is_empty")]
+    pub unenforced: BTreeMap<ToolKey, u64>,
+    /// Executions' runs of denials of one tool that reached a step
+    /// (`permission_denial_loops_total`).
+    #[serde(default, with = "pairs", skip_serializing_if = "BTreeMap::is_empty")]
+    pub loops: BTreeMap<LoopKey, u64>,
     pub workflows: BTreeMap<String, WorkflowSeries>,
     /// Per-workflow series of files whose path gave them labels, by those labels.
     #[serde(default, with = "pairs", skip_serializing_if = "BTreeMap::is_empty")]
@@ -331,6 +384,8 @@ impl Metrics {
         self.denial_exemplars.retain(|k, _| k.path != *path);
         self.denial_risks.retain(|k, _| k.path != *path);
         self.denial_risk_exemplars.retain(|k, _| k.path != *path);
+        self.unenforced.retain(|k, _| k.path != *path);
+        self.loops.retain(|k, _| k.path != *path);
         self.path_workflows.remove(path);
         self.path_labels_expired = self.path_labels_expired.saturating_add(1);
     }

@@ -44,6 +44,18 @@ pub const DENIAL_RISKS: Family = family(
      first known.",
     Counter,
 );
+pub const DENIALS_UNENFORCED: Family = family(
+    "permission_denials_unenforced_total",
+    "Denied tool calls that ran anyway (a result that is not an error, or a PostToolUse hook \
+     input, for a denied tool use id), each counted once.",
+    Counter,
+);
+pub const DENIAL_LOOPS: Family = family(
+    "permission_denial_loops_total",
+    "Runs of denials of one tool within one execution that reached the step `at`: consecutive \
+     denials (pattern repeated) or distinct inputs tried after the first denial (pattern varied).",
+    Counter,
+);
 pub const EXECUTIONS: Family = family(
     "agent_executions_total",
     "Agent executions completed, by SDK result subtype.",
@@ -349,9 +361,11 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 59] = [
+pub const ALL: [Family; 61] = [
     DENIALS,
     DENIAL_RISKS,
+    DENIALS_UNENFORCED,
+    DENIAL_LOOPS,
     EXECUTIONS,
     COST,
     TOKENS,

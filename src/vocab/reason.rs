@@ -1,7 +1,8 @@
-//! The closed `reason` label set: the SDK's `decision_reason_type` values, plus `user` and
-//! `unknown`.
+//! The closed `reason` label set: the SDK's `decision_reason_type` values, plus `user`,
+//! `classifierUnavailable` and `unknown`.
 //!
-//! **Not here:** classifying free text into a reason (`crate::config::ReasonRules`).
+//! **Not here:** classifying free text into a reason (`crate::config::ReasonRules`), reading a
+//! reason type out of a frame or a per-call record (`crate::decode`).
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +29,10 @@ pub enum Reason {
     SafetyCheck,
     #[serde(rename = "classifier")]
     Classifier,
+    /// Auto mode's classifier gave no verdict (unavailable, unreadable, transcript too long) and
+    /// the call was denied for safety: the gate failing closed, not a policy decision.
+    #[serde(rename = "classifierUnavailable")]
+    ClassifierUnavailable,
     #[serde(rename = "other")]
     Other,
     /// A person said no.
@@ -39,7 +44,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 13] = [
+    pub const ALL: [Reason; 14] = [
         Reason::Rule,
         Reason::Mode,
         Reason::SubcommandResults,
@@ -50,6 +55,7 @@ impl Reason {
         Reason::WorkingDir,
         Reason::SafetyCheck,
         Reason::Classifier,
+        Reason::ClassifierUnavailable,
         Reason::Other,
         Reason::User,
         Reason::Unknown,
@@ -68,6 +74,7 @@ impl Reason {
             Reason::WorkingDir => "workingDir",
             Reason::SafetyCheck => "safetyCheck",
             Reason::Classifier => "classifier",
+            Reason::ClassifierUnavailable => "classifierUnavailable",
             Reason::Other => "other",
             Reason::User => "user",
             Reason::Unknown => "unknown",

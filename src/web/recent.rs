@@ -34,6 +34,9 @@ impl RecentDenials {
                 self.decide(record);
                 continue;
             }
+            if record.kind == AuditKind::Unenforced {
+                continue; // marks a denial the ring may hold; counts none
+            }
             if self.records.len() == self.capacity {
                 self.records.pop_front();
             }

@@ -313,6 +313,7 @@ proptest! {
                     AuditKind::Denial if record.risk == RISK_PENDING => pending_audits += 1,
                     AuditKind::Denial => {}
                     AuditKind::RiskDecided => decided_audits += 1,
+                    AuditKind::Unenforced => {}
                 }
             }
             let m = a.metrics();
