@@ -1,5 +1,6 @@
 //! Accountant tests: sequences of decoded lines → counter values.
 
+mod layers;
 mod paths;
 mod risk;
 
