@@ -197,3 +197,41 @@ fn idle_executions_are_evicted_by_log_time() {
         1.0
     );
 }
+
+/// A hand-made stream (tests/data/sdk/README.md) built from the real SDK's shapes: a force push
+/// denied by a deny rule whose call ran anyway, a hook denial that held, and a call that failed
+/// on its own. The one that ran counts once as unenforced, with one `denial_unenforced` audit
+/// line; the failing call is no denial and not unenforced; read twice, nothing counts again.
+#[test]
+fn a_denied_call_that_ran_counts_once_as_unenforced() {
+    let stream = common::fixture("sdk/unenforced.jsonl");
+    let stream = stream.to_str().expect("UTF-8 path");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let audit = dir.path().join("audit.jsonl");
+    let audit_arg = audit.to_str().expect("UTF-8 path");
+    let e = common::replay(&[
+        "--workflow-default",
+        "fix",
+        "--audit-log",
+        audit_arg,
+        stream,
+        stream,
+    ]);
+    let bash = [("tool", "Bash"), ("workflow", "fix")];
+    assert_eq!(e.get("permission_denials_unenforced_total", &bash), 1.0);
+    assert_eq!(e.sum("permission_denials_unenforced_total", &[]), 1.0);
+    let reasons = [("subcommandResults", 1.0), ("hook", 1.0), ("unknown", 0.0)];
+    for (reason, want) in reasons {
+        let labels = [("tool", "Bash"), ("reason", reason)];
+        assert_eq!(e.get("permission_denials_total", &labels), want, "{reason}");
+    }
+    assert_eq!(e.sum("permission_denials_total", &[]), 2.0);
+    let lines = std::fs::read_to_string(&audit).expect("the audit log");
+    let marks: Vec<&str> = lines
+        .lines()
+        .filter(|l| l.starts_with(r#"{"audit":"denial_unenforced""#))
+        .collect();
+    assert_eq!(marks.len(), 1, "{lines}");
+    assert!(marks[0].contains(r#""tool_use_id":"toolu_01SynthForcePush""#));
+    assert!(marks[0].contains(r#""reason":"subcommandResults""#));
+}
