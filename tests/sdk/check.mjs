@@ -13,11 +13,15 @@
 // Checks, each printed as `ok` or `FAIL` with a diff table of the series that differ:
 //   permission_denials_total{tool,workflow,reason}   label set by label set
 //   permission_denials_total by workflow, and in total
+//   permission_denials_total{reason="unknown"}       0: every denial's reason from the layer that
+//                                                      denied it (its frame or per-call record)
+//   permission_denials_unenforced_total              = expected.json's `unenforced` (0 when real)
 //   permission_denial_risks_total{tool,workflow,risk} the class scenario.mjs gives each denial
 //   permission_denial_risks_total summed over risk   = permission_denials_total, by tool and
 //                                                      workflow, and in total (both exposed)
 //   with --audit: each denial's class, by tool use id (the `risk` of its `permission_denial`
-//                 line, or of the `risk_decided` line that follows a `pending` one)
+//                 line, or of the `risk_decided` line that follows a `pending` one), and its
+//                 reason (the layer's), and `denial_unenforced` lines only for `unenforced`
 //   the fake key pair of expected.json (`secrets`) in none of the exposition, the audit log and
 //                 the exporter's log
 //   agent_executions_total{workflow,outcome}         one per SDK result message
@@ -157,6 +161,15 @@ async function main () {
   compare(`${D} in total`, D, [],
     collect(samples, D, []), fromRows(expected.denials, [], wf))
 
+  const unknownRows = [...collect(samples, D, ['tool', 'workflow', 'reason']).entries()]
+    .filter(([key, v]) => key.endsWith('\u0000unknown') && v !== 0)
+  compare(`${D}{reason="unknown"}: none (each reason from its layer)`, D, ['tool', 'workflow', 'reason'],
+    new Map(unknownRows), new Map())
+  const U = 'permission_denials_unenforced_total'
+  const unenforcedRows = (expected.unenforced ?? []).map((u) => ({ ...u, value: 1 }))
+  compare(`${U} by tool, workflow`, U, ['tool', 'workflow'],
+    collect(samples, U, ['tool', 'workflow']), fromRows(unenforcedRows, ['tool', 'workflow'], wf))
+
   // What was attempted: the risk class of each denial, and the sums that tie it to the denials.
   const R = 'permission_denial_risks_total'
   compare(`${R} by tool, workflow, risk`, R, ['tool', 'workflow', 'risk'],
@@ -172,14 +185,16 @@ async function main () {
   // line, or, when that says `pending`, of the `risk_decided` line that follows.
   function checkAudit (auditText) {
     const classOf = new Map()
+    const reasonOf = new Map()
+    const marked = new Set()
     let lines = 0
     for (const raw of auditText.split('\n')) {
       if (!raw.trim()) continue
       lines++
       let r
       try { r = JSON.parse(raw) } catch { classOf.set(`(line ${lines} is no JSON)`, 'malformed'); continue }
-      if (r.audit === 'permission_denial') classOf.set(r.tool_use_id, r.risk)
-      else if (r.audit === 'risk_decided') classOf.set(r.tool_use_id, r.risk)
+      if (r.audit === 'permission_denial') { classOf.set(r.tool_use_id, r.risk); reasonOf.set(r.tool_use_id, r.reason) } else if (r.audit === 'risk_decided') classOf.set(r.tool_use_id, r.risk)
+      else if (r.audit === 'denial_unenforced') marked.add(r.tool_use_id)
     }
     const rows = []
     for (const a of expected.attempts ?? []) {
@@ -192,6 +207,19 @@ async function main () {
     results.push(ok)
     console.log(`${ok ? 'ok  ' : 'FAIL'} risk class of each denial in the audit log: ${classOf.size} denials in ${lines} lines, ${(expected.attempts ?? []).length} expected`)
     if (rows.length) console.log(table(['tool use id', 'tool', 'workflow', 'layer', 'audit log', 'expected'], rows.slice(0, 40)))
+
+    // Each denial's reason on its own audit line, and the unenforced marks.
+    const reasonRows = []
+    for (const a of expected.attempts ?? []) {
+      if (reasonOf.get(a.toolUseId) !== a.reason) reasonRows.push([a.toolUseId, a.tool, a.workflow, a.layer, reasonOf.get(a.toolUseId) ?? 'missing', a.reason])
+    }
+    const unenforced = new Set((expected.unenforced ?? []).map((u) => u.toolUseId))
+    for (const id of marked) if (!unenforced.has(id)) reasonRows.push([id, '?', '?', 'denial_unenforced line', 'unenforced', 'enforced'])
+    for (const id of unenforced) if (!marked.has(id)) reasonRows.push([id, '?', '?', 'denial_unenforced line', 'missing', 'unenforced'])
+    const reasonsOk = reasonRows.length === 0 && (expected.attempts ?? []).length > 0
+    results.push(reasonsOk)
+    console.log(`${reasonsOk ? 'ok  ' : 'FAIL'} reason of each denial in the audit log (the layer that denied it): ${reasonOf.size} denials, ${marked.size} marked unenforced, ${unenforced.size} expected`)
+    if (reasonRows.length) console.log(table(['tool use id', 'tool', 'workflow', 'layer', 'audit log', 'expected'], reasonRows.slice(0, 40)))
   }
 
   // The fake key pair is in the input (run.sh checks that); nothing the exporter writes may hold it.

@@ -195,6 +195,7 @@ async function runExecution (spec, index) {
 
   log.info({ model: spec.model, permissionMode: spec.permissionMode, streaming, prompts: spec.prompts.length }, 'Claude Agent SDK execution started')
   const started = Date.now()
+  const toolNames = new Map() // tool use id → tool name, from the assistant's tool_use blocks
   let thrown = null
   try {
     q = query({ prompt: streaming ? prompts() : promptFor(spec.prompts[0], spec.workflow), options })
@@ -213,8 +214,12 @@ async function runExecution (spec, index) {
         log.info({ sdkMsgType: 'system', subtype: m.subtype, model: m.model, tools: Array.isArray(m.tools) ? m.tools.length : undefined }, 'SDK message')
       } else if (m.type === 'assistant') {
         for (const block of m.message?.content ?? []) {
-          if (block.type === 'tool_use') log.info({ event: 'agent.tool.use', toolName: block.name, toolUseId: block.id }, 'tool use')
+          if (block.type !== 'tool_use') continue
+          toolNames.set(block.id, block.name)
+          log.info({ event: 'agent.tool.use', toolName: block.name, toolUseId: block.id }, 'tool use')
         }
+      } else if (m.type === 'user') {
+        logToolResults(log, m, toolNames)
         log.debug({ sdkMsgType: 'assistant', model: m.message?.model }, 'SDK message')
       } else if (m.type === 'result') {
         log.info({ sdkMsgType: 'result', subtype: m.subtype }, 'SDK message')
@@ -233,6 +238,23 @@ async function runExecution (spec, index) {
   }
   if (abortController.signal.aborted) thrown ??= new Error(`aborted after ${args['timeout-ms']} ms`)
   return { spec, executionId, messages, thrown, timedOut: abortController.signal.aborted, ms: Date.now() - started }
+}
+
+// Each tool call's answer, as docs/formats.md asks an executor to log it: the tool use id, the
+// tool, whether the result is an error, and the CLI's own per-call record (`tool_result_meta`)
+// as it came. Never the output.
+function logToolResults (log, message, toolNames) {
+  const records = Array.isArray(message.tool_result_meta) ? message.tool_result_meta : []
+  for (const block of Array.isArray(message.message?.content) ? message.message.content : []) {
+    if (block?.type !== 'tool_result') continue
+    log.info({
+      event: 'agent.tool.result',
+      toolName: toolNames.get(block.tool_use_id),
+      toolUseId: block.tool_use_id,
+      isError: block.is_error === true,
+      toolResultMeta: records.find((r) => r?.id === block.tool_use_id)
+    }, 'agent tool result')
+  }
 }
 
 // The completed line, as the real executor builds it from a result message (with the denial
@@ -261,22 +283,50 @@ function logCompleted (log, result) {
 
 // The exporter's closed set of reasons (docs/formats.md, "How denials are counted"); any other type becomes `other`.
 const REASONS = new Set(['rule', 'mode', 'subcommandResults', 'permissionPromptTool', 'hook', 'asyncAgent',
-  'sandboxOverride', 'workingDir', 'safetyCheck', 'classifier', 'other', 'user'])
+  'sandboxOverride', 'workingDir', 'safetyCheck', 'classifier', 'classifierUnavailable', 'other', 'user'])
 const reasonOf = (frame) => frame.decision_reason_type === undefined
   ? null // no type: the exporter classifies the text; not predictable here (reported if it happens)
   : (REASONS.has(frame.decision_reason_type) ? frame.decision_reason_type : 'other')
 
-// The reason a denial's own records give: the frame's type where there is a frame (as the
-// exporter does today), else the per-call record's `permission_decision.reason_type`, else its
-// `source` (`user_reject`: the host's canUseTool callback said no, which the CLI asks as its
-// permission prompt tool → `permissionPromptTool`, as docs/formats.md's pino snippet logs it), else
-// `unknown`. Types outside the closed set become `other`.
+// The reason of the layer scenario.mjs says denied a call, whatever the SDK reported: what
+// permission_denials_total must show for it. Bash prefix rules are reported as
+// `subcommandResults`; a Bash call in `plan` mode is a headless ask (`other`); auto mode's
+// classifier blocking a call is `classifier`, and giving no verdict `classifierUnavailable`.
+function layerReason (layer, tool) {
+  if (/^deny rule Bash\(/.test(layer)) return 'subcommandResults'
+  if (/^deny rule /.test(layer)) return 'rule'
+  if (/^headless ask/.test(layer)) return 'other'
+  if (/^PreToolUse hook/.test(layer)) return 'hook'
+  if (/^canUseTool callback/.test(layer)) return 'permissionPromptTool'
+  if (/^dontAsk mode/.test(layer)) return 'mode'
+  if (/^plan mode/.test(layer)) return tool === 'Bash' ? 'other' : 'mode'
+  if (/^write outside the working directory/.test(layer)) return 'workingDir'
+  if (/classifier (flagged|blocked)$/.test(layer)) return 'classifier'
+  if (/classifier/.test(layer)) return 'classifierUnavailable'
+  return null
+}
+
+// The texts and codes of a `classifier` frame that gave no verdict (docs/formats.md, "When auto
+// mode's classifier cannot decide").
+const OUTAGE = /classifier unavailable|could not evaluate this action|is temporarily unavailable|classifier gave no verdict|classifier transcript exceeded/i
+const outageFrame = (frame) => frame.decision_reason_type === 'classifier' &&
+  (frame.decision_reason_code != null || OUTAGE.test(`${frame.decision_reason ?? ''} ${frame.message ?? ''}`))
+
+// The reason a denial's own records give, first as they arrive: the frame's type where there is a
+// frame (`classifierUnavailable` for a classifier that gave no verdict), else the per-call record:
+// `non_execution_kind` automode-unavailable or automode-parsing-error → `classifierUnavailable`,
+// else `permission_decision.reason_type`, else its `source` (`user_reject`: the host's canUseTool
+// callback said no → `permissionPromptTool`; `hook` → `hook`), else `other` (a headless ask's
+// `user-rejected`). Without either: `unknown`. Types outside the closed set become `other`.
 function recordReason (frame, record) {
-  if (frame) return reasonOf(frame) ?? 'other'
-  const decision = record?.permission_decision ?? {}
+  if (frame) return outageFrame(frame) ? 'classifierUnavailable' : (reasonOf(frame) ?? 'other')
+  if (!record) return 'unknown'
+  const decision = record.permission_decision ?? {}
+  if (['automode-unavailable', 'automode-parsing-error'].includes(record.non_execution_kind)) return 'classifierUnavailable'
   if (typeof decision.reason_type === 'string') return REASONS.has(decision.reason_type) ? decision.reason_type : 'other'
   if (decision.source === 'user_reject') return 'permissionPromptTool'
-  return 'unknown'
+  if (decision.source === 'hook') return 'hook'
+  return 'other'
 }
 
 const pick = (o, keys) => Object.fromEntries(keys.map((k) => [k, o?.[k] ?? null]))
@@ -341,14 +391,17 @@ function expectedFrom (runs) {
         if (booked.has(d.tool_use_id)) continue // a denial listed again counts once
         booked.add(d.tool_use_id)
         const frame = frames.get(d.tool_use_id)
-        const reason = frame ? reasonOf(frame) : 'unknown'
-        if (reason === null) problems.push(`frame without decision_reason_type for ${d.tool_name} ${d.tool_use_id} (${spec.name})`)
-        add(denials, `${d.tool_name}\0${spec.workflow}\0${reason ?? 'other'}`, 1)
+        if (frame && reasonOf(frame) === null) problems.push(`frame without decision_reason_type for ${d.tool_name} ${d.tool_use_id} (${spec.name})`)
         const found = scripted(spec.prompts, d.tool_name, d.tool_input)
+        // The reason comes from the layer that denied the call (scenario.mjs), not from what the
+        // SDK said of it; that the SDK's own records say the same is checked below.
+        const reason = found ? layerReason(found.call.layer, d.tool_name) : null
+        if (!reason) problems.push(`SCENARIO: ${spec.name} ${d.tool_name} ${d.tool_use_id}: no reason for the layer ${found?.call.layer ?? '(not scripted)'}`)
+        add(denials, `${d.tool_name}\0${spec.workflow}\0${reason ?? '(no layer)'}`, 1)
         const risk = found?.call.risk
         if (!risk) problems.push(`SCENARIO: ${spec.name} ${d.tool_name} ${d.tool_use_id} was denied but scenario.mjs gives it no risk class`)
         add(risks, `${d.tool_name}\0${spec.workflow}\0${risk ?? '(none given)'}`, 1)
-        attempts.push({ execution: spec.name, workflow: spec.workflow, tool: d.tool_name, toolUseId: d.tool_use_id, layer: found?.call.layer ?? '(not scripted)', risk: risk ?? '(none given)' })
+        attempts.push({ execution: spec.name, workflow: spec.workflow, tool: d.tool_name, toolUseId: d.tool_use_id, layer: found?.call.layer ?? '(not scripted)', reason: reason ?? '(no layer)', risk: risk ?? '(none given)' })
       }
       if (r.model_usage_since_last_result && typeof r.model_usage_since_last_result === 'object') {
         deltaSum ??= {}
@@ -430,10 +483,12 @@ function expectedFrom (runs) {
             ? { non_execution_kind: record.non_execution_kind ?? null, ...pick(record.permission_decision, ['decision', 'source', 'reason_type']) }
             : null,
           reasonFromRecord,
-          classifierOutage: reasonFromRecord === 'classifier' ? record?.non_execution_kind !== 'automode-blocked' : false,
+          classifierOutage: reasonFromRecord === 'classifierUnavailable',
           result: result ? { is_error: result.is_error === true, text: masked(resultText(result)).slice(0, 400) } : null
         })
         add(recordReasons, `${use.name}\0${spec.workflow}\0${reasonFromRecord}`, 1)
+        const byLayer = found ? layerReason(found.call.layer, use.name) : null
+        if (reasonFromRecord !== byLayer) problems.push(`the SDK's records give ${use.name} ${use.id} (${spec.name}, ${found?.call.layer ?? 'not scripted'}) the reason ${reasonFromRecord}, its layer ${byLayer}`)
         if (!record) problems.push(`denial without a tool_result_meta record: ${use.name} ${use.id} (${spec.name})`)
         if (ran) {
           unenforced.push({ execution: spec.name, workflow: spec.workflow, tool: use.name, toolUseId: use.id })
