@@ -42,6 +42,12 @@
       DenialsExporterStateFileStale: { severity: 'warning', 'for': '5m' },
       DenialsExporterFileErrors: { severity: 'warning', 'for': '15m' },
       DenialsExporterExecutionsEvicted: { severity: 'info', 'for': '0m' },
+      // A denied tool call that ran anyway: the permission layer did not hold. Pages.
+      DenialsExporterUnenforcedDenial: { severity: 'critical', 'for': '0m' },
+      // An agent keeps trying a tool that policy denies (stuck, or probing the policy).
+      DenialsExporterDenialLoop: { severity: 'warning', 'for': '0m' },
+      // Auto mode's classifier gives no verdict and its calls are denied for safety.
+      DenialsExporterClassifierFailingClosed: { severity: 'warning', 'for': '5m' },
     },
     // DenialsExporterDown: the share of a job's targets (per namespace), in percent, that must be
     // down for it to fire.
@@ -53,6 +59,14 @@
     // How long one dangerous denial keeps DenialsExporterDangerousDenial's expression true (the
     // alert's `for` must be shorter), and the range its description speaks of.
     dangerousDenialWindow: '5m',
+
+    // DenialsExporterDenialLoop: the step of permission_denial_loops_total that counts as a loop:
+    // 3, 5 or 10 consecutive denials of one tool in one execution (or distinct inputs tried after
+    // its first denial).
+    denialLoopStep: 5,
+    // DenialsExporterClassifierFailingClosed: denials of a workflow in 10 minutes because auto
+    // mode's classifier gave no verdict (reason classifierUnavailable).
+    classifierUnavailablePer10m: 3,
 
     // Where the runbook (docs/runbook.md) is published for your team: every alert's runbook_url is
     // this plus '#' and the alert name in lower case (its section's anchor). The default is a

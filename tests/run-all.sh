@@ -65,7 +65,7 @@ step "a real Prometheus scraping over TLS with basic auth and a client certifica
 step "a real Prometheus scraping the exporter on [::1] alone, and on :PORT over IPv4 and IPv6" \
   env "DENIALS_EXPORTER=$PWD/target/release/denials-exporter" bash tests/deploy/prometheus_ipv6.sh
 step "every dashboard and rule expression against a real Prometheus" \
-  python3 tests/deploy/promql_e2e.py --exporter target/release/denials-exporter --fixture examples/executor.log
+  python3 tests/deploy/promql_e2e.py --exporter target/release/denials-exporter --fixture examples/executor.log --fixture tests/deploy/data/enforcement.log
 step "the landing page in headless Chromium: states, dangerous attempts first, totals equal to /metrics, a demo whose time moves" \
   python3 tests/deploy/landing_chromium.py target/release/denials-exporter
 step "real Claude Agent SDK against a fake API" bash tests/sdk/run.sh target/release/denials-exporter

@@ -112,6 +112,74 @@ local durationSeconds(d) =
         ],
       },
       {
+        name: "denials-exporter.enforcement",
+        rules: [
+          {
+            alert: "DenialsExporterUnenforcedDenial",
+            expr: |||
+              sum by (%(clusterBy)snamespace, job, workflow, tool) (
+                increase(permission_denials_unenforced_total{%(jobSelector)s}[15m])
+              ) > 0
+              or
+              (
+                sum by (%(clusterBy)snamespace, job, workflow, tool) (permission_denials_unenforced_total{%(jobSelector)s}) > 0
+                unless
+                sum by (%(clusterBy)snamespace, job, workflow, tool) (permission_denials_unenforced_total{%(jobSelector)s} offset 15m)
+              )
+            ||| % $._config,
+            'for': $._config.alerts.DenialsExporterUnenforcedDenial['for'],
+            labels: {severity: $._config.alerts.DenialsExporterUnenforcedDenial.severity},
+            annotations: {
+              summary: "A permission layer denied a tool call and the call ran anyway.",
+              description: "{{ $value | humanize }} denied {{ $labels.tool }} call(s) of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} ran anyway in the last 15m: the same tool use id has a result that is no error, or a PostToolUse hook input. The audit log's denial_unenforced lines name the executions and tool use ids.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterUnenforcedDenial"),
+            },
+          },
+          {
+            alert: "DenialsExporterDenialLoop",
+            expr: |||
+              sum by (%(clusterBy)snamespace, job, workflow, tool, pattern) (
+                increase(permission_denial_loops_total{%(jobSelector)s, at="%(denialLoopStep)s"}[15m])
+              ) > 0
+              or
+              (
+                sum by (%(clusterBy)snamespace, job, workflow, tool, pattern) (permission_denial_loops_total{%(jobSelector)s, at="%(denialLoopStep)s"}) > 0
+                unless
+                sum by (%(clusterBy)snamespace, job, workflow, tool, pattern) (permission_denial_loops_total{%(jobSelector)s, at="%(denialLoopStep)s"} offset 15m)
+              )
+            ||| % $._config,
+            'for': $._config.alerts.DenialsExporterDenialLoop['for'],
+            labels: {severity: $._config.alerts.DenialsExporterDenialLoop.severity},
+            annotations: {
+              summary: "An agent keeps trying a tool that policy denies.",
+              description: "{{ $value | humanize }} execution(s) of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} reached %(denialLoopStep)s {{ if eq $labels.pattern \"varied\" }}distinct inputs tried with {{ $labels.tool }} after its first denial{{ else }}consecutive denials of {{ $labels.tool }}{{ end }} in the last 15m." % $._config,
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterDenialLoop"),
+            },
+          },
+          {
+            alert: "DenialsExporterClassifierFailingClosed",
+            expr: |||
+              sum by (%(clusterBy)snamespace, job, workflow) (
+                increase(permission_denials_total{%(jobSelector)s, reason="classifierUnavailable"}[10m])
+              ) >= %(classifierUnavailablePer10m)s
+              or
+              (
+                sum by (%(clusterBy)snamespace, job, workflow) (permission_denials_total{%(jobSelector)s, reason="classifierUnavailable"}) >= %(classifierUnavailablePer10m)s
+                unless
+                sum by (%(clusterBy)snamespace, job, workflow) (permission_denials_total{%(jobSelector)s, reason="classifierUnavailable"} offset 10m)
+              )
+            ||| % $._config,
+            'for': $._config.alerts.DenialsExporterClassifierFailingClosed['for'],
+            labels: {severity: $._config.alerts.DenialsExporterClassifierFailingClosed.severity},
+            annotations: {
+              summary: "Auto mode's classifier cannot decide: the gate is failing closed.",
+              description: "{{ $value | humanize }} tool calls of workflow {{ $labels.workflow }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }} were denied in the last 10m because auto mode's classifier gave no verdict (unavailable, unreadable, transcript too long): not a policy decision. Agents are blocked from actions policy would allow.",
+              runbook_url: $._config.runbookURLPattern % std.asciiLower("DenialsExporterClassifierFailingClosed"),
+            },
+          },
+        ],
+      },
+      {
         name: "denials-exporter.spend",
         rules: [
           {

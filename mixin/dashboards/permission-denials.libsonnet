@@ -1359,6 +1359,165 @@ local variables = import '../lib/variables.libsonnet';
               "exemplar": true
             }
           ]
+        },
+        {
+          "id": 18,
+          "type": "timeseries",
+          "title": "Denied calls that ran anyway",
+          "description": "Denied tool calls whose answer says they ran anyway (permission_denials_unenforced_total: a result that is no error, or a PostToolUse hook input, for the same tool use id), by workflow and tool, per interval: what DenialsExporterUnenforcedDenial pages on. Should stay at 0; a workflow without any shows a flat line labelled none. The series links open their denial_unenforced audit records in Loki.",
+          "datasource": {
+            "type": "prometheus",
+            "uid": "${prometheus_datasource}"
+          },
+          "gridPos": {
+            "x": 0,
+            "y": 59,
+            "w": 12,
+            "h": 9
+          },
+          "fieldConfig": {
+            "defaults": {
+              "links": drill.links($._config, 'These unenforced denials', [['workflow', '=', '${__field.labels.workflow}'], ['tool', '=', '${__field.labels.tool}'], ['audit', '=', 'denial_unenforced']], 'workflow=${__field.labels.workflow:percentencode}&tool=${__field.labels.tool:percentencode}'),
+              "unit": "short",
+              "decimals": 0,
+              "color": {
+                "mode": "palette-classic"
+              },
+              "thresholds": {
+                "mode": "absolute",
+                "steps": [
+                  {
+                    "color": "green",
+                    "value": null
+                  }
+                ]
+              },
+              "custom": {
+                "drawStyle": "bars",
+                "lineInterpolation": "linear",
+                "lineWidth": 1,
+                "fillOpacity": 60,
+                "gradientMode": "none",
+                "showPoints": "never",
+                "spanNulls": false,
+                "axisSoftMin": 0,
+                "stacking": {
+                  "mode": "normal",
+                  "group": "A"
+                }
+              }
+            },
+            "overrides": []
+          },
+          "options": {
+            "legend": {
+              "displayMode": "table",
+              "placement": "bottom",
+              "showLegend": true,
+              "calcs": [
+                "sum",
+                "max"
+              ]
+            },
+            "tooltip": {
+              "mode": "multi",
+              "sort": "desc"
+            }
+          },
+          "targets": [
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${prometheus_datasource}"
+              },
+              "editorMode": "code",
+              "expr": ("sum by (workflow, tool) (increase(permission_denials_unenforced_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) or on (workflow) label_replace(sum by (workflow) (increase(permission_denials_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\"}[$__rate_interval])) * 0, \"tool\", \"none\", \"\", \"\")" % $._config),
+              "legendFormat": "{{workflow}} {{tool}}",
+              "range": true,
+              "instant": false,
+              "refId": "A",
+              "exemplar": true
+            }
+          ]
+        },
+        {
+          "id": 19,
+          "type": "timeseries",
+          "title": "Denial loops",
+          "description": "Executions that kept at a denied tool (permission_denial_loops_total at the step the loop alert uses), by workflow, tool and pattern, per interval: repeated = consecutive denials of one tool (stuck against policy), varied = distinct inputs tried after its first denial (probing it). What DenialsExporterDenialLoop fires on. The series links open the tool's audit records in Loki.",
+          "datasource": {
+            "type": "prometheus",
+            "uid": "${prometheus_datasource}"
+          },
+          "gridPos": {
+            "x": 12,
+            "y": 59,
+            "w": 12,
+            "h": 9
+          },
+          "fieldConfig": {
+            "defaults": {
+              "links": drill.links($._config, 'These denials', [['workflow', '=', '${__field.labels.workflow}'], ['tool', '=', '${__field.labels.tool}']], 'workflow=${__field.labels.workflow:percentencode}&tool=${__field.labels.tool:percentencode}'),
+              "unit": "short",
+              "decimals": 0,
+              "color": {
+                "mode": "palette-classic"
+              },
+              "thresholds": {
+                "mode": "absolute",
+                "steps": [
+                  {
+                    "color": "green",
+                    "value": null
+                  }
+                ]
+              },
+              "custom": {
+                "drawStyle": "bars",
+                "lineInterpolation": "linear",
+                "lineWidth": 1,
+                "fillOpacity": 60,
+                "gradientMode": "none",
+                "showPoints": "never",
+                "spanNulls": false,
+                "axisSoftMin": 0,
+                "stacking": {
+                  "mode": "normal",
+                  "group": "A"
+                }
+              }
+            },
+            "overrides": []
+          },
+          "options": {
+            "legend": {
+              "displayMode": "table",
+              "placement": "bottom",
+              "showLegend": true,
+              "calcs": [
+                "sum",
+                "max"
+              ]
+            },
+            "tooltip": {
+              "mode": "multi",
+              "sort": "desc"
+            }
+          },
+          "targets": [
+            {
+              "datasource": {
+                "type": "prometheus",
+                "uid": "${prometheus_datasource}"
+              },
+              "editorMode": "code",
+              "expr": ("sum by (workflow, tool, pattern) (increase(permission_denial_loops_total{%(dashboardSelector)s, workflow=~\"$workflow\", tool=~\"$tool\", at=\"%(denialLoopStep)s\"}[$__rate_interval]))" % $._config),
+              "legendFormat": "{{workflow}} {{tool}} {{pattern}}",
+              "range": true,
+              "instant": false,
+              "refId": "A"
+            }
+          ]
         }
       ],
       "refresh": "1m",

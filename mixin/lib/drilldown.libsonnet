@@ -25,10 +25,12 @@ else std.substr(v, 0, std.length(v) - 1) + ':percentencode}';
   // The LogQL that selects the audit records matching `filters` in the exporter containers' logs.
   // A filter on the risk class also takes the `risk_decided` lines: a denial counted before its input
   // was known has `"risk":"pending"` on its `permission_denial` line and its class on the later one.
-  logql(c, filters):: std.join(' | ', [c.auditStreamSelector, 'json',
-                                       if std.length([f for f in filters if f[0] == 'risk']) > 0
-                                       then 'audit=~"permission_denial|risk_decided"'
-                                       else 'audit="permission_denial"'] + [
+  // A filter on `audit` itself (the `denial_unenforced` lines) replaces the default one.
+  logql(c, filters):: std.join(' | ', [c.auditStreamSelector, 'json'] + (
+                                 if std.length([f for f in filters if f[0] == 'audit']) > 0 then []
+                                 else if std.length([f for f in filters if f[0] == 'risk']) > 0
+                                 then ['audit=~"permission_denial|risk_decided"']
+                                 else ['audit="permission_denial"']) + [
     '%s%s"%s"' % [f[0], f[1], if isTemplate(f[2]) then 'GRAFANA%dTEMPLATE' % i else f[2]]
     for i in std.range(0, std.length(filters) - 1)
     for f in [filters[i]]

@@ -5,7 +5,8 @@ records of the real exporter.
     python3 tests/deploy/drilldown_check.py [--exporter target/release/denials-exporter]
 
 1. Runs the exporter as the Kubernetes manifests do (`run --audit-log=- --log.format=json`, its
-   stdout and stderr into one stream, as a container log is), over examples/executor.log, and reads
+   stdout and stderr into one stream, as a container log is), over examples/executor.log and
+   tests/deploy/data/enforcement.log, and reads
    the exemplars of permission_denials_total from /metrics (OpenMetrics).
 2. deploy/grafana/datasource.yaml, with Grafana's provisioning expansion applied ($$ -> $, ${ENV}
    from the environment): each execution_id destination, its ${__value.raw} replaced by a real
@@ -57,9 +58,12 @@ def check(name, ok, detail=""):
 def run_exporter(exporter, tmp):
     """The exporter's container stream (stdout and stderr, one line each) and its exemplar ids."""
     os.makedirs(os.path.join(tmp, "logs"))
-    with open(os.path.join(ROOT, "examples", "executor.log"), "rb") as src, \
-            open(os.path.join(tmp, "logs", "executor.log"), "wb") as dst:
-        dst.write(src.read())
+    # The example log, then denials that ran anyway and loops (tests/deploy/data/enforcement.log),
+    # so that every panel's link has a real record to follow.
+    with open(os.path.join(tmp, "logs", "executor.log"), "wb") as dst:
+        for part in (("examples", "executor.log"), ("tests", "deploy", "data", "enforcement.log")):
+            with open(os.path.join(ROOT, *part), "rb") as src:
+                dst.write(src.read())
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -171,13 +175,14 @@ def main():
     check("the exporter wrote audit records and log lines of its own to the container stream",
           len(audit) >= 3 and len(own) >= 1, (len(audit), len(own)))
     check("the exporter's /metrics carries execution_id exemplars", len(exemplars) >= 1, exemplars)
-    # Two kinds of audit line: a counted denial, and the class decided later for one that was
-    # counted before its input was known (`risk_decided`, same keys).
+    # Three kinds of audit line: a counted denial, the class decided later for one that was
+    # counted before its input was known (`risk_decided`, same keys), and the mark of a denied call
+    # that ran anyway (`denial_unenforced`, same keys).
     kinds = [json.loads(line) for line in lines if line.startswith('{"audit":"')]
     records = [r for r in kinds if r["audit"] == "permission_denial"]
-    check('every audit line starts with "audit": a permission_denial or a risk_decided',
+    check('every audit line starts with "audit": a permission_denial, a risk_decided or a denial_unenforced',
           records and len(kinds) == len(audit) and all(next(iter(r)) == "audit" for r in kinds)
-          and {r["audit"] for r in kinds} <= {"permission_denial", "risk_decided"})
+          and {r["audit"] for r in kinds} == {"permission_denial", "risk_decided", "denial_unenforced"})
     check("no log line of the exporter's own carries the discriminator",
           not any('"audit"' in line for line in lines if '"target"' in line))
 
@@ -248,7 +253,7 @@ def main():
                         ok &= bool(m) and m.group(2) == key
                 check(f"{where}: each template fills the key of its own label ({[f[0] for f in filters]})", ok, filters)
                 static = {k: v for k, op, v in filters if not v.startswith("${")}
-                candidates = [r for r in records if all(re.fullmatch(v, str(r.get(k))) for k, v in static.items())]
+                candidates = [r for r in kinds if all(re.fullmatch(v, str(r.get(k))) for k, v in static.items())]
                 if not candidates:
                     check(f"{where}: a real audit record to follow the link with", False, static)
                     continue

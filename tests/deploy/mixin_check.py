@@ -8,7 +8,8 @@
 2. each _config setting reaches what it should: jobSelector every series a rule reads and every
    dashboard variable that lists exporter values; showMultiCluster and clusterLabel every `by`/`on`
    of the rules and the dashboards' cluster variable (hidden without it) and selectors;
-   spendBudgetUSDPerHour the spend alert; notDangerousRisks the dangerous-denial alert and the
+   spendBudgetUSDPerHour the spend alert; denialLoopStep and classifierUnavailablePer10m the loop
+   and failing-closed alerts; notDangerousRisks the dangerous-denial alert and the
    dashboards' Dangerous denials panels alike (both read the risk counter only); alerts the
    severity and `for` of every alert (kube-prometheus' defaults for DenialsExporterDown; a
    DangerousDenial `for` not under dangerousDenialWindow refused); runbookURLBase and runbookURLPattern every runbook_url; dashboardTags the tags and dashboard links;
@@ -114,6 +115,17 @@ def main():
     check("spendBudgetUSDPerHour sets the spend alert's threshold and its description",
           spend["expr"].rstrip().endswith("> 100") and "budget of 100 USD per hour" in spend["annotations"]["description"],
           spend)
+
+    # loops and the classifier failing closed
+    rules, _ = render.render({"denialLoopStep": 10, "classifierUnavailablePer10m": 7})
+    loop = [r for r in rules_of(rules) if r.get("alert") == "DenialsExporterDenialLoop"][0]
+    loop_sels = selectors(loop["expr"])
+    check("denialLoopStep picks the loop counter's step in every selector and the description",
+          loop_sels and all(m == "permission_denial_loops_total" and ("at", "=", "10") in ms for m, ms in loop_sels)
+          and "reached 10 " in loop["annotations"]["description"], loop)
+    closed = [r for r in rules_of(rules) if r.get("alert") == "DenialsExporterClassifierFailingClosed"][0]
+    check("classifierUnavailablePer10m sets the failing-closed threshold",
+          closed["expr"].count(">= 7") == 2 and ">= 3" not in closed["expr"], closed)
 
     # "dangerous": one risk-class set for the alert and the dashboards
     rules, dash = render.render({"notDangerousRisks": ["none", "unknown", "network_read"]})

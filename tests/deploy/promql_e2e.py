@@ -3,9 +3,10 @@
 real exporter.
 
     python3 tests/deploy/promql_e2e.py --exporter target/release/denials-exporter \\
-        --fixture examples/executor.log
+        --fixture examples/executor.log --fixture tests/deploy/data/enforcement.log
 
-1. copies the fixture into a temporary directory and starts
+1. copies the fixtures (one after the other: --fixture may be repeated) into one log in a temporary
+   directory and starts
    `<exporter> run --path '<tmp>/logs/*.log' --read-from beginning --web.listen-address
    127.0.0.1:<port> --state-file <tmp>/state.json`, then waits for /-/ready;
 2. starts Prometheus (scrape and rule evaluation every second, job `denials-exporter`, static labels
@@ -259,7 +260,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--exporter", required=True, help="the denials-exporter binary")
-    ap.add_argument("--fixture", required=True, help="an executor log to feed it")
+    ap.add_argument("--fixture", required=True, action="append",
+                    help="an executor log to feed it (repeatable: the logs are concatenated)")
     ap.add_argument("--prometheus", default=shutil.which("prometheus") or "/usr/bin/prometheus",
                     help="the Prometheus server binary (default: %(default)s)")
     ap.add_argument("--settle", type=float, default=20.0,
@@ -268,8 +270,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     exporter = os.path.abspath(args.exporter)
-    with open(args.fixture, encoding="utf-8", errors="replace") as f:
-        fixture_lines = f.read().splitlines()
+    fixture_lines = []
+    for path in args.fixture:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            fixture_lines += f.read().splitlines()
 
     tmp = tempfile.mkdtemp(prefix="promql-e2e-")
     if not args.keep:
@@ -289,7 +293,8 @@ def main(argv=None):
 def run(args, exporter, fixture_lines, tmp, procs):
     log_file = os.path.join(tmp, "logs", "executor.log")
     os.makedirs(os.path.dirname(log_file))
-    shutil.copyfile(args.fixture, log_file)
+    with open(log_file, "w", encoding="utf-8") as f:
+        f.write("\n".join(fixture_lines) + "\n")
     exporter_proc, exporter_port = start_exporter(exporter, tmp, procs)
     prom = start_prometheus(args.prometheus, exporter_port, tmp, procs)
     print(f"prometheus on {prom} scrapes the exporter; settling {args.settle:.0f}s")
