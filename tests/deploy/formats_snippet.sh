@@ -5,10 +5,12 @@
 #
 # 1. extracts the ```js block that follows the marker comment in docs/formats.md;
 # 2. runs it through tests/deploy/formats_snippet.mjs (a hook denial, a canUseTool denial, allowed
-#    calls, and the completed line listing both plus a path-rule denial) and replays the log: the
-#    hook denial must count as reason="hook", the callback's as reason="permissionPromptTool", the
-#    path rule's as "unknown", three in all (the record counts nothing twice);
-# 3. the control: the same execution without the wrappers counts both as reason="unknown".
+#    calls, a path-rule denial, each call's answer through logToolResults, and the completed line
+#    listing the three denials) and replays the log: the hook denial must count as reason="hook",
+#    the callback's as reason="permissionPromptTool", the path rule's as "rule", three in all (the
+#    answers and the record count nothing twice), none unenforced;
+# 3. the answers alone (no wrappers) give the same reasons;
+# 4. the control: the same execution with neither counts all three as reason="unknown".
 # Needs node and tests/e2e/node_modules (npm ci in tests/e2e).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -34,17 +36,24 @@ expect() { # expect WHAT GOT WANT
   if [ "$2" = "$3" ]; then echo "ok   $1: $2"; else echo "FAIL $1: got '${2}', want '$3'"; status=1; fi
 }
 
-for run in wrapped unwrapped; do
-  flag=; [ $run = unwrapped ] && flag=--unwrapped
+for run in wrapped results-only unwrapped; do
+  flag=; [ $run != wrapped ] && flag=--$run
   node "$root/tests/deploy/formats_snippet.mjs" "$work/snippet.mjs" "$work/$run.log" $flag || { echo "FAIL node ($run)"; exit 1; }
   "$exporter" replay "$work/$run.log" > "$work/$run.prom" 2> "$work/$run.err" || { cat "$work/$run.err"; exit 1; }
 done
+unenforced() { awk '/^permission_denials_unenforced_total\{/ { n += $2 } END { print n + 0 }' "$1"; }
 grep -c '"event":"agent.permission.denied"' "$work/wrapped.log" > "$work/n"
 expect "the snippet logs two denial lines" "$(cat "$work/n")" 2
-expect "hook denial counted with reason hook" "$(count "$work/wrapped.prom" Bash hook)" 1
-expect "canUseTool denial counted with reason permissionPromptTool" "$(count "$work/wrapped.prom" Write permissionPromptTool)" 1
-expect "path-rule denial (no code of ours saw it) counted as unknown" "$(count "$work/wrapped.prom" Read unknown)" 1
-expect "three denials in all: the record counts none twice" "$(total "$work/wrapped.prom")" 3
-expect "control, without the wrappers: the hook denial is unknown" "$(count "$work/unwrapped.prom" Bash unknown)" 1
-expect "control, without the wrappers: the canUseTool denial is unknown" "$(count "$work/unwrapped.prom" Write unknown)" 1
+grep -c '"event":"agent.tool.result"' "$work/wrapped.log" > "$work/n"
+expect "the snippet logs five answers" "$(cat "$work/n")" 5
+for run in wrapped results-only; do
+  expect "$run: hook denial counted with reason hook" "$(count "$work/$run.prom" Bash hook)" 1
+  expect "$run: canUseTool denial counted with reason permissionPromptTool" "$(count "$work/$run.prom" Write permissionPromptTool)" 1
+  expect "$run: path-rule denial (no code of ours saw it) counted with reason rule" "$(count "$work/$run.prom" Read rule)" 1
+  expect "$run: three denials in all: answers and record count none twice" "$(total "$work/$run.prom")" 3
+  expect "$run: no denial ran anyway" "$(unenforced "$work/$run.prom")" 0
+done
+expect "control, neither: the hook denial is unknown" "$(count "$work/unwrapped.prom" Bash unknown)" 1
+expect "control, neither: the canUseTool denial is unknown" "$(count "$work/unwrapped.prom" Write unknown)" 1
+expect "control, neither: the path-rule denial is unknown" "$(count "$work/unwrapped.prom" Read unknown)" 1
 exit $status
