@@ -275,10 +275,10 @@ impl Accountant {
         let mut finding = enforcement::Finding::default();
         if let Some(id) = &denial.execution_id {
             let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
-            let tool_use_id = denial.tool_use_id.as_deref();
+            let tool_use_id = denial.tool_use_id.as_deref().map(Digest::of);
             let input = denial.attempted.as_ref().map(answers::input_digest);
             let (new, evicted) = self.state.executions.with(id, clock, cap, |execution| {
-                let new = execution.note_denial(&tool, tool_use_id);
+                let new = execution.note_denial_digest(&tool, tool_use_id);
                 if workflow.is_some() {
                     // Kept in the state file: never a value that holds a secret.
                     execution.workflow = workflow.as_deref().map(|w| label_value(w).to_string());
@@ -334,7 +334,7 @@ impl Accountant {
             source,
             format: denial.format,
         };
-        self.count_finding(finding, at);
+        self.count_finding(finding, &tool, at);
         LineOutcome::Counted
     }
 

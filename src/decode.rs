@@ -177,18 +177,20 @@ pub enum Event {
 }
 
 /// The reason type of a denial whose `decision_reason_type` is `kind`: `classifier` is
-/// `classifierUnavailable` when its `decision_reason_code` or its text says auto mode's classifier
-/// gave no verdict (docs/formats.md, "When auto mode's classifier cannot decide"), a denial for
-/// safety rather than a policy decision; any other type is itself.
-pub(crate) fn reason_type(
-    kind: Option<String>,
-    code: Option<&str>,
-    texts: &[&str],
-) -> Option<String> {
+/// `classifierUnavailable` when `outage` (asked only then: [`classifier_outage`]) says auto mode's
+/// classifier gave no verdict (docs/formats.md, "When auto mode's classifier cannot decide"), a
+/// denial for safety rather than a policy decision; any other type is itself.
+pub(crate) fn reason_type(kind: Option<String>, outage: impl FnOnce() -> bool) -> Option<String> {
     let kind = kind?;
-    if kind != "classifier" {
-        return Some(kind);
+    if kind == "classifier" && outage() {
+        return Some("classifierUnavailable".to_string());
     }
+    Some(kind)
+}
+
+/// Whether a `classifier` denial's `decision_reason_code` or texts (`decision_reason`,
+/// `message`) say the classifier gave no verdict.
+pub(crate) fn classifier_outage(code: Option<&str>, texts: &[Option<&str>]) -> bool {
     const OUTAGE_CODES: [&str; 2] = [
         "classifier_transcript_too_long",
         "auto_mode_no_check_in_session",
@@ -200,16 +202,11 @@ pub(crate) fn reason_type(
         "classifier gave no verdict",
         "classifier transcript exceeded",
     ];
-    let outage = code.is_some_and(|c| OUTAGE_CODES.contains(&c))
-        || texts.iter().any(|t| {
+    code.is_some_and(|c| OUTAGE_CODES.contains(&c))
+        || texts.iter().flatten().any(|t| {
             let t = t.to_ascii_lowercase();
             OUTAGE_TEXTS.iter().any(|o| t.contains(o))
-        });
-    Some(if outage {
-        "classifierUnavailable".to_string()
-    } else {
-        kind
-    })
+        })
 }
 
 /// Why a line yields no event.

@@ -103,9 +103,10 @@ pub struct Pipeline {
 /// and record message, and the fixed names of stream-json frames and results
 /// (`permission_denied`, `permission_denials`), Claude Code's hook input (`PermissionDenied`) and
 /// the agent CLI (`input_summary`); and what tells of tool calls' answers: stream-json's
-/// `tool_use` and `tool_result` blocks, the executor's `agent.tool.result` line, Claude Code's
-/// `PostToolUse` hook input (`crate::decode::calls`).
-fn candidate_tokens(fields: &Fields) -> [&str; 10] {
+/// `assistant` and `user` messages (each has a `parent_tool_use_id`, which no other line has: a
+/// `"tool_use"` value is also an executor's `"stopReason"`), the executor's `agent.tool.result`
+/// line, Claude Code's `PostToolUse` hook input (`crate::decode::calls`).
+fn candidate_tokens(fields: &Fields) -> [&str; 9] {
     [
         &fields.denied_event,
         &fields.completed_message,
@@ -113,8 +114,7 @@ fn candidate_tokens(fields: &Fields) -> [&str; 10] {
         "permission_denials",
         "PermissionDenied",
         "input_summary",
-        "tool_use",
-        "tool_result",
+        "parent_tool_use_id",
         crate::decode::calls::TOOL_RESULT_EVENT,
         "PostToolUse",
     ]

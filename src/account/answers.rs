@@ -15,6 +15,7 @@ use super::audit_builder::{DecidedRisk, Ids};
 use super::digest::Digest;
 use super::enforcement::Finding;
 use super::{label_value, Accountant, LineSource};
+use crate::decode::calls::input_key;
 use crate::decode::{Attempted, Calls, Denial, Format, Outcome};
 use crate::vocab::counters::{LoopKey, ToolKey};
 use crate::vocab::{LineOutcome, Reason};
@@ -30,92 +31,107 @@ pub(super) struct FoundAt<'a> {
     pub format: Format,
 }
 
-/// The digest an input is known by (distinct inputs of a loop).
+/// The digest an input is known by (distinct inputs of a loop): that of its [`input_key`], as
+/// for an input an `assistant` message asked with.
 pub(super) fn input_digest(attempted: &Attempted) -> Digest {
     match attempted {
-        Attempted::Json(text) | Attempted::Text(text) => Digest::of(text),
+        Attempted::Json(text) | Attempted::Text(text) => Digest::of(&input_key(text)),
     }
 }
 
 impl Accountant {
     /// Applies one line's calls; `Counted` if it counted anything, `Duplicate` if it only
-    /// repeated denials already counted, else `Ignored`.
+    /// repeated denials already counted, else `Ignored`. The execution is visited once for what
+    /// its book says of every call (and once more to forget the refused ones' asks), whatever the
+    /// number of calls: each visit digests its id.
     pub(super) fn on_calls(&mut self, calls: Calls, source: LineSource<'_>) -> LineOutcome {
         let time = self.advance_clock(calls.time);
-        let mut outcome = LineOutcome::Ignored;
-        let mut more = |o: LineOutcome| {
-            if o == LineOutcome::Counted || outcome == LineOutcome::Ignored {
-                outcome = o;
-            }
-        };
-        for call in calls.calls {
-            let id = call.tool_use_id.as_str();
-            match call.outcome {
-                Outcome::Requested => {
-                    if let Some(execution) = &calls.execution_id {
-                        let tool = label_value(call.tool.as_deref().unwrap_or("unknown"));
-                        let input = call.input.as_deref().map(Digest::of);
-                        self.with_execution(execution, |e| {
-                            e.calls.ask(id, tool.to_string(), input);
-                        });
+        let digests: Vec<Digest> = calls
+            .calls
+            .iter()
+            .map(|c| Digest::of(&c.tool_use_id))
+            .collect();
+        // Per call: the tool a refused one was asked with, and what an answer that ran found.
+        let mut asked_tools: Vec<Option<String>> = vec![None; calls.calls.len()];
+        let mut found: Vec<(usize, Finding)> = Vec::new();
+        let mut execution_workflow = None;
+        if let Some(execution) = &calls.execution_id {
+            self.with_execution(execution, |e| {
+                for (i, (call, digest)) in calls.calls.iter().zip(&digests).enumerate() {
+                    match &call.outcome {
+                        Outcome::Requested => {
+                            let tool = label_value(call.tool.as_deref().unwrap_or("unknown"));
+                            let input = call.input.as_deref().map(Digest::of);
+                            e.calls.ask(*digest, tool.to_string(), input);
+                        }
+                        Outcome::Rejected { .. } => {
+                            asked_tools[i] = e.calls.asked(*digest).map(|a| a.tool.clone());
+                        }
+                        Outcome::Ran => {
+                            let tool = call.tool.as_deref().map(|t| label_value(t).to_string());
+                            let finding = e.calls.ran(*digest, tool, e.counted(*digest));
+                            if !finding.is_empty() {
+                                found.push((i, finding));
+                            }
+                        }
+                        Outcome::Failed => {
+                            e.calls.answered(*digest);
+                        }
                     }
                 }
-                Outcome::Rejected { reason_type, text } => {
-                    let asked = calls.execution_id.as_deref().and_then(|execution| {
-                        self.with_execution(execution, |e| {
-                            e.calls.asked(id).map(|a| a.tool.clone())
-                        })
-                    });
-                    let denial = Denial {
-                        format: calls.format,
-                        time: calls.time,
-                        execution_id: calls.execution_id.clone(),
-                        workflow: calls.workflow.clone(),
-                        tool: call.tool.or(asked).unwrap_or_else(|| "unknown".to_string()),
-                        tool_use_id: Some(call.tool_use_id.clone()),
-                        reason_type: Some(reason_type),
-                        reason_text: text,
-                        input_summary: None,
-                        attempted: None,
-                    };
-                    more(self.on_denial(denial, source));
-                    if let Some(execution) = &calls.execution_id {
-                        self.with_execution(execution, |e| e.calls.answered(id));
-                    }
-                }
-                Outcome::Ran => {
-                    let Some(execution) = &calls.execution_id else {
-                        continue;
-                    };
-                    let tool = call.tool.as_deref().map(|t| label_value(t).to_string());
-                    let (finding, workflow) = self.with_execution(execution, |e| {
-                        let denied = e.counted(id);
-                        (e.calls.ran(id, tool, denied), e.workflow.clone())
-                    });
-                    if finding.is_empty() {
-                        continue;
-                    }
-                    let workflow = calls.workflow.clone().or(workflow);
-                    let workflow = self.workflow_label(workflow.as_deref(), source);
-                    let at = FoundAt {
-                        time,
-                        execution_id: Some(execution),
-                        tool_use_id: Some(id),
-                        workflow: &workflow,
-                        source,
-                        format: calls.format,
-                    };
-                    self.count_finding(finding, at);
-                    more(LineOutcome::Counted);
-                }
-                Outcome::Failed => {
-                    if let Some(execution) = &calls.execution_id {
-                        self.with_execution(execution, |e| e.calls.answered(id));
-                    }
-                }
-            }
+                execution_workflow.clone_from(&e.workflow);
+            });
         }
-        outcome
+        let mut outcome = LineOutcome::Ignored;
+        let mut refused = Vec::new();
+        for (i, call) in calls.calls.iter().enumerate() {
+            let Outcome::Rejected { reason_type, text } = &call.outcome else {
+                continue;
+            };
+            let tool = call.tool.clone().or(asked_tools[i].take());
+            let denial = Denial {
+                format: calls.format,
+                time: calls.time,
+                execution_id: calls.execution_id.clone(),
+                workflow: calls.workflow.clone(),
+                tool: tool.unwrap_or_else(|| "unknown".to_string()),
+                tool_use_id: Some(call.tool_use_id.clone()),
+                reason_type: Some(reason_type.clone()),
+                reason_text: text.clone(),
+                input_summary: None,
+                attempted: None,
+            };
+            match self.on_denial(denial, source) {
+                LineOutcome::Counted => outcome = LineOutcome::Counted,
+                other if outcome == LineOutcome::Ignored => outcome = other,
+                _ => {}
+            }
+            refused.push(digests[i]);
+        }
+        if let (Some(execution), false) = (&calls.execution_id, refused.is_empty()) {
+            self.with_execution(execution, |e| {
+                for digest in refused {
+                    e.calls.answered(digest);
+                }
+            });
+        }
+        if found.is_empty() {
+            return outcome;
+        }
+        let workflow = calls.workflow.clone().or(execution_workflow);
+        let workflow = self.workflow_label(workflow.as_deref(), source);
+        for (i, finding) in found {
+            let at = FoundAt {
+                time,
+                execution_id: calls.execution_id.as_deref(),
+                tool_use_id: Some(&calls.calls[i].tool_use_id),
+                workflow: &workflow,
+                source,
+                format: calls.format,
+            };
+            self.count_finding(finding, "unknown", at);
+        }
+        LineOutcome::Counted
     }
 
     /// Runs `f` on the execution `id` (created if new), counting what the cap evicts.
@@ -130,14 +146,19 @@ impl Accountant {
         result
     }
 
-    /// Counts what counting a denial or an answer found: an unenforced denial (its counter and
-    /// its `denial_unenforced` record) and the loop steps reached.
-    pub(super) fn count_finding(&mut self, finding: Finding, at: FoundAt<'_>) {
+    /// Counts what counting a denial of the `tool` label value (or an answer, which names its
+    /// own) found: an unenforced denial (its counter and its `denial_unenforced` record) and the
+    /// loop steps reached.
+    pub(super) fn count_finding(&mut self, finding: Finding, tool: &str, at: FoundAt<'_>) {
+        if finding.is_empty() {
+            return;
+        }
+        let tool = finding.tool.as_deref().unwrap_or(tool).to_string();
         let path = at.source.path_labels;
         for (pattern, step) in finding.loops {
             let key = LoopKey {
                 path: path.clone(),
-                tool: finding.tool.clone(),
+                tool: tool.clone(),
                 workflow: at.workflow.to_string(),
                 pattern,
                 at: step,
@@ -150,7 +171,7 @@ impl Accountant {
         }
         let key = ToolKey {
             path: path.clone(),
-            tool: finding.tool.clone(),
+            tool: tool.clone(),
             workflow: at.workflow.to_string(),
         };
         let count = self.state.metrics.unenforced.entry(key).or_default();
@@ -158,7 +179,7 @@ impl Accountant {
         let mut ids = Ids::new(at.execution_id, at.tool_use_id);
         let record = DecidedRisk {
             time: at.time,
-            tool: finding.tool,
+            tool,
             workflow: at.workflow.to_string(),
             path: path.clone(),
             reason: finding.reason.unwrap_or(Reason::Unknown),

@@ -103,8 +103,9 @@ pub struct CallBook {
 /// What counting one denial, or one answer, found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Finding {
-    /// The `tool` label value of the denial it is about.
-    pub tool: String,
+    /// The `tool` label value of the denial it is about, when an answer found it (a denial's
+    /// finding is about the tool it was counted under, which its caller knows).
+    pub tool: Option<String>,
     /// The denial's call ran.
     pub unenforced: bool,
     /// The reason the denial was counted under, when still kept.
@@ -127,9 +128,8 @@ impl CallBook {
             && self.loops.is_empty()
     }
 
-    /// Notes a call asked for (again: its entry is replaced).
-    pub fn ask(&mut self, id: &str, tool: String, input: Option<Digest>) {
-        let id = Digest::of(id);
+    /// Notes a call asked for (again: its entry is replaced). Ids are their digests throughout.
+    pub fn ask(&mut self, id: Digest, tool: String, input: Option<Digest>) {
         self.asked.retain(|a| a.id != id);
         if self.asked.len() >= MAX_ASKED {
             self.asked.pop_front();
@@ -138,14 +138,12 @@ impl CallBook {
     }
 
     /// The call `id` was asked for, while it waits for its answer.
-    pub fn asked(&self, id: &str) -> Option<&Asked> {
-        let id = Digest::of(id);
+    pub fn asked(&self, id: Digest) -> Option<&Asked> {
         self.asked.iter().find(|a| a.id == id)
     }
 
     /// The call `id` was answered: it waits no more.
-    pub fn answered(&mut self, id: &str) -> Option<Asked> {
-        let id = Digest::of(id);
+    pub fn answered(&mut self, id: Digest) -> Option<Asked> {
         let at = self.asked.iter().position(|a| a.id == id)?;
         self.asked.remove(at)
     }
@@ -157,18 +155,16 @@ impl CallBook {
         &mut self,
         tool: &str,
         reason: Reason,
-        id: Option<&str>,
+        id: Option<Digest>,
         input: Option<Digest>,
         n: u64,
     ) -> Finding {
         let mut finding = Finding {
-            tool: tool.to_string(),
             reason: Some(reason),
             ..Finding::default()
         };
-        if let Some(raw) = id {
-            let digest = Digest::of(raw);
-            let input = input.or_else(|| self.asked(raw).and_then(|a| a.input));
+        if let Some(digest) = id {
+            let input = input.or_else(|| self.asked(digest).and_then(|a| a.input));
             if self.denied.len() >= MAX_DENIED {
                 self.denied.pop_front();
             }
@@ -189,9 +185,8 @@ impl CallBook {
     /// The call `id` ran (`tool` as the line named it, if it did): it ends the run of denials,
     /// and if it was denied, it is unenforced (found once). `denied` says whether its id was
     /// counted as a denial in this execution.
-    pub fn ran(&mut self, id: &str, tool: Option<String>, denied: bool) -> Finding {
-        let digest = Digest::of(id);
-        let asked = self.answered(id);
+    pub fn ran(&mut self, digest: Digest, tool: Option<String>, denied: bool) -> Finding {
+        let asked = self.answered(digest);
         self.loops.tool.clear();
         self.loops.run = 0;
         if !denied {
@@ -214,7 +209,7 @@ impl CallBook {
             ),
         };
         Finding {
-            tool,
+            tool: Some(tool),
             unenforced: true,
             reason,
             loops: Vec::new(),
@@ -260,6 +255,10 @@ impl Loops {
 mod tests {
     use super::*;
 
+    fn d(id: &str) -> Digest {
+        Digest::of(id)
+    }
+
     fn input(s: &str) -> Option<Digest> {
         Some(Digest::of(s))
     }
@@ -267,21 +266,24 @@ mod tests {
     #[test]
     fn a_denied_call_that_ran_is_found_once_in_either_order() {
         let mut book = CallBook::default();
-        book.ask("t1", "Bash".into(), input("rm -rf /"));
-        let f = book.denied("Bash", Reason::Hook, Some("t1"), None, 1);
+        book.ask(d("t1"), "Bash".into(), input("rm -rf /"));
+        let f = book.denied("Bash", Reason::Hook, Some(d("t1")), None, 1);
         assert!(!f.unenforced);
-        let f = book.ran("t1", None, true);
+        let f = book.ran(d("t1"), None, true);
         assert!(f.unenforced);
-        assert_eq!((f.tool.as_str(), f.reason), ("Bash", Some(Reason::Hook)));
-        assert!(book.ran("t1", None, true).is_empty(), "found once");
+        assert_eq!(
+            (f.tool.as_deref(), f.reason),
+            (Some("Bash"), Some(Reason::Hook))
+        );
+        assert!(book.ran(d("t1"), None, true).is_empty(), "found once");
         // The other order: it ran, then the record listed it as denied.
-        assert!(book.ran("t2", Some("Edit".into()), false).is_empty());
-        let f = book.denied("Edit", Reason::Unknown, Some("t2"), None, 1);
+        assert!(book.ran(d("t2"), Some("Edit".into()), false).is_empty());
+        let f = book.denied("Edit", Reason::Unknown, Some(d("t2")), None, 1);
         assert!(f.unenforced);
-        assert_eq!(f.tool, "Edit");
+        assert_eq!(f.reason, Some(Reason::Unknown));
         assert!(
             !book
-                .denied("Edit", Reason::Unknown, Some("t2"), None, 1)
+                .denied("Edit", Reason::Unknown, Some(d("t2")), None, 1)
                 .unenforced
         );
     }
@@ -307,7 +309,7 @@ mod tests {
             "7 distinct inputs: 6 after the first"
         );
         // A call that ran ends the run; a denial of another tool starts a new one.
-        book.ran("t9", Some("Bash".into()), false);
+        book.ran(d("t9"), Some("Bash".into()), false);
         let f = book.denied("Bash", Reason::Hook, None, None, 2);
         assert!(f.loops.is_empty());
         let f = book.denied("Read", Reason::Rule, None, None, 3);
@@ -324,12 +326,12 @@ mod tests {
     fn bounded_and_saved_without_what_ran() {
         let mut book = CallBook::default();
         for i in 0..1000 {
-            book.ask(&format!("a{i}"), "Bash".into(), input(&format!("{i}")));
-            book.ran(&format!("r{i}"), None, false);
+            book.ask(d(&format!("a{i}")), "Bash".into(), input(&format!("{i}")));
+            book.ran(d(&format!("r{i}")), None, false);
             book.denied(
                 "Bash",
                 Reason::Rule,
-                Some(&format!("d{i}")),
+                Some(d(&format!("d{i}"))),
                 input(&format!("{i}")),
                 1,
             );

@@ -44,6 +44,8 @@ pub struct Revealed {
     /// The `tool` label value.
     pub tool: String,
     pub tool_use_id: Option<String>,
+    /// The digest of `tool_use_id`, computed once.
+    pub digest: Option<Digest>,
     pub input_summary: Option<String>,
     /// The entry's tool input, for the risk class.
     pub attempted: Option<Attempted>,
@@ -130,6 +132,7 @@ impl Revealed {
         Revealed {
             tool,
             tool_use_id: None,
+            digest: None,
             input_summary: None,
             attempted: None,
             count,
@@ -210,7 +213,13 @@ impl PartialEq for Touch {
 impl Execution {
     /// Records a mid-stream denial of the `tool` label value. Returns false if and only if its id
     /// was already counted.
+    #[cfg(test)]
     pub fn note_denial(&mut self, tool: &str, tool_use_id: Option<&str>) -> bool {
+        self.note_denial_digest(tool, tool_use_id.map(Digest::of))
+    }
+
+    /// [`Execution::note_denial`] with the tool use id's digest, computed by the caller.
+    pub fn note_denial_digest(&mut self, tool: &str, tool_use_id: Option<Digest>) -> bool {
         match tool_use_id {
             Some(id) if !self.remember(id) => return false,
             Some(_) => {}
@@ -252,7 +261,8 @@ impl Execution {
                         without_id.entry(tool).or_default().push(item);
                         continue;
                     };
-                    if !self.remember(id) {
+                    let digest = Digest::of(id);
+                    if !self.remember(digest) {
                         continue;
                     }
                     if let Some(n) = self.anonymous.get_mut(&tool).filter(|n| **n > 0) {
@@ -264,6 +274,7 @@ impl Execution {
                         revealed.push(Revealed {
                             tool,
                             tool_use_id: Some(id.clone()),
+                            digest: Some(digest),
                             input_summary: item.input_summary.clone(),
                             attempted: item.attempted.clone(),
                             count: 1,
@@ -276,6 +287,7 @@ impl Execution {
                         Revealed {
                             tool: tool.clone(),
                             tool_use_id: None,
+                            digest: None,
                             input_summary: item.input_summary.clone(),
                             attempted: item.attempted.clone(),
                             count: 1,
@@ -327,14 +339,13 @@ impl Execution {
         true
     }
 
-    /// Whether the tool use `id` was counted as a denial (and is still remembered).
-    pub fn counted(&self, id: &str) -> bool {
-        self.ids.contains(&Digest::of(id))
+    /// Whether the tool use with digest `id` was counted as a denial (and is still remembered).
+    pub fn counted(&self, id: Digest) -> bool {
+        self.ids.contains(&id)
     }
 
     /// Marks the tool use `id` counted; false if it already was.
-    fn remember(&mut self, id: &str) -> bool {
-        let digest = Digest::of(id);
+    fn remember(&mut self, digest: Digest) -> bool {
         if self.ids.contains(&digest) {
             return false;
         }

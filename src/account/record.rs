@@ -144,10 +144,9 @@ impl Accountant {
                 .iter()
                 .map(|r| {
                     let input = r.attempted.as_ref().map(input_digest);
-                    let id = r.tool_use_id.as_deref();
                     execution
                         .calls
-                        .denied(&r.tool, Reason::Unknown, id, input, r.count)
+                        .denied(&r.tool, Reason::Unknown, r.digest, input, r.count)
                 })
                 .collect();
             let change = RecordChange {
@@ -223,7 +222,7 @@ impl Accountant {
                     source,
                     format: record.format,
                 };
-                self.count_finding(finding, at);
+                self.count_finding(finding, &denial.tool, at);
             }
         }
         ids.with_tool_use(None);

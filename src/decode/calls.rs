@@ -9,13 +9,18 @@
 //! record. **Not here:** what an answer means for counting (a denial, one that ran anyway: that
 //! is `crate::account`'s), frames and records ([`super::stream_json`], [`super::pino`]).
 //!
-//! Cold: per tool call, on lines the prefilter picked by `"tool_use"`, `"tool_result"`,
-//! `"agent.tool.result"` or `"PostToolUse"`.
+//! Cold: per tool call, on lines the prefilter picked by `"parent_tool_use_id"` (every SDK
+//! `assistant` and `user` message), `"agent.tool.result"` or `"PostToolUse"`.
 
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::object::Object;
+use super::object::{raw_id, raw_str, Object};
 use super::{first_id, time, Format};
 use crate::config::Fields;
 
@@ -43,8 +48,8 @@ pub struct Call {
     pub tool_use_id: String,
     /// The tool, where the line names it (an `assistant` block, a hook input, a pino line).
     pub tool: Option<String>,
-    /// The call's input as its JSON text (an `assistant` block only); unredacted, never leaves
-    /// the process: account keeps only its digest.
+    /// The call's input as its JSON text, cut by [`input_key`] (an `assistant` block only);
+    /// unredacted, never leaves the process: account keeps only its digest.
     pub input: Option<String>,
     pub outcome: Outcome,
 }
@@ -72,12 +77,12 @@ pub enum Outcome {
 pub fn requested(object: &Object<'_>, fields: &Fields) -> Option<Calls> {
     let calls: Vec<Call> = blocks(object)
         .iter()
-        .filter(|b| b.str("type").as_deref() == Some("tool_use"))
+        .filter(|b| b.is("tool_use"))
         .filter_map(|b| {
             Some(Call {
-                tool_use_id: b.id("id")?,
-                tool: b.id("name"),
-                input: b.raw("input").map(|r| r.get().to_string()),
+                tool_use_id: raw_id(b.id?)?,
+                tool: b.name.and_then(raw_id),
+                input: b.input.map(|i| input_key(i.get()).into_owned()),
                 outcome: Outcome::Requested,
             })
         })
@@ -91,15 +96,15 @@ pub fn answered(object: &Object<'_>, fields: &Fields) -> Option<Calls> {
     let records = meta_records(object.raw("tool_result_meta"));
     let mut calls: Vec<Call> = Vec::new();
     for block in blocks(object) {
-        if block.str("type").as_deref() != Some("tool_result") {
+        if !block.is("tool_result") {
             continue;
         }
-        let Some(id) = block.id("tool_use_id") else {
+        let Some(id) = block.tool_use_id.and_then(raw_id) else {
             continue;
         };
         let record = records.iter().find(|(rid, _)| rid.as_deref() == Some(&id));
-        let is_error = block.raw("is_error").map(|r| r.get() == "true");
-        let content = block.raw("content");
+        let is_error = block.is_error.map(|r| r.get() == "true");
+        let content = block.content;
         calls.push(Call {
             outcome: outcome(record.map(|(_, m)| m), is_error, content),
             tool_use_id: id,
@@ -254,22 +259,124 @@ fn answer_text(content: &RawValue) -> Option<String> {
     (!text.is_empty()).then(|| text[..end].to_string())
 }
 
-/// The blocks of the message's `content` list, each parsed at its top level.
-fn blocks<'a>(object: &Object<'a>) -> Vec<Object<'a>> {
-    let Some(message) = object
-        .raw("message")
-        .and_then(|m| Object::parse(m.get().as_bytes()))
-    else {
+/// The longest prefix of a call's input its key keeps, in bytes: enough to tell attempts apart
+/// (a command, a path, a URL come first), while a large `Write` costs no more to remember.
+const MAX_INPUT_KEY_BYTES: usize = 4096;
+
+/// What tells a call's input from another's: its JSON text, cut to [`MAX_INPUT_KEY_BYTES`] (on a
+/// character boundary) and followed by its whole length.
+pub fn input_key(text: &str) -> Cow<'_, str> {
+    let mut end = text.len().min(MAX_INPUT_KEY_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end == text.len() {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(format!("{}…{}", &text[..end], text.len()))
+}
+
+/// A content block's fields this module reads, each as raw JSON; the rest is skipped unread.
+#[derive(Debug, Default, Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    is_error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
+impl Block<'_> {
+    fn is(&self, kind: &str) -> bool {
+        self.kind.and_then(raw_str).as_deref() == Some(kind)
+    }
+}
+
+/// The blocks of the message's `content` list, read in one pass over the message (a tool's
+/// output is skipped, never copied); none when it is a string, or not a list of objects.
+fn blocks<'a>(object: &Object<'a>) -> Vec<Block<'a>> {
+    let Some(message) = object.raw("message") else {
         return Vec::new();
     };
-    let Some(content) = message.raw("content") else {
-        return Vec::new();
-    };
-    let items: Vec<&RawValue> = serde_json::from_str(content.get()).unwrap_or_default();
-    items
-        .into_iter()
-        .filter_map(|item| Object::parse(item.get().as_bytes()))
-        .collect()
+    let mut de = serde_json::Deserializer::from_str(message.get());
+    de.deserialize_map(MessageVisitor).unwrap_or_default()
+}
+
+/// Visits a message object for its `content` list.
+struct MessageVisitor;
+
+impl<'de> Visitor<'de> for MessageVisitor {
+    type Value = Vec<Block<'de>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a message object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut blocks = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "content" {
+                blocks = map.next_value::<Content<'de>>()?.0;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(blocks)
+    }
+}
+
+/// A message's `content`: its blocks when it is a list, none when it is anything else.
+struct Content<'a>(Vec<Block<'a>>);
+
+impl<'de> Deserialize<'de> for Content<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContentVisitor;
+        impl<'de> Visitor<'de> for ContentVisitor {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(block) = seq.next_element::<Block<'de>>()? {
+                    blocks.push(block);
+                }
+                Ok(Content(blocks))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content(Vec::new()))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Content(Vec::new()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content(Vec::new()))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content(Vec::new()))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content(Vec::new()))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Content(Vec::new()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Content(Vec::new()))
+            }
+        }
+        deserializer.deserialize_any(ContentVisitor)
+    }
 }
 
 /// The `tool_result_meta` records with their ids.

@@ -68,12 +68,7 @@ impl<'a> Object<'a> {
 
     /// `key` as an identifier: a non-empty string, or a number as written.
     pub fn id(&self, key: &str) -> Option<String> {
-        let raw = self.raw(key)?;
-        match raw.get().as_bytes().first()? {
-            b'"' => raw_str(raw).filter(|s| !s.is_empty()).map(Cow::into_owned),
-            b'-' | b'0'..=b'9' => Some(raw.get().to_string()),
-            _ => None,
-        }
+        raw_id(self.raw(key)?)
     }
 
     /// `key` as a non-negative finite number (numbers, or strings holding numbers).
@@ -98,8 +93,17 @@ impl<'a> Object<'a> {
     }
 }
 
+/// A raw JSON value as an identifier: a non-empty string, or a number as written.
+pub(super) fn raw_id(raw: &RawValue) -> Option<String> {
+    match raw.get().as_bytes().first()? {
+        b'"' => raw_str(raw).filter(|s| !s.is_empty()).map(Cow::into_owned),
+        b'-' | b'0'..=b'9' => Some(raw.get().to_string()),
+        _ => None,
+    }
+}
+
 /// A raw JSON string value, borrowed when it holds no escapes.
-fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+pub(super) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
     let text = raw.get();
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
     if !inner.contains('\\') {

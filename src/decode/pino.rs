@@ -56,15 +56,12 @@ fn denial(object: &Object<'_>, fields: &Fields) -> Denial {
             .or_else(|| object.id("tool_use_id")),
         reason_type: super::reason_type(
             text(&[&fields.reason_type_key, "decision_reason_type"]),
-            text(&["decisionReasonCode", "decision_reason_code"]).as_deref(),
-            &[
-                text(&[&fields.reason_key, "decision_reason"]),
-                text(&["message"]),
-            ]
-            .iter()
-            .flatten()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
+            || {
+                let code = text(&["decisionReasonCode", "decision_reason_code"]);
+                let reason = text(&[&fields.reason_key, "decision_reason"]);
+                let message = text(&["message"]);
+                super::classifier_outage(code.as_deref(), &[reason.as_deref(), message.as_deref()])
+            },
         ),
         reason_text: text(&[&fields.reason_key, "decision_reason", "message"]),
         input_summary,

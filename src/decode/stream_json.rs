@@ -35,14 +35,15 @@ fn frame(object: &Object<'_>, fields: &Fields) -> Denial {
     let (input_summary, attempted) = tool_input(object.raw("tool_input"));
     let reason_text = object.str("decision_reason");
     let message = object.str("message");
-    let texts: Vec<&str> = [reason_text.as_deref(), message.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
     let reason_type = super::reason_type(
         object.str("decision_reason_type").map(|s| s.into_owned()),
-        object.str("decision_reason_code").as_deref(),
-        &texts,
+        || {
+            let code = object.str("decision_reason_code");
+            super::classifier_outage(
+                code.as_deref(),
+                &[reason_text.as_deref(), message.as_deref()],
+            )
+        },
     );
     Denial {
         format: Format::StreamJson,

@@ -188,10 +188,13 @@ fn expected(plan: &[Planned], lines: &[Line]) -> Vec<(&'static str, &'static str
             } else {
                 TOOLS[plan[i].tool]
             };
-            let unenforced = plan[i].ran && {
-                let answer = first(&|l| l == Line::Answer(i)).expect("answered");
-                answer > at || !lines[answer..at].contains(&Line::Restart)
-            };
+            // An answer after the denial finds it; one before it, only if no restart fell between
+            // (what ran is kept in memory only); a line read again after a restart counts anew.
+            let unenforced = plan[i].ran
+                && (0..lines.len()).any(|p| {
+                    lines[p] == Line::Answer(i)
+                        && (p > at || !lines[p..at].contains(&Line::Restart))
+                });
             (reason, tool, unenforced)
         })
         .collect()
