@@ -14,6 +14,7 @@
 use super::audit_builder::{DecidedRisk, Ids};
 use super::digest::Digest;
 use super::enforcement::Finding;
+use super::labels::OTHER;
 use super::{label_value, Accountant, LineSource};
 use crate::decode::calls::input_key;
 use crate::decode::{Attempted, Calls, Denial, Format, Outcome};
@@ -155,26 +156,37 @@ impl Accountant {
         }
         let tool = finding.tool.as_deref().unwrap_or(tool).to_string();
         let path = at.source.path_labels;
+        let max = self.config.limits.max_series;
+        let m = &mut self.state.metrics;
         for (pattern, step) in finding.loops {
-            let key = LoopKey {
+            let mut key = LoopKey {
                 path: path.clone(),
                 tool: tool.clone(),
                 workflow: at.workflow.to_string(),
                 pattern,
                 at: step,
             };
-            let count = self.state.metrics.loops.entry(key).or_default();
+            if m.loops.len() >= max && !m.loops.contains_key(&key) {
+                // Past the series cap, like permission_denials_total: tool and workflow `other`.
+                (key.tool, key.workflow) = (OTHER.to_string(), OTHER.to_string());
+                m.series_overflow = m.series_overflow.saturating_add(1);
+            }
+            let count = m.loops.entry(key).or_default();
             *count = count.saturating_add(1);
         }
         if !finding.unenforced {
             return;
         }
-        let key = ToolKey {
+        let mut key = ToolKey {
             path: path.clone(),
             tool: tool.clone(),
             workflow: at.workflow.to_string(),
         };
-        let count = self.state.metrics.unenforced.entry(key).or_default();
+        if m.unenforced.len() >= max && !m.unenforced.contains_key(&key) {
+            (key.tool, key.workflow) = (OTHER.to_string(), OTHER.to_string());
+            m.series_overflow = m.series_overflow.saturating_add(1);
+        }
+        let count = m.unenforced.entry(key).or_default();
         *count = count.saturating_add(1);
         let mut ids = Ids::new(at.execution_id, at.tool_use_id);
         let record = DecidedRisk {

@@ -284,3 +284,29 @@ fn a_denied_call_that_ran_counts_once_as_unenforced() {
         assert_eq!(marked[0].reason, Reason::Hook);
     }
 }
+
+/// Loop and unenforced series are capped by `--max-series` like the denials: past it, their tool
+/// and workflow are `other`, and the overflow is counted.
+#[test]
+fn loop_series_fold_into_other_past_the_series_cap() {
+    let mut config = Config::default();
+    config.limits.max_series = 13;
+    let mut lines = Vec::new();
+    for t in 0..20 {
+        for i in 0..3 {
+            lines.push(format!(
+                r#"{{"executionId":"e1","workflow":"fix","event":"agent.permission.denied","toolName":"tool{t}","toolUseId":"t{t}_{i}","decisionReasonType":"hook"}}"#
+            ));
+        }
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let a = account_with(config, &lines);
+    let m = a.metrics();
+    assert_eq!(m.loops.values().sum::<u64>(), 20, "every run of 3 counted");
+    assert_eq!(m.loops.len(), 14, "13 series, then other");
+    assert!(m
+        .loops
+        .keys()
+        .any(|k| k.tool == "other" && k.workflow == "other"));
+    assert!(m.series_overflow >= 7);
+}
