@@ -28,12 +28,13 @@ use super::small_map::SmallMap;
 use crate::vocab::counters::{LoopPattern, LOOP_STEPS};
 use crate::vocab::Reason;
 
-/// Calls asked for and not answered yet, kept per execution at most (oldest dropped first).
-pub const MAX_ASKED: usize = 256;
-/// Calls that ran, kept per execution at most (latest kept), in memory only.
-pub const MAX_RAN: usize = 256;
+/// Calls asked for and not answered yet, kept per execution at most (oldest dropped first): an
+/// assistant message asks for a few at once, and each is answered before the next message.
+pub const MAX_ASKED: usize = 32;
+/// Calls that ran, kept per execution at most (latest kept), in memory only: 16 bytes each.
+pub const MAX_RAN: usize = 64;
 /// Denials whose tool and reason are kept per execution, for an unenforced record found later.
-pub const MAX_DENIED: usize = 64;
+pub const MAX_DENIED: usize = 32;
 
 /// A call asked for: its tool and the digest of its input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,7 +57,7 @@ pub struct Denied {
 
 /// Calls that ran: memory only, so never a difference between two states.
 #[derive(Debug, Clone, Default)]
-pub struct Ran(VecDeque<(Digest, Option<String>)>);
+pub struct Ran(VecDeque<Digest>);
 
 impl PartialEq for Ran {
     fn eq(&self, _: &Ran) -> bool {
@@ -173,8 +174,7 @@ impl CallBook {
                 tool: tool.to_string(),
                 reason,
             });
-            finding.unenforced =
-                self.ran.0.iter().any(|(d, _)| *d == digest) && self.unenforced.insert(digest);
+            finding.unenforced = self.ran.0.contains(&digest) && self.unenforced.insert(digest);
             finding.loops = self.loops.denied(tool, input, n);
         } else {
             finding.loops = self.loops.denied(tool, input, n);
@@ -193,7 +193,7 @@ impl CallBook {
             if self.ran.0.len() >= MAX_RAN {
                 self.ran.0.pop_front();
             }
-            self.ran.0.push_back((digest, tool));
+            self.ran.0.push_back(digest);
             return Finding::default();
         }
         if !self.unenforced.insert(digest) {
