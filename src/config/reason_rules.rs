@@ -28,6 +28,10 @@ pub struct ReasonRules {
 /// The built-in rules, in order. Patterns are case-insensitive.
 const DEFAULT_RULES: &[(&str, Reason)] = &[
     (r"\bhooks?\b|PreToolUse", Reason::Hook),
+    (
+        r"classifier (is )?(temporarily )?unavailable|could not evaluate|couldn't evaluate|classifier transcript exceeded|auto[- ]mode (is )?(temporarily )?unavailable",
+        Reason::ClassifierUnavailable,
+    ),
     (r"classifier|auto[- ]mode", Reason::Classifier),
     (r"safety[- ]?check|dangerous|unsafe", Reason::SafetyCheck),
     (r"sandbox", Reason::SandboxOverride),
@@ -115,6 +119,19 @@ mod tests {
             (
                 "Auto mode classifier blocked this action",
                 Reason::Classifier,
+            ),
+            ("Classifier unavailable", Reason::ClassifierUnavailable),
+            (
+                "Auto mode could not evaluate this action and is blocking it for safety",
+                Reason::ClassifierUnavailable,
+            ),
+            (
+                "Auto mode classifier transcript exceeded context window",
+                Reason::ClassifierUnavailable,
+            ),
+            (
+                "Auto mode is temporarily unavailable",
+                Reason::ClassifierUnavailable,
             ),
             (
                 "Path is outside the allowed working directories",
