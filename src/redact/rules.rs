@@ -17,6 +17,8 @@
 
 use super::vet::{accept, Check};
 
+mod assigned;
+mod families;
 mod flags;
 mod formats;
 mod keywords;
@@ -269,10 +271,12 @@ pub(super) fn default_rules() -> Vec<Rule> {
             .into_iter()
             .map(Rule::word)
             .collect(),
+        families::format_families(),
         keywords::keyword_families(),
         places::places(),
         flags::password_flags(),
         named::named_values(),
+        assigned::assigned_values(),
     ]
     .into_iter()
     .flatten()
