@@ -78,8 +78,10 @@ const PREFIXES: &[(&str, &str, &str)] = &[
     ("npm_", "npm_", "npm access tokens: npm docs; gitleaks npm-access-token"),
 ];
 
-/// A prefixed token's body: letters, digits, `_` and `-`.
-const PREFIXED_BODY: &str = "[A-Za-z0-9_-]{16,}";
+/// A prefixed token's body: letters and digits, a second part after `-` or `_` allowed
+/// (`tskey-auth-…-…`, `lsv2_pt_…_…`); a short word after it (`_v2`, `-suffix`) is not the
+/// token's.
+const PREFIXED_BODY: &str = "[A-Za-z0-9]{10,}(?:[_-][A-Za-z0-9]{10,})?";
 
 /// The format families, with their provenance.
 pub(super) fn format_families() -> Vec<Rule> {

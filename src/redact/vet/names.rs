@@ -77,15 +77,15 @@ fn words(name: &str) -> Vec<String> {
 }
 
 /// Words that name a credential only with a random-looking value (`key`: a cache key, a sort
-/// key, a map key are words; `auth`, `session`).
-const WEAK_WORDS: &[&str] = &["key", "auth", "session"];
+/// key, a map key are words; `auth`).
+const WEAK_WORDS: &[&str] = &["key", "auth"];
 
 /// How surely a name names a credential.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Naming {
     /// Not a credential's name.
     No,
-    /// `key`, `auth`, `session`: its value must look random.
+    /// `key`, `auth`: its value must look random.
     Weak,
     /// `password`, `secret`, `token`, `api_key`…: its value is one whatever its entropy.
     Strong,
@@ -196,15 +196,18 @@ pub(super) fn is_second_of_many(text: &str, name: &str, start: usize, end: usize
 /// A value given after a space to a credential-named label (`Your API key is X`,
 /// `password "X";`): it must look random, since prose puts any word there (`the token
 /// expired`, `password reset link`): 8 characters or more, no spaces, letters with digits or
-/// with punctuation, and the entropy of a string typed at random.
+/// (quoted) with punctuation, and the entropy of a string typed at random.
 pub(super) fn labelled_value_ok(value: &str, quote: Option<char>) -> bool {
     let value = value.trim_end_matches([',', ';', '.', ')']);
     let has = |class: fn(&u8) -> bool| value.bytes().any(|b| class(&b));
+    // Quoted, punctuation counts; bare, words joined by `-` are names (`db-credentials`).
+    let other = has(u8::is_ascii_digit) || (quote.is_some() && has(u8::is_ascii_punctuation));
     value.len() >= 8
+        && !value.starts_with(['(', '[', '{'])
         && !value.contains(char::is_whitespace)
         && has(u8::is_ascii_alphabetic)
-        && (has(u8::is_ascii_digit) || has(u8::is_ascii_punctuation))
-        && entropy(value) >= 3.0
+        && other
+        && entropy(value) >= (libm::log2(value.len() as f64) - 0.3).min(3.0)
         && !is_placeholder(value, quote)
         && !is_env_reference(value)
         && !looks_like_path(value)
@@ -254,7 +257,7 @@ mod tests {
         ] {
             assert_eq!(names_a_credential(name), Naming::Strong, "{name}");
         }
-        for name in ["key", "signing_key", "auth", "sessionKey"] {
+        for name in ["key", "signing_key", "auth", "license_key"] {
             assert_eq!(names_a_credential(name), Naming::Weak, "{name}");
         }
         for name in [
