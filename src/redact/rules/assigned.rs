@@ -33,6 +33,8 @@ const OTHER_QUOTED: &str =
 const OPERATOR: &str = r"[ \t]*(?::=|=>|=|:)[ \t]*";
 /// A comparison: only a quoted value is a literal after it (`password == confirm` is code).
 const COMPARISON: &str = r"[ \t]*(?:===?|!==?)[ \t]*";
+/// Left edge of a name: as [`LEFT`], and not after `:` (`arn:aws:…:secret:db` names a type).
+const LEFT_EDGE: &str = r#"(?:^|\\[nrt]|[^A-Za-z0-9_./\\:-])"#;
 /// A bare value: BARE's characters, may start with `{`, `(` or `[` (a password may).
 const BARE_ANY: &str = r#"([^\s"'\x60;&|<>\\,:=](?:[^\s"'\x60;&|<>\\]|\\[^nrtu"'\\\s])*)"#;
 
@@ -45,7 +47,7 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     let compare = COMPARISON;
     vec![
         // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`.
-        rule("named_secret", &format!(r"{LEFT}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{compare}(?:{quoted}))"))
+        rule("named_secret", &format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{compare}(?:{quoted}))"))
         .check(Check::Assigned)
         .anchors(ANCHORS),
         // `"value" == password`, `"value" !== secret`.
@@ -53,15 +55,15 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         .check(Check::Assigned)
         .anchors(ANCHORS),
         // Go and Python multi-assignment: `password, user := "x", "y"`, `user, pwd = "y", "x"`.
-        rule("named_secret", &format!(r"{LEFT}{name}[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*:?=[ \t]*(?:{quoted})[ \t]*,[ \t]*{other}"))
+        rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*:?=[ \t]*(?:{quoted})[ \t]*,[ \t]*{other}"))
         .check(Check::Assigned)
         .anchors(ANCHORS),
-        rule("named_secret", &format!(r"{LEFT}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}[ \t]*:?=[ \t]*{other}[ \t]*,[ \t]*(?:{quoted})"))
+        rule("named_secret", &format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}[ \t]*:?=[ \t]*{other}[ \t]*,[ \t]*(?:{quoted})"))
         .check(Check::Assigned)
         .anchors(ANCHORS),
         // A label and its value after a space, in prose, logs and config blocks:
         // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`.
-        rule("named_secret", &format!(r"{LEFT}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*)?(?:{quoted}|{bare})"))
+        rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*)?(?:{quoted}|{bare})"))
         .check(Check::Labelled)
         .anchors(ANCHORS),
     ]

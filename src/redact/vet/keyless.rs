@@ -56,12 +56,12 @@ pub(in crate::redact) fn looks_random(
 }
 
 /// Whether the text before a quoted value gives it a name (`role_id = '…'`, `"sha": "…"`,
-/// `value="…"`, `= '…'` whose name is on the line before): a named value is judged by its name
+/// `value="…"`, `id - '…'`, `= '…'` whose name is on the line before): a named value is judged by its name
 /// (the rules that read names), not by its characters. A numbered label (`String #2: "…"`)
 /// names nothing.
 fn is_named(before: &str) -> bool {
     let before = before.trim_end_matches([' ', '\t']);
-    let Some(before) = before.strip_suffix(['=', ':', '>']) else {
+    let Some(before) = before.strip_suffix(['=', ':', '>', '-', '|']) else {
         return false;
     };
     let before = before.trim_end_matches(['=', ':', '!', ' ', '\t', '"', '\'', '\\', ']', '[']);

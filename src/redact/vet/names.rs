@@ -7,7 +7,7 @@
 //! Not here: the rules (`rules::assigned`), the checks shared with other rules (`vet`).
 
 use super::shapes::{entropy, looks_like_path};
-use super::stand_ins::{is_counting, is_made_up, is_placeholder};
+use super::stand_ins::{is_counting, is_made_up, is_mangled_token, is_placeholder};
 
 /// Words of a name that name a credential.
 #[rustfmt::skip]
@@ -216,6 +216,7 @@ pub(super) fn labelled_value_ok(value: &str, quote: Option<char>) -> bool {
         // `id=npmrc,src=…`: options, not a secret (a base64 value ends in `=`).
         && !value.trim_end_matches('=').contains('=')
         && !is_host(value)
+        && !is_mangled_token(value)
         && !is_made_up(value, false)
 }
 
