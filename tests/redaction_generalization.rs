@@ -23,6 +23,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // XML attributes and elements.
     (r#"<datasource user="app" password="Winter2024!" url="jdbc:x"/>"#, "Winter2024!", r#"user="app""#),
     ("<credentials><secretKey>plum-Orchard-19</secretKey></credentials>", "plum-Orchard-19", "<credentials>"),
+    // Key/value pairs: Postman environments, .NET appSettings.
+    (r#"{"key": "apiKey", "value": "pm-env-5521x", "enabled": true}"#, "pm-env-5521x", r#""enabled": true"#),
+    (r#"<add key="SmtpPassword" value="dotnet!Pw9" />"#, "dotnet!Pw9", r#"<add key="SmtpPassword""#),
     // Python, JS/TS, Rust, PHP, Ruby, Java.
     ("conn = connect(host='db', password='letmein99')", "letmein99", "host='db'"),
     ("const apiKey = 'pk-3319-wolf';", "pk-3319-wolf", "const apiKey ="),

@@ -6,7 +6,7 @@
 //! a space (`password "x";`, `API2CART key is x`), or precedes a comparison (`"x" == password`).
 //! Covers shell and env files, YAML, JSON, TOML, INI, XML attributes, Python, JS/TS, Go
 //! (`:=`, `a, b := "x", "y"`), Rust, PHP `=>`, Ruby, Java, C (`char secret[25] = "x"`,
-//! Objective-C `@"x"`), and connection strings (`Pwd=x;`, `PWD={x}`).
+//! Objective-C `@"x"`), and connection strings (`Pwd=x;`).
 //!
 //! Not here: what the vetting accepts (`vet`: references, empty values, booleans, numbers and
 //! code stay), a tool's own password flag (`flags`).

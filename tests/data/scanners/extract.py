@@ -1,25 +1,31 @@
 #!/usr/bin/env python3
 """Builds the scanner corpus (`scanners.jsonl` beside this script) from the test strings that
-gitleaks and trufflehog ship with their rules, read from local git snapshots of the two
-repositories. Nothing of theirs is run or built: their Go test files are read as text, and only
-the string values the tests feed to the rules (and the values they expect back) are kept.
+gitleaks, trufflehog and detect-secrets ship with their rules, read from local git snapshots of
+the repositories. Nothing of theirs is run or built: their Go and Python test files are read as
+text (Python through `ast`), and only the string values the tests feed to the rules (and the
+values they expect back) are kept.
 
-Usage: extract.py GITLEAKS_GIT_DIR TRUFFLEHOG_GIT_DIR [OUT]
+Usage: extract.py [--gitleaks DIR] [--trufflehog DIR] [--detect-secrets DIR] [--out FILE]
 
-Each GIT_DIR is a clone or bare snapshot (`git --git-dir=DIR show HEAD:path` must work). The
-output is one JSON object a line:
-    {"src": "gitleaks"|"trufflehog", "family": rule id or detector, "path": file,
-     "case": test case name or index, "kind": "tp"|"fp", "secrets": [...], "text": "..."}
+Each DIR is a clone or bare snapshot (`git --git-dir=DIR show HEAD:path` must work), at the
+commit to record. A source not given keeps its rows and its meta line from the existing output,
+so one source can be added or refreshed alone. The output is one JSON object a line:
+    {"src": "gitleaks"|"trufflehog"|"detect-secrets", "family": rule id, detector or plugin,
+     "path": file, "case": test case name or index, "kind": "tp"|"fp", "secrets": [...],
+     "text": "..."}
 `secrets` lists the values the scanner reports for a positive (empty when the test does not
-say); the first lines (`"meta"`) record each repository's commit.
+say); the first lines (`"meta"`) record each repository, commit and paths.
 
-How values are evaluated: string literals (interpreted and raw), `+`, `fmt.Sprintf`,
+How values are evaluated: for Go, string literals (interpreted and raw), `+`, `fmt.Sprintf`,
 `strings.Repeat`/`ToUpper`/`ToLower`, named strings of the file, `append`, and the sample
 builders of gitleaks' rule tests, whose templates and character-class helpers are read from
 the gitleaks snapshot itself (`cmd/generate/config/utils/`). gitleaks' random secrets
 (`secrets.NewSecret(regex)`) are drawn here from the regex with a seeded generator, so the
-output is the same on every run. A case whose value cannot be evaluated this way is skipped
-and counted on stderr.
+output is the same on every run. For detect-secrets, the rows of each
+`pytest.mark.parametrize`: literals, names bound to literals in the module or class, `+`, `*`,
+`%`, slices and `str.format`; `should_flag`, `should_be_caught`, `num_results` and
+`expected_secret` say whether a row is a positive, and a test of one `line`/`payload` asserts a
+finding. A case whose value cannot be evaluated this way is skipped and counted on stderr.
 """
 
 import json
