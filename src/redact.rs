@@ -179,6 +179,7 @@ pub fn kind_names() -> &'static [&'static str] {
     static KINDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     KINDS.get_or_init(|| {
         let mut kinds: Vec<&'static str> = rules::default_rules().iter().map(|r| r.kind).collect();
+        kinds.push(engine::KEYLESS_KIND);
         kinds.sort_unstable();
         kinds.dedup();
         kinds

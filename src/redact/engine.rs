@@ -17,6 +17,9 @@ use super::copies::{self, Known};
 use super::decode::{self, Decoded};
 use super::rules::{self, Rule};
 use super::spans::{self, Span, Spans};
+use super::vet::looks_random;
+#[cfg(test)]
+pub(super) use super::vet::KEYLESS_KIND;
 use crate::matcher::{compile, Groups, Matcher};
 use regex_automata::meta::Regex;
 use regex_automata::util::captures::Captures;
@@ -112,20 +115,26 @@ impl Engine {
             if spans::overlaps_span(spans, start, end) || spans::overlaps(&protected, start, end) {
                 continue;
             }
-            let Some(decoded) = decode::base64_text(&text[start..end]) else {
-                continue;
+            let span = |kind, priority| Span {
+                start,
+                end,
+                kind,
+                priority,
             };
-            let mut inner = BTreeMap::new();
-            self.scan(&decoded, depth + 1, &mut inner, known);
-            let strongest = inner.values().min_by_key(|span| span.priority).copied();
-            let found = strongest.or_else(|| {
-                decode::is_credential_pair(&decoded).then_some(Span {
-                    start,
-                    end,
-                    kind: "basic_auth",
-                    priority: self.priority_of("basic_auth"),
+            let found = decode::base64_text(&text[start..end])
+                .and_then(|decoded| {
+                    let mut inner = BTreeMap::new();
+                    self.scan(&decoded, depth + 1, &mut inner, known);
+                    let strongest = inner.values().min_by_key(|span| span.priority).copied();
+                    strongest.or_else(|| {
+                        decode::is_credential_pair(&decoded)
+                            .then(|| span("basic_auth", self.priority_of("basic_auth")))
+                    })
                 })
-            });
+                // A random string with no key (quoted, or an unnamed prefix): last of all kinds.
+                .or_else(|| {
+                    looks_random(text, start, end).map(|kind| span(kind, self.rules.len()))
+                });
             if let Some(found) = found {
                 spans::insert(
                     spans,

@@ -2,10 +2,12 @@
 //! priority order, and the builders shared by the rule tables.
 //!
 //! Rules are in priority order: when two rules' secrets overlap, the earlier rule's kind wins.
-//! Precise token formats come first (`formats`), then keyword-context families (`keywords`),
-//! then secrets found by their place (URLs, headers: `places`), then passwords given to
-//! command-line tools (`flags`), then values named as passwords or secrets and gitleaks'
-//! generic rule last (`named`). Families follow gitleaks' default `config/gitleaks.toml` (one
+//! Precise token formats come first (`formats`), then the format families with their
+//! provenance (password hashes, webhooks, connection strings, vendor prefixes: `families`),
+//! then keyword-context families (`keywords`), then secrets found by their place (URLs,
+//! headers: `places`), then passwords given to command-line tools (`flags`), then values named
+//! as passwords or secrets and gitleaks' generic rule (`named`), and last values given to any
+//! credential-named key in any syntax (`assigned`). Families follow gitleaks' default `config/gitleaks.toml` (one
 //! kind per family, not per gitleaks rule id).
 //!
 //! Patterns use ASCII classes and `[0-9]` rather than `\w`/`\d`, case-insensitive parts are
@@ -17,6 +19,8 @@
 
 use super::vet::{accept, Check};
 
+mod assigned;
+mod families;
 mod flags;
 mod formats;
 mod keywords;
@@ -234,14 +238,16 @@ fn xml_element(kind: &'static str, words: &str) -> Rule {
 }
 
 /// A name/value pair whose name is a secret's: k8s and Compose `env` lists, ECS task
-/// definitions: `- name: DB_PASSWORD\n  value: x`, `{"name": "API_TOKEN", "value": "x"}`.
+/// definitions, Postman environments, .NET `appSettings`: `- name: DB_PASSWORD\n  value: x`,
+/// `{"name": "API_TOKEN", "value": "x"}`, `{"key": "apiKey", "value": "x"}`,
+/// `<add key="ApiKey" value="x" />`.
 fn name_value_pair(kind: &'static str, words: &str) -> Rule {
     rule(
         kind,
         &format!(
             concat!(
-                r#"(?i-u:\bname)\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<k>[A-Za-z0-9_.-]*(?i-u:{words}))\\?["']?"#,
-                r#"[ \t]*(?:,|\r?\n|\\n)(?:\s|\\n)*(?:-[ \t]*)?\\?["']?(?i-u:value)\\?["']?{sep}(?:{q}|{b})"#,
+                r#"(?i-u:\b(?:name|key))\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<k>[A-Za-z0-9_.-]*(?i-u:{words}))\\?["']?"#,
+                r#"[ \t]*(?:,|\r?\n|\\n|[ \t])(?:\s|\\n)*(?:-[ \t]*)?\\?["']?(?i-u:value)\\?["']?{sep}(?:{q}|{b})"#,
             ),
             words = words,
             sep = SEP,
@@ -269,10 +275,12 @@ pub(super) fn default_rules() -> Vec<Rule> {
             .into_iter()
             .map(Rule::word)
             .collect(),
+        families::format_families(),
         keywords::keyword_families(),
         places::places(),
         flags::password_flags(),
         named::named_values(),
+        assigned::assigned_values(),
     ]
     .into_iter()
     .flatten()

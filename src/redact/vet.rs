@@ -17,8 +17,14 @@ use std::sync::OnceLock;
 use super::MARKER_OPEN;
 
 mod jwt;
+mod keyless;
+mod names;
 mod shapes;
 mod stand_ins;
+
+pub(super) use keyless::looks_random;
+#[cfg(test)]
+pub(super) use keyless::KEYLESS_KIND;
 
 use shapes::{
     entropy, is_cut_prefixed_token, is_slack_ids_only, is_uuid, looks_like_code, looks_like_path,
@@ -49,6 +55,11 @@ pub(super) enum Check {
     Random(f64),
     /// A base64 data value in a Kubernetes Secret.
     KubeData,
+    /// A value given to a key whose name names a credential (`names::names_a_credential`),
+    /// whatever its entropy: not a reference, empty, a boolean, a number, code or a path.
+    Assigned,
+    /// A value after a credential-named label and a space (prose, logs): random-looking only.
+    Labelled,
 }
 
 /// Where a value sits, as far as the checks care.
@@ -141,6 +152,37 @@ pub(super) fn accept(
                 && !name.is_some_and(|keyword| stand_ins::is_inside_a_word(text, keyword))
         }
         Check::KubeData => kube_data_ok(value),
+        Check::Labelled => {
+            let trimmed = value.trim_end_matches([',', ';', '.', ')']);
+            let name = name.unwrap_or("");
+            let ok = names::names_a_credential(name) != names::Naming::No
+                && !names::prose_word_before_says_otherwise(text, name)
+                && names::labelled_value_ok(trimmed, ctx.quote);
+            return ok.then_some((start, start + trimmed.len()));
+        }
+        Check::Assigned => {
+            let trimmed = if ctx.quote.is_none() {
+                value.trim_end_matches([',', '}', ']', ';'])
+            } else {
+                value
+            };
+            let name = name.unwrap_or("");
+            let ok = !trimmed.is_empty()
+                && match names::names_a_credential(name) {
+                    names::Naming::Strong => true,
+                    names::Naming::Weak => names::labelled_value_ok(trimmed, ctx.quote),
+                    names::Naming::No => false,
+                }
+                && !names::is_second_of_many(text, name, start, end)
+                && !names::is_number_or_boolean(trimmed)
+                && !names::is_env_reference(trimmed)
+                && !names::is_stand_in(text, start, trimmed)
+                && !is_cut_prefixed_token(trimmed)
+                && !is_slack_ids_only(trimmed)
+                && (names_password(name) || !is_made_up(trimmed, ctx.opened_by_equals))
+                && named_ok("password", name, trimmed, ctx);
+            return ok.then_some((start, start + trimmed.len()));
+        }
         Check::Generic => generic_ok(name.unwrap_or(""), value, text, start, ctx),
         Check::Named => {
             // An unquoted value may end a list item or object: `{password: x}` keeps `}`.
@@ -149,7 +191,10 @@ pub(super) fn accept(
             } else {
                 value
             };
-            if trimmed.is_empty() || !named_ok(kind, name.unwrap_or(""), trimmed, ctx) {
+            if trimmed.is_empty()
+                || !named_ok(kind, name.unwrap_or(""), trimmed, ctx)
+                || names::is_second_of_many(text, name.unwrap_or(""), start, end)
+            {
                 return None;
             }
             return Some((start, start + trimmed.len()));
@@ -271,11 +316,18 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
         return false;
     }
     let all_digits = value.bytes().all(|b| b.is_ascii_digit());
+    // A number is a count, an id or a port, not a credential (a PIN is a password).
+    if kind != "password" && names::is_number_or_boolean(value) {
+        return false;
+    }
     if kind != "password"
         && (is_mangled_token(value)
             || is_made_up(value, ctx.opened_by_equals)
             || is_slack_ids_only(value))
     {
+        return false;
+    }
+    if norm.ends_with("credentials") && matches!(value, "include" | "omit" | "same-origin") {
         return false;
     }
     if kind == "password" {
@@ -305,9 +357,6 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
     {
-        return false;
-    }
-    if norm.ends_with("credentials") && matches!(value, "include" | "omit" | "same-origin") {
         return false;
     }
     // The entropy gate of generic assignments: a value named only by `…_KEY` must look random,
@@ -368,6 +417,10 @@ fn generic_name_allowed(name: &str) -> bool {
         .is_match(name.as_bytes())
 }
 
+/// The words of gitleaks' generic rule's names other than `api`.
+#[rustfmt::skip]
+const GENERIC_CREDENTIAL_WORDS: &[&str] = &["access", "auth", "credential", "creds", "key", "passw", "secret", "token"];
+
 /// Words that name an identifier or a place, not a credential.
 const ID_WORDS: &[&str] = &[
     "id", "ids", "name", "url", "uri", "host", "domain", "email", "user", "username", "region",
@@ -393,7 +446,11 @@ fn last_word_names_an_id(name: &str) -> bool {
 }
 
 fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -> bool {
-    if generic_name_allowed(name)
+    // `apiMetrics`, `ipapi`: `api` alone names an interface, not its key.
+    let norm = normalise(name);
+    let only_api = !GENERIC_CREDENTIAL_WORDS.iter().any(|w| norm.contains(w));
+    if only_api
+        || generic_name_allowed(name)
         || last_word_names_an_id(name)
         || is_placeholder(value, ctx.quote)
         || looks_like_path(value)
@@ -442,7 +499,6 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     };
     // Commit SHAs and sha256 digests stay readable, unless the name says key, token or secret.
-    let norm = normalise(name);
     let says_secret = ["key", "token", "secret", "password"]
         .iter()
         .any(|w| norm.ends_with(w));
@@ -460,18 +516,7 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
         return false;
     }
     // Lowercase dotted host names (`auth2.example.com`).
-    let is_host = value.contains('.')
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
-        && value
-            .split('.')
-            .all(|label| !label.is_empty() && label.len() <= 24)
-        && value
-            .rsplit('.')
-            .next()
-            .is_some_and(|tld| tld.bytes().all(|b| b.is_ascii_lowercase()));
-    !is_host
+    !names::is_host(value)
 }
 
 /// A password may start with `=` or `@` and hold any word.

@@ -107,8 +107,9 @@ pub(super) fn token_formats() -> Vec<Rule> {
         rule("dropbox_token", r"\bsl\.(?:u\.)?[A-Za-z0-9_-]{130,}"),
         rule("freemius_secret_key", r#"\\?["']secret_key\\?["']\s*=>\s*\\?["'](sk_[^\s"'\\]{29})\\?["']"#),
         // Chat bots: Discord (user id in base64, timestamp, HMAC), Telegram (bot id, `AA…`).
-        rule("discord_token", r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}\b")
-        // The first part is a user id (17 to 19 digits) in base64: `MT…`, `Nz…`, `OD…`.
+        rule("discord_token", r"\b[A-Za-z0-9_-]{0,3}[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}\b")
+        // The first part is a user id (17 to 19 digits) in base64: `MT…`, `Nz…`, `OD…`, which
+        // may follow a few characters (`ATMy…`: detect-secrets finds the token from `M`).
         .anchors("mt|mj|mz|nd|nt|nj|nz|od|ot")
         .check(Check::Entropy(3.5)),
         rule("telegram_bot_token", r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b").anchors(":aa"),

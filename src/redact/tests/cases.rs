@@ -365,7 +365,15 @@ pub(super) fn positive_cases() -> Vec<Case> {
     c.add(ns, "git config --global github.token {}", fake(AN, 32), "git config --global github.token");
     c.add(ns, "npm config set //registry.example.com/:_authToken {}", uuid(), "npm config set");
     c.add(ns, "gh secret set DEPLOY_KEY --body \"{}\" -R acme/web", fake(AN, 32), "-R acme/web");
-    c.add(ns, "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};EndpointSuffix=core.windows.net", format!("{}==", fake(B64, 86)), "EndpointSuffix=core.windows.net");
+    c.add("connection_string", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};EndpointSuffix=core.windows.net", format!("{}==", fake(B64, 86)), "EndpointSuffix=core.windows.net");
+    c.add("password_hash", "htpasswd line admin:{}", format!("$2y$10${}", fake(&format!("{AN}./"), 53)), "htpasswd line admin:");
+    c.add("password_hash", "usermod -p '{}' deploy", format!("$6$rounds=5000$saltsalt${}", fake(&format!("{AN}./"), 86)), "usermod -p '");
+    c.add("password_hash", "ARGON={} ./seed", format!("$argon2id$v=19$m=65536,t=3,p=4${}${}", fake(B64, 22), fake(B64, 43)), "./seed");
+    c.add("webhook_url", "curl -d @msg.json https://chat.googleapis.com/v1/spaces/AAAAx1/messages?key={}", format!("{}&token={}", fake(URL, 39), fake(URL, 43)), "curl -d @msg.json");
+    c.add("prefixed_token", "tailscale up --authkey {}", format!("tskey-auth-{}-{}", fake(AN, 12), fake(AN, 30)), "tailscale up --authkey");
+    c.add("prefixed_token", "export VERCEL_TOKEN={}", format!("vcp_{}", fake(AN, 24)), "export VERCEL_TOKEN=");
+    c.add("prefixed_token", "acme-cli login {}", format!("acme_{}", fake(AN, 32)), "acme-cli login");
+    c.add("high_entropy_string", "client.connect(\"{}\")", fake(AN, 40), "client.connect(");
     c.add(ns, "helm upgrade web ./chart --set-string secrets.apiKey={}", fake(AN, 32), "./chart");
     c.add(ns, "$env:API_KEY = \"{}\"", fake(AN, 32), "$env:API_KEY =");
     c.add("url_query_secret", "curl -d 'grant_type=client_credentials&client_secret={}&scope=read' https://auth.example.com/token", fake(AN, 32), "&scope=read");

@@ -1,7 +1,6 @@
 //! What stands for a secret without being one, and whether a token format's match stands as
 //! a token: placeholders and templates (`$TOKEN`, `{{ token }}`, `<password>`, `${HOME}`),
-//! fillers (`ghp_xxxx…`, `…EXAMPLE`), published examples (JWTs signed with a secret jwt.io
-//! prints: `jwt`), mangled tokens (`abc?def`), stand-in passwords of examples
+//! fillers (`ghp_xxxx…`, `…EXAMPLE`), mangled tokens (`abc?def`), stand-in passwords of examples
 //! (`curl -u user:pass`), and tokens glued inside a longer word (`TODAYINASIAAS…`).
 //!
 //! Not here: the checks that use these (`vet`), patterns (`rules`).
@@ -15,8 +14,7 @@ use crate::redact::spans::MARKER_OPEN;
 /// glues a token into an identifier, `send_ghp_…`, and is allowed; with `glued`, a word naming
 /// a credential is too, or any word when the token mixes letters and digits), and it is no
 /// stand-in: a run of one character
-/// (`ghp_xxxx…`), an `EXAMPLE` key, a published example (a JWT signed with a secret jwt.io
-/// prints), or words (a run of 16 lowercase letters: `hf_servingcellpriorityparameters…`);
+/// (`ghp_xxxx…`), an `EXAMPLE` key, a published example, or words (a run of 16 lowercase letters: `hf_servingcellpriorityparameters…`);
 /// and a JWT carries JSON in its header or its claims (`ey7nVWxL….ey582H…` is no JWT).
 /// A prefix of two or three lowercase letters glued after a lowercase word is that word's end
 /// (`task_test_…`).
@@ -68,14 +66,16 @@ pub(in crate::redact) fn stands_as_token(
     if bytes.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
         return false;
     }
+    // A prefixed token broken by `?` (`npm_hK0F…?Kp6b…`) was mangled on its way.
+    if kind == "prefixed_token" && is_broken_at(bytes, end) {
+        return false;
+    }
     if value.ends_with("EXAMPLE")
         || is_x_filler(value)
         || super::shapes::is_slack_ids_only(value)
         || names_a_stand_in(value)
         || PUBLISHED_EXAMPLES.contains(&value)
-        || (kind == "jwt"
-            && (super::jwt::signed_with_published_secret(value)
-                || (value.starts_with("ey") && !super::jwt::carries_json(value))))
+        || (kind == "jwt" && value.starts_with("ey") && !super::jwt::carries_json(value))
     {
         return false;
     }
@@ -128,6 +128,9 @@ fn has_key_material(value: &str) -> bool {
     body.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=')))
         .any(|run| run.len() >= 16)
         || value.starts_with("Private-Lines")
+        // Whatever a whole block holds between BEGIN and END is its key.
+        || (value.contains("-----END")
+            && body.chars().filter(|c| c.is_ascii_alphanumeric()).count() >= 16)
 }
 
 /// `after` (the text after a token's match) is the rest of a word and a web asset's file
@@ -353,4 +356,10 @@ pub(in crate::redact) fn is_counting(value: &str) -> bool {
     };
     let counts_by = |step: usize| bytes.windows(step + 1).all(|w| next(w[0], w[step]));
     bytes.len() >= 6 && (counts_by(1) || counts_by(2))
+}
+
+/// Whether `bytes[end..]` goes on with `?` and a letter or digit: a token cut there by a
+/// character no token alphabet has.
+pub(in crate::redact) fn is_broken_at(bytes: &[u8], end: usize) -> bool {
+    bytes.get(end) == Some(&b'?') && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric)
 }

@@ -1,25 +1,31 @@
 #!/usr/bin/env python3
 """Builds the scanner corpus (`scanners.jsonl` beside this script) from the test strings that
-gitleaks and trufflehog ship with their rules, read from local git snapshots of the two
-repositories. Nothing of theirs is run or built: their Go test files are read as text, and only
-the string values the tests feed to the rules (and the values they expect back) are kept.
+gitleaks, trufflehog and detect-secrets ship with their rules, read from local git snapshots of
+the repositories. Nothing of theirs is run or built: their Go and Python test files are read as
+text (Python through `ast`), and only the string values the tests feed to the rules (and the
+values they expect back) are kept.
 
-Usage: extract.py GITLEAKS_GIT_DIR TRUFFLEHOG_GIT_DIR [OUT]
+Usage: extract.py [--gitleaks DIR] [--trufflehog DIR] [--detect-secrets DIR] [--out FILE]
 
-Each GIT_DIR is a clone or bare snapshot (`git --git-dir=DIR show HEAD:path` must work). The
-output is one JSON object a line:
-    {"src": "gitleaks"|"trufflehog", "family": rule id or detector, "path": file,
-     "case": test case name or index, "kind": "tp"|"fp", "secrets": [...], "text": "..."}
+Each DIR is a clone or bare snapshot (`git --git-dir=DIR show HEAD:path` must work), at the
+commit to record. A source not given keeps its rows and its meta line from the existing output,
+so one source can be added or refreshed alone. The output is one JSON object a line:
+    {"src": "gitleaks"|"trufflehog"|"detect-secrets", "family": rule id, detector or plugin,
+     "path": file, "case": test case name or index, "kind": "tp"|"fp", "secrets": [...],
+     "text": "..."}
 `secrets` lists the values the scanner reports for a positive (empty when the test does not
-say); the first lines (`"meta"`) record each repository's commit.
+say); the first lines (`"meta"`) record each repository, commit and paths.
 
-How values are evaluated: string literals (interpreted and raw), `+`, `fmt.Sprintf`,
+How values are evaluated: for Go, string literals (interpreted and raw), `+`, `fmt.Sprintf`,
 `strings.Repeat`/`ToUpper`/`ToLower`, named strings of the file, `append`, and the sample
 builders of gitleaks' rule tests, whose templates and character-class helpers are read from
 the gitleaks snapshot itself (`cmd/generate/config/utils/`). gitleaks' random secrets
 (`secrets.NewSecret(regex)`) are drawn here from the regex with a seeded generator, so the
-output is the same on every run. A case whose value cannot be evaluated this way is skipped
-and counted on stderr.
+output is the same on every run. For detect-secrets, the rows of each
+`pytest.mark.parametrize`: literals, names bound to literals in the module or class, `+`, `*`,
+`%`, slices and `str.format`; `should_flag`, `should_be_caught`, `num_results` and
+`expected_secret` say whether a row is a positive, and a test of one `line`/`payload` asserts a
+finding. A case whose value cannot be evaluated this way is skipped and counted on stderr.
 """
 
 import json
@@ -508,36 +514,249 @@ def trufflehog(git_dir, out, stats):
                         "secrets": [w for w in want if isinstance(w, str)], "text": text})
 
 
+# ---- detect-secrets ------------------------------------------------------------------------
+
+class PyUnknown(Exception):
+    """A Python expression this evaluator cannot compute."""
+
+
+def py_eval(node, env):
+    """Evaluates the literal Python the plugin tests use: strings, numbers, booleans, None,
+    tuples and lists, names bound to such values, `+`, `*`, `%`, slices and `str.format`."""
+    import ast
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return [py_eval(e, env) for e in node.elts]
+    if isinstance(node, ast.Name):
+        if node.id in env:
+            return env[node.id]
+        raise PyUnknown(node.id)
+    if isinstance(node, ast.BinOp):
+        a, b = py_eval(node.left, env), py_eval(node.right, env)
+        if isinstance(node.op, ast.Add):
+            return a + b
+        if isinstance(node.op, ast.Mult):
+            return a * b
+        if isinstance(node.op, ast.Mod) and isinstance(a, str):
+            return a % (tuple(b) if isinstance(b, list) else b)
+        raise PyUnknown("operator")
+    if isinstance(node, ast.Subscript):
+        value = py_eval(node.value, env)
+        if isinstance(node.slice, ast.Slice):
+            lo = py_eval(node.slice.lower, env) if node.slice.lower else None
+            hi = py_eval(node.slice.upper, env) if node.slice.upper else None
+            return value[lo:hi]
+        return value[py_eval(node.slice, env)]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        receiver = py_eval(node.func.value, env)
+        if isinstance(receiver, str) and node.func.attr == "format":
+            args = [py_eval(a, env) for a in node.args]
+            kwargs = {k.arg: py_eval(k.value, env) for k in node.keywords}
+            return receiver.format(*args, **kwargs)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "dedent":
+        import textwrap
+        return textwrap.dedent(py_eval(node.args[0], env))
+    raise PyUnknown(type(node).__name__)
+
+
+def py_bindings(body, env):
+    """Binds every `NAME = literal` of a module or class body that evaluates."""
+    import ast
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name):
+            if isinstance(stmt.value, ast.List):
+                # A list of cases keeps those that evaluate (`LONG_LINE`, drawn at random, not).
+                env[stmt.targets[0].id] = [v for v in (py_try(e, env) for e in stmt.value.elts)
+                                           if v is not None]
+                continue
+            value = py_try(stmt.value, env)
+            if value is not None:
+                env[stmt.targets[0].id] = value
+
+
+def py_try(node, env):
+    """`py_eval`, or None when the expression is not one it can compute."""
+    try:
+        return py_eval(node, env)
+    except (PyUnknown, IndexError, KeyError, TypeError, ValueError):
+        return None
+
+
+class Named(dict):
+    """An environment where an unbound name evaluates to itself."""
+
+    def __contains__(self, key):
+        return True
+
+    def __missing__(self, key):
+        return key
+
+
+def parametrize(func, env):
+    """The `@pytest.mark.parametrize(names, rows)` of `func`: (names, rows), evaluated."""
+    import ast
+    for deco in func.decorator_list:
+        if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Attribute) \
+                and deco.func.attr == "parametrize":
+            names = [n.strip() for n in py_eval(deco.args[0], env).split(",")]
+            # A row may name a plugin class (`HexHighEntropyString`): its name stands for it.
+            env = Named(env)
+            rows, given = [], deco.args[1]
+            if isinstance(given, ast.Call) and isinstance(given.func, ast.Name) \
+                    and given.func.id == "parse_test_cases":
+                # keyword_test.py's `parse_test_cases([(extension, cases), ...])`: one row
+                # `(extension, line, expected)` per case of each list.
+                return names, [[ext, *case] for ext, cases in py_eval(given.args[0], env)
+                               for case in cases]
+            for row in given.elts:
+                try:
+                    value = py_eval(row, env)
+                except (PyUnknown, IndexError, KeyError, TypeError, ValueError):
+                    rows.append(None)
+                    continue
+                rows.append(value if len(names) > 1 else [value])
+            return names, rows
+    return None
+
+
+# What a test's parameters say of a row: the text scanned and whether the plugin must report it.
+TEXT_PARAMS = ("payload", "line", "file_content")
+
+
+def ds_cases(names, row):
+    """(text, positive, secret) of one parametrize row of a detection test, or None."""
+    p = dict(zip(names, row))
+    text = next((p[n] for n in TEXT_PARAMS if n in p), None)
+    if not isinstance(text, str):
+        return None
+    if "should_flag" in p:
+        return text, bool(p["should_flag"]), None
+    if "expected_secret" in p:
+        return text, p["expected_secret"] is not None, p["expected_secret"]
+    if len(p) == 1:  # the test asserts one finding per row
+        return text, True, None
+    return None
+
+
+def detect_secrets(git_dir, out, stats):
+    import ast
+    paths = [p for p in git(git_dir, "ls-tree", "-r", "--name-only", "HEAD", "tests/plugins").split()
+             if p.endswith("_test.py")]
+    for path in sorted(paths):
+        family = path.rsplit("/", 1)[1][:-len("_test.py")]
+        tree = ast.parse(git(git_dir, "show", f"HEAD:{path}"))
+        env = {}
+        py_bindings(tree.body, env)
+
+        def functions(body, env, outer):
+            for node in body:
+                if isinstance(node, ast.ClassDef):
+                    inner = dict(env)
+                    py_bindings(node.body, inner)
+                    found = parametrize(node, inner)
+                    yield from functions(node.body, inner, found)
+                elif isinstance(node, ast.FunctionDef):
+                    found = parametrize(node, env)
+                    if found:
+                        yield node.name, found, outer
+
+        for name, (names, rows), outer in functions(tree.body, env, None):
+            for n, row in enumerate(rows):
+                if row is None:
+                    stats["skipped"] += 1
+                    continue
+                if outer and "format" in names:
+                    # A line template (`'"{secret}"'`) filled with each row of the class's
+                    # parametrize (high-entropy strings); `should_be_caught` / `num_results`.
+                    p = dict(zip(names, row))
+                    flag = p.get("should_be_caught", p.get("num_results"))
+                    for m, outer_row in enumerate(outer[1]):
+                        values = dict(zip(outer[0], outer_row or []))
+                        if not isinstance(p["format"], str) or flag is None or outer_row is None:
+                            stats["skipped"] += 1
+                            continue
+                        text = p["format"].format(**values)
+                        out.append({"src": "detect-secrets", "family": family, "path": path,
+                                    "case": f"{name}:{n}:{m}", "kind": "tp" if flag else "fp",
+                                    "secrets": [], "text": text})
+                    continue
+                case = ds_cases(names, row)
+                if case is None:
+                    continue
+                text, positive, secret = case
+                label = f"{name}:{n}"
+                if "file_extension" in names:
+                    label += f":{dict(zip(names, row))['file_extension']}"
+                out.append({"src": "detect-secrets", "family": family, "path": path,
+                            "case": label, "kind": "tp" if positive else "fp",
+                            "secrets": [secret] if secret else [], "text": text})
+
+
+SOURCES = {
+    "gitleaks": (gitleaks, "https://github.com/gitleaks/gitleaks", "cmd/generate/config/rules/*.go"),
+    "trufflehog": (trufflehog, "https://github.com/trufflesecurity/trufflehog",
+                   "pkg/detectors/*/*_test.go"),
+    "detect-secrets": (detect_secrets, "https://github.com/Yelp/detect-secrets",
+                       "tests/plugins/*_test.py"),
+}
+
+
 def main():
-    if len(sys.argv) not in (3, 4):
+    args = sys.argv[1:]
+    target = __file__.rsplit("/", 1)[0] + "/scanners.jsonl"
+    given = {}
+    while args:
+        flag = args.pop(0)
+        if flag == "--out" and args:
+            target = args.pop(0)
+        elif flag.startswith("--") and flag[2:] in SOURCES and args:
+            given[flag[2:]] = args.pop(0)
+        else:
+            sys.exit(__doc__)
+    if not given:
         sys.exit(__doc__)
-    gl, th = sys.argv[1], sys.argv[2]
-    target = sys.argv[3] if len(sys.argv) == 4 else __file__.rsplit("/", 1)[0] + "/scanners.jsonl"
-    out, stats = [], {"skipped": 0}
-    gitleaks(gl, out, stats)
-    skipped_gl = stats["skipped"]
-    trufflehog(th, out, stats)
+    # Sources not given keep their rows (and their meta line) from the existing output.
+    kept_meta, kept = {}, []
+    try:
+        with open(target, encoding="utf-8") as f:
+            for line in f:
+                row = json.loads(line)
+                if "meta" in row and row["meta"] not in given:
+                    kept_meta[row["meta"]] = row
+                elif "meta" not in row and row["src"] not in given:
+                    kept.append(row)
+    except FileNotFoundError:
+        pass
+    meta, rows = dict(kept_meta), list(kept)
+    for src in SOURCES:
+        if src not in given:
+            continue
+        extract, repository, paths = SOURCES[src]
+        out, stats = [], {"skipped": 0}
+        extract(given[src], out, stats)
+        meta[src] = {"meta": src, "repository": repository,
+                     "commit": git(given[src], "rev-parse", "HEAD").strip(), "paths": paths}
+        rows.extend(out)
+        print(f"{src}: {len(out)} cases; skipped {stats['skipped']} values", file=sys.stderr)
     # One case per (source, family, kind, text): tests repeat inputs.
     seen, unique = set(), []
-    for row in out:
+    for row in rows:
         key = (row["src"], row["family"], row["kind"], row["text"])
         if key not in seen and row["text"]:
             seen.add(key)
             unique.append(row)
-    meta = [
-        {"meta": "gitleaks", "repository": "https://github.com/gitleaks/gitleaks",
-         "commit": git(gl, "rev-parse", "HEAD").strip(), "paths": "cmd/generate/config/rules/*.go"},
-        {"meta": "trufflehog", "repository": "https://github.com/trufflesecurity/trufflehog",
-         "commit": git(th, "rev-parse", "HEAD").strip(), "paths": "pkg/detectors/*/*_test.go"},
-    ]
+    order = {src: n for n, src in enumerate(SOURCES)}
+    unique.sort(key=lambda row: order[row["src"]])
     with open(target, "w", encoding="utf-8") as f:
-        for row in meta + unique:
+        for row in [meta[src] for src in SOURCES if src in meta] + unique:
             f.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
     by = {}
     for row in unique:
         by[(row["src"], row["kind"])] = by.get((row["src"], row["kind"]), 0) + 1
-    print(f"wrote {target}: {by}; skipped {skipped_gl} gitleaks values, "
-          f"{stats['skipped'] - skipped_gl} trufflehog cases", file=sys.stderr)
+    print(f"wrote {target}: {by}", file=sys.stderr)
 
 
 if __name__ == "__main__":

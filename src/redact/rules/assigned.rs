@@ -1,0 +1,70 @@
+//! Values given to a credential-named key in any syntax an agent touches, found by the key's
+//! name alone: the name holds a word of the credential vocabulary at a word boundary
+//! (`password`, `passwd`, `pwd`, `pass`, `secret`, `token`, `api_key`, `private_key`,
+//! `credentials`, …, with any prefix or suffix: `db_pass_secure`, `apikey_myservice`; the
+//! vetting reads the name), and the value follows by `=`, `:`, `:=`, `=>`, `==`/`!=`/`===`,
+//! a space (`password "x";`, `API2CART key is x`), or precedes a comparison (`"x" == password`).
+//! Covers shell and env files, YAML, JSON, TOML, INI, XML attributes, Python, JS/TS, Go
+//! (`:=`, `a, b := "x", "y"`), Rust, PHP `=>`, Ruby, Java, C (`char secret[25] = "x"`,
+//! Objective-C `@"x"`), and connection strings (`Pwd=x;`).
+//!
+//! Not here: what the vetting accepts (`vet`: references, empty values, booleans, numbers and
+//! code stay), a tool's own password flag (`flags`).
+
+use super::*;
+use crate::redact::vet::Check;
+
+/// The credential vocabulary (case-insensitive): every name these rules take holds one, and
+/// the vetting asks that it start a word of the name (`mypass` is not `pass`); `key` and
+/// `auth` take only random-looking values (`vet::names`).
+const VOCAB: &str = concat!(
+    r"password|passwd|passphrase|pwd|pass|secrete?|token|api[_.-]?key|private[_.-]?key",
+    r"|access[_.-]?key|credentials?|creds|key|auth",
+);
+/// The same words as anchors.
+const ANCHORS: &str = "password|passwd|passphrase|pwd|pass|secret|token|key|credential|creds|auth";
+/// Quoted values: JSON-escaped, double, single, backtick; `@"…"` (Objective-C) too.
+const ANY_QUOTED: &str =
+    r#"\\+"([^"\\\n]+)\\+"|@?"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\x60([^\x60\n]+)\x60"#;
+/// A quoted value, not captured (the other value of a multi-assignment).
+const OTHER_QUOTED: &str =
+    r#"(?:\\+"[^"\\\n]*\\+"|"(?:[^"\\\n]|\\[^\n])*"|'[^'\n]*'|\x60[^\x60\n]*\x60)"#;
+/// An assignment or declaration.
+const OPERATOR: &str = r"[ \t]*(?::=|=>|=|:)[ \t]*";
+/// A comparison: only a quoted value is a literal after it (`password == confirm` is code).
+const COMPARISON: &str = r"[ \t]*(?:===?|!==?)[ \t]*";
+/// Left edge of a name: as [`LEFT`], and not after `:` (`arn:aws:…:secret:db` names a type).
+const LEFT_EDGE: &str = r#"(?:^|\\[nrt]|[^A-Za-z0-9_./\\:-])"#;
+/// A bare value: BARE's characters, may start with `{`, `(` or `[` (a password may).
+const BARE_ANY: &str = r#"([^\s"'\x60;&|<>\\,:=](?:[^\s"'\x60;&|<>\\]|\\[^nrtu"'\\\s])*)"#;
+
+/// Values given to a credential-named key, in every syntax.
+#[rustfmt::skip]
+pub(super) fn assigned_values() -> Vec<Rule> {
+    // A name holding a vocabulary word, with any prefix and suffix of name characters.
+    let name = &format!(r"(?P<k>[A-Za-z0-9_.-]*(?i-u:{VOCAB})[A-Za-z0-9_.-]*)");
+    let (quoted, other, op, bare) = (ANY_QUOTED, OTHER_QUOTED, OPERATOR, BARE_ANY);
+    let compare = COMPARISON;
+    vec![
+        // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`.
+        rule("named_secret", &format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{compare}(?:{quoted}))"))
+        .check(Check::Assigned)
+        .anchors(ANCHORS),
+        // `"value" == password`, `"value" !== secret`.
+        rule("named_secret", &format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#))
+        .check(Check::Assigned)
+        .anchors(ANCHORS),
+        // Go and Python multi-assignment: `password, user := "x", "y"`, `user, pwd = "y", "x"`.
+        rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*:?=[ \t]*(?:{quoted})[ \t]*,[ \t]*{other}"))
+        .check(Check::Assigned)
+        .anchors(ANCHORS),
+        rule("named_secret", &format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}[ \t]*:?=[ \t]*{other}[ \t]*,[ \t]*(?:{quoted})"))
+        .check(Check::Assigned)
+        .anchors(ANCHORS),
+        // A label and its value after a space, in prose, logs and config blocks:
+        // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`.
+        rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*)?(?:{quoted}|{bare})"))
+        .check(Check::Labelled)
+        .anchors(ANCHORS),
+    ]
+}

@@ -1,0 +1,122 @@
+//! Secret formats as data with their provenance: password hashes, webhook URLs, connection
+//! strings, and tokens made of a vendor's prefix and a random body. Each row is (kind, pattern,
+//! where the format is described: a vendor's documentation or a public rule set, cited by
+//! name; the patterns are written here from those descriptions). The table in
+//! docs/redaction.md lists the same rows.
+//!
+//! The known-prefix family is one rule over many prefixes with one body shape; a prefix no row
+//! names (`abc_` and 24 or more random letters and digits of three kinds) is judged with the
+//! keyless values (`vet::keyless`), so a new vendor's token is caught before it has a row.
+//!
+//! Not here: tokens recognisable by a format of their own (`formats`), values named by a key
+//! (`assigned`, `named`).
+
+use super::{prefixed, rule, Rule};
+use crate::redact::vet::Check;
+
+/// (kind, pattern, anchors, provenance).
+#[rustfmt::skip]
+const FAMILIES: &[(&str, &str, &str, &str)] = &[
+    // Password hashes: modular crypt format and the PHC string format.
+    ("password_hash", r"\$2[abxy]?\$[0-9]{2}\$[./A-Za-z0-9]{53}", "$2", "bcrypt: OpenBSD crypt(3), passlib docs"),
+    ("password_hash", r"\$(?:1|apr1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}", "$1$|$apr1$", "MD5-crypt: glibc crypt(3), Apache htpasswd docs"),
+    ("password_hash", r"\$[56]\$(?:rounds=[0-9]+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}", "$5$|$6$", "SHA-256/512-crypt: glibc crypt(3)"),
+    ("password_hash", r"\$(?:y|gy|7)\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{1,86}\$[./A-Za-z0-9]{43}", "$y$|$gy$|$7$", "yescrypt, scrypt: libxcrypt crypt(5)"),
+    ("password_hash", r"\$argon2(?:id|i|d)\$v=[0-9]+\$m=[0-9]+,t=[0-9]+,p=[0-9]+\$[A-Za-z0-9+/]{8,}\$[A-Za-z0-9+/]{16,}", "$argon2", "Argon2: PHC string format (P-H-C/phc-string-format)"),
+    ("password_hash", r"\bpbkdf2_sha(?:1|256|512)\$[0-9]+\$[A-Za-z0-9./+]+\$[A-Za-z0-9+/]{32,}={0,2}", "pbkdf2_sha", "Django password storage docs"),
+    ("password_hash", r"\{(?:SSHA|SSHA256|SSHA512|CRYPT)\}[A-Za-z0-9+/$.]{20,}={0,2}", "ssha}|ssha256}|ssha512}|crypt}", "OpenLDAP userPassword schemes (slappasswd)"),
+    // Webhook URLs: the path is the credential.
+    ("microsoft_teams_webhook", r"(?i-u)\.webhook\.office\.com/webhookb?2?/([A-Za-z0-9@/_-]{40,})", "webhook.office.com", "Microsoft Teams incoming webhooks: Microsoft Learn"),
+    ("microsoft_teams_webhook", r"(?i-u)outlook\.office(?:365)?\.com/webhook/([A-Za-z0-9@/_-]{40,})", "outlook.office", "Microsoft Teams (legacy) incoming webhooks: Microsoft Learn"),
+    ("webhook_url", r"(?i-u)\.logic\.azure\.com(?::443)?/workflows/[A-Za-z0-9]+/triggers/[^\s?]*\?[^\s]*?\bsig=([A-Za-z0-9_%-]{20,})", "logic.azure.com", "Power Automate / Logic Apps workflow URLs: Microsoft Learn"),
+    ("webhook_url", r"(?i-u)\.api\.powerplatform\.com(?::443)?/powerautomate/automations/direct/workflows/([a-f0-9]{32})", "powerplatform.com", "Power Automate workflow webhooks (Teams workflows): Microsoft Learn; trufflehog microsoftteamswebhook"),
+    ("webhook_url", r"chat\.googleapis\.com/v1/spaces/[A-Za-z0-9_-]+/messages\?key=([A-Za-z0-9_-]{20,}&token=[A-Za-z0-9_%=-]{20,})", "googleapis", "Google Chat incoming webhooks: Google Workspace docs"),
+    ("webhook_url", r"hooks\.zapier\.com/hooks/catch/[0-9]+/([A-Za-z0-9]{6,})", "zapier", "Zapier catch hooks: Zapier docs; gitleaks zapier-webhook-url"),
+    ("webhook_url", r"maker\.ifttt\.com/trigger/[^/\s]+/with/key/([A-Za-z0-9_-]{20,})", "ifttt", "IFTTT webhooks: IFTTT docs"),
+    ("webhook_url", r"/hooks/([a-z0-9]{26})\b", "/hooks/", "Mattermost incoming webhooks: Mattermost docs"),
+    // Connection strings: the key part of Azure's and of vendors' DSNs.
+    ("connection_string", r"(?i-u)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([A-Za-z0-9+/%]{30,}={0,2})", "accountkey=|sharedaccesskey=|sharedaccesssignature=", "Azure Storage / Service Bus connection strings: Microsoft Learn"),
+    ("connection_string", r"api\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/([a-z0-9]{64})\b", "softlayer", "IBM SoftLayer API URLs: detect-secrets softlayer plugin"),
+    // Artifactory API keys and reference tokens (`AKC…`, `AP[0-9A-F]…`) where a value
+    // starts; Twilio account SIDs and API keys: detect-secrets takes any body, fillers too.
+    ("jfrog_token", r#"(?:^|[\s=:"'])(AKC[A-Za-z0-9]{10,}|AP[0-9A-F][A-Za-z0-9]{8,})(?:[\s"']|$)"#, "akc|ap0|ap1|ap2|ap3|ap4|ap5|ap6|ap7|ap8|ap9|apa|apb|apc|apd|ape|apf", "JFrog Artifactory API keys: JFrog docs; detect-secrets artifactory plugin"),
+    ("twilio_api_key", r"\b(?:AC|SK)[a-z0-9]{32}\b", "ac|sk", "Twilio account SIDs and API keys: Twilio docs; detect-secrets twilio plugin"),
+];
+
+/// Vendor prefixes of tokens with a random body (the body is [`PREFIXED_BODY`]): (prefix, its
+/// anchors, where it is described).
+#[rustfmt::skip]
+const PREFIXES: &[(&str, &str, &str)] = &[
+    ("tskey-(?:api|auth|client|scim|webhook)-", "tskey-", "Tailscale API keys and auth keys: Tailscale docs"),
+    ("tskey-[a-z0-9]+-", "tskey-", "Tailscale keys: trufflehog tailscale"),
+    ("vc[pikar]_", "vcp_|vci_|vck_|vca_|vcr_", "Vercel access tokens: Vercel docs"),
+    ("shp(?:ss|at|ca|pa)_", "shpss_|shpat_|shpca_|shppa_", "Shopify tokens: Shopify docs; gitleaks shopify"),
+    ("cf(?:ut|at|k)_", "cfut_|cfat_|cfk_", "Cloudflare API tokens: Cloudflare docs; trufflehog cloudflareapitoken"),
+    ("ph[xc]_", "phx_|phc_", "PostHog API keys: PostHog docs"),
+    ("CCDB1_", "ccdb1_", "CockroachDB Cloud API keys: Cockroach Labs docs"),
+    ("pgar_", "pgar_", "pganalyze read keys: trufflehog pganalyzereadkey"),
+    ("spu-", "spu-", "SpectralOps keys: trufflehog spectralops"),
+    ("dckr_(?:pat|oat)_", "dckr_", "Docker personal access tokens: Docker docs; gitleaks"),
+    ("lsv2_(?:pt|sk)_", "lsv2_", "LangSmith API keys: LangChain docs"),
+    ("[sp]k-lf-", "k-lf-", "Langfuse keys: Langfuse docs"),
+    ("CCIP(?:AT|RJ)_", "ccipat_|cciprj_", "CircleCI tokens: CircleCI docs"),
+    ("bkua_", "bkua_", "Buildkite API tokens: Buildkite docs"),
+    ("figd_", "figd_", "Figma personal access tokens: Figma docs"),
+    ("sbp_", "sbp_", "Supabase access tokens: Supabase docs"),
+    ("rnd_", "rnd_", "Render API keys: Render docs"),
+    ("xai-", "xai-", "xAI API keys: xAI docs"),
+    ("gsk_", "gsk_", "Groq API keys: Groq docs"),
+    ("r8_", "r8_", "Replicate API tokens: Replicate docs"),
+    ("nvapi-", "nvapi-", "NVIDIA API keys: NVIDIA docs"),
+    ("sk-or-v1-", "sk-or-v1-", "OpenRouter API keys: OpenRouter docs"),
+    ("tvly-", "tvly-", "Tavily API keys: Tavily docs"),
+    ("jina_", "jina_", "Jina AI API keys: Jina docs"),
+    ("do[opr]_v1_", "_v1_", "DigitalOcean tokens: DigitalOcean docs; gitleaks"),
+    ("ATBB", "atbb", "Bitbucket app passwords: Atlassian docs; trufflehog bitbucketapppassword"),
+    ("glsa_", "glsa_", "Grafana service account tokens: Grafana docs; gitleaks"),
+    ("oy2", "oy2", "NuGet API keys: trufflehog nugetapikey"),
+    ("npm_", "npm_", "npm access tokens: npm docs; gitleaks npm-access-token"),
+];
+
+/// A prefixed token's body: letters and digits, a second part after `-` or `_` allowed
+/// (`tskey-auth-…-…`, `lsv2_pt_…_…`); a short word after it (`_v2`, `-suffix`) is not the
+/// token's.
+const PREFIXED_BODY: &str = "[A-Za-z0-9]{10,}(?:[_-][A-Za-z0-9]{10,})?";
+
+/// The format families, with their provenance.
+pub(super) fn format_families() -> Vec<Rule> {
+    let prefixes: Vec<&str> = PREFIXES.iter().map(|&(prefix, ..)| prefix).collect();
+    let anchors: Vec<&str> = PREFIXES.iter().map(|&(_, anchors, _)| anchors).collect();
+    let body = format!(r"\b(?:{}){PREFIXED_BODY}", prefixes.join("|"));
+    let known_prefix = prefixed("prefixed_token", &body).check(Check::Entropy(2.5));
+    FAMILIES
+        .iter()
+        .map(|&(kind, pattern, anchors, _)| rule(kind, pattern).anchors(anchors))
+        .chain([known_prefix.anchors(&anchors.join("|")).word()])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    /// docs/redaction.md lists every row with its provenance.
+    #[test]
+    fn every_row_is_documented_with_where_it_comes_from() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/redaction.md");
+        let docs = std::fs::read_to_string(path).expect("docs/redaction.md");
+        let rows = super::FAMILIES
+            .iter()
+            .map(|&(kind, .., source)| (kind, source))
+            .chain(
+                super::PREFIXES
+                    .iter()
+                    .map(|&(.., source)| ("prefixed_token", source)),
+            );
+        for (kind, source) in rows {
+            assert!(!source.is_empty(), "a {kind} row has no provenance");
+            assert!(
+                docs.contains(&format!("| {source} |")),
+                "docs/redaction.md lacks the {kind} row of {source}"
+            );
+        }
+    }
+}

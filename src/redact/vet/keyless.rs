@@ -1,0 +1,123 @@
+//! Values with no key name, judged by their characters alone: a quoted string that is random
+//! by its charset, length and entropy (`"2b00042f…"`, `'I6FwzQZFL9l-44nv…'`), and a token of
+//! a short prefix and a random body that no rule names (`abc_` and 24 or more letters and
+//! digits of three kinds, `CCDB1_…`). The bounds are detect-secrets' (4.5 bits a character for
+//! base64, 3.0 for hex, 20 characters), checked against the corpora (docs/redaction.md has the
+//! counts); other unquoted words are never judged so, since commands, ids and blobs are full
+//! of them.
+//!
+//! Not here: values named by a key (`names`), decoding (`decode`).
+
+use super::shapes::{entropy, is_uuid};
+use super::stand_ins::is_broken_at;
+
+/// Fewest characters of a keyless secret.
+const MIN_CHARS: usize = 20;
+/// Least entropy, in bits a character, of a keyless base64 (or URL-safe) secret.
+const MIN_BASE64_ENTROPY: f64 = 4.5;
+/// Least entropy of a keyless hex secret, and its fewest digits (a 32-digit key; 40 and 64
+/// digits are commit SHAs and SHA-256 digests, which stay).
+const MIN_HEX_ENTROPY: f64 = 3.0;
+const MIN_HEX_DIGITS: usize = 32;
+
+/// Ids that look random and are not secrets: tool-use, message, request, payment and file ids,
+/// subresource-integrity digests.
+#[rustfmt::skip]
+const ID_PREFIXES: &[&str] = &[
+    "toolu_", "srvtoolu_", "exec_", "msg_", "req_", "call_", "run_", "chatcmpl-", "job_", "pi_",
+    "ch_", "cus_", "price_", "prod_", "sub_", "in_", "txn_", "evt_", "acct_", "seti_", "org-",
+    "file-", "file_", "asst_", "thread_", "batch_", "sha1-", "sha256-", "sha384-", "sha512-",
+];
+
+/// The kind of a quoted random string found with no key.
+pub(in crate::redact) const KEYLESS_KIND: &str = "high_entropy_string";
+
+/// Least entropy of an unnamed prefixed token's body.
+const MIN_PREFIXED_ENTROPY: f64 = 4.0;
+
+/// The kind of the secret the run `text[start..end]` (base64 characters, from
+/// `decode::base64_runs`) is with no key: `prefixed_token` for a short prefix and a random body,
+/// `high_entropy_string` for a random string quoted alone (the same quote on both sides).
+pub(in crate::redact) fn looks_random(
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Option<&'static str> {
+    let (run, bytes) = (&text[start..end], text.as_bytes());
+    if ID_PREFIXES.iter().any(|p| run.starts_with(p)) || is_broken_at(bytes, end) {
+        return None;
+    }
+    if is_unnamed_prefixed_token(run) {
+        return Some("prefixed_token");
+    }
+    let quote = start.checked_sub(1).map(|i| bytes[i]);
+    let quoted = matches!(quote, Some(b'"' | b'\'' | b'`')) && bytes.get(end) == quote.as_ref();
+    (quoted && !is_named(&text[..start - 1]) && is_random(run)).then_some(KEYLESS_KIND)
+}
+
+/// Whether the text before a quoted value gives it a name (`role_id = '…'`, `"sha": "…"`,
+/// `value="…"`, `id - '…'`, `= '…'` whose name is on the line before): a named value is judged by its name
+/// (the rules that read names), not by its characters. A numbered label (`String #2: "…"`)
+/// names nothing.
+fn is_named(before: &str) -> bool {
+    let before = before.trim_end_matches([' ', '\t']);
+    let Some(before) = before.strip_suffix(['=', ':', '>', '-', '|']) else {
+        return false;
+    };
+    let before = before.trim_end_matches(['=', ':', '!', ' ', '\t', '"', '\'', '\\', ']', '[']);
+    let name = before
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+        .next()
+        .unwrap_or("");
+    // Not numbered.
+    !(!name.is_empty()
+        && name.bytes().all(|b| b.is_ascii_digit())
+        && before[..before.len() - name.len()].ends_with('#'))
+}
+
+/// `abc_` or `CCDB1_` and 24 or more letters and digits, upper and lower case, random.
+fn is_unnamed_prefixed_token(run: &str) -> bool {
+    let Some(at) = run.find(['_', '-']) else {
+        return false;
+    };
+    let (prefix, body) = (&run[..at], &run[at + 1..]);
+    let letters = prefix.trim_end_matches(|c: char| c.is_ascii_digit());
+    let has = |class: fn(&u8) -> bool| body.bytes().any(|b| class(&b));
+    (2..=8).contains(&letters.len())
+        && prefix.len() - letters.len() <= 1
+        && letters.bytes().all(|b| b.is_ascii_alphabetic())
+        && body.len() >= 24
+        && body.bytes().all(|b| b.is_ascii_alphanumeric())
+        && [
+            u8::is_ascii_digit,
+            u8::is_ascii_lowercase,
+            u8::is_ascii_uppercase,
+        ]
+        .into_iter()
+        .all(has)
+        && entropy(body) >= MIN_PREFIXED_ENTROPY
+}
+
+/// A random string by charset, length and entropy.
+fn is_random(run: &str) -> bool {
+    let body = run.trim_end_matches('=');
+    if body.len() < MIN_CHARS || is_uuid(body) {
+        return false;
+    }
+    if body.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return body.len() >= MIN_HEX_DIGITS
+            && body.len() != 40
+            && body.len() != 64
+            && entropy(body) >= MIN_HEX_ENTROPY;
+    }
+    // A path of words (`/usr/lib/x86_64-linux-gnu`) is no secret; a random string has letters
+    // and digits.
+    let path = body.contains('/')
+        && body
+            .split('/')
+            .any(|part| part.len() >= 3 && part.bytes().all(|b| b.is_ascii_lowercase()));
+    !path
+        && body.bytes().any(|b| b.is_ascii_digit())
+        && body.bytes().any(|b| b.is_ascii_alphabetic())
+        && entropy(body) >= MIN_BASE64_ENTROPY
+}
