@@ -37,7 +37,7 @@ use thiserror::Error;
 
 use crate::account::labels::REDACTED;
 use crate::account::AccountState;
-use crate::input::follow::FileState;
+use crate::input::follow::{FileState, KnownHeads};
 use crate::input::rejoin::Orphan;
 use crate::pipeline::SourceState;
 use crate::redact::{holds_secret, shared_redactor};
@@ -82,6 +82,14 @@ pub struct StateV1<'a> {
     /// read again after a crash can be cut from it (`None` without an audit file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_len: Option<u64>,
+    /// Seconds since the epoch of the first start: a roll no state recorded is read from its
+    /// start only if modified after it (`None` in states written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<f64>,
+    /// The identities and first bytes of files whose lines were counted and that are still on
+    /// disk, by directory: what tells their compressed copies from rolls no state recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heads: Vec<KnownHeads>,
 }
 
 impl StateV1<'_> {
@@ -122,6 +130,9 @@ impl StateV1<'_> {
                 }
             }
             scrub_bytes(&mut orphan.fragment);
+        }
+        for known in &mut self.heads {
+            path(&mut known.dir);
         }
         clean.known = seen;
     }
@@ -398,6 +409,8 @@ pub(crate) fn compose_remembering<'a>(
         orphans: saved.orphans,
         account: std::borrow::Cow::Borrowed(pipeline.accountant().state()),
         audit_len: pipeline.audit_len(),
+        since: Some(saved.since),
+        heads: saved.heads,
     };
     state.scrub(clean); // no raw secret in the state file
     StateFile::V1(state)
@@ -444,6 +457,14 @@ mod tests {
             }],
             account: Cow::Owned(AccountState::default()),
             audit_len: Some(6),
+            since: Some(1.0),
+            heads: vec![KnownHeads {
+                dir: "/var/log".into(),
+                heads: vec![crate::input::follow::Head {
+                    inode: Inode { dev: 1, ino: 7 },
+                    signature: Signature { len: 8, hash: 9 },
+                }],
+            }],
         })
     }
 
