@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -188,10 +189,11 @@ class Sampler(threading.Thread):
 class CriWriter(threading.Thread):
     """Three kubelet-style pods: `rate` lines/s, one in 25 a denial with a planted token."""
 
-    def __init__(self, root, rate, rng):
+    def __init__(self, root, rate, rng, roll_kib):
         super().__init__(daemon=True)
-        self.pods = [ContainerLog(root, "ns%d" % i, "pod%d" % i, "executor", max_size=256 << 10,
-                                  workflow="cri%d" % i) for i in range(3)]
+        self.pods = [ContainerLog(root, "ns%d" % i, "pod%d" % i, "executor",
+                                  max_size=roll_kib << 10, workflow="cri%d" % i)
+                     for i in range(3)]
         self.rate, self.rng = rate, rng
         self.stop, self.lock = threading.Event(), threading.Lock()
         self.expected, self.secrets, self.lines, self.seq = {}, [], 0, 0
@@ -323,7 +325,10 @@ def main():
              "--duration", str(seconds), "--seed", str(wseed), "--concurrency", "16"] + extra,
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, name + ".err"), "w"))
 
-    roll = node_writer("roll", ["--size", "256k", "--count", "30"], seed % 1000 + 1)
+    # Rolls sized to the rate: the history kept (pino-roll's 30 rolls, the kubelet's 4) outlasts
+    # the longest fault (SIGSTOP for 5 s, a restart after a kill), so exact is the bar.
+    roll_kib = 256 * max(1, rate // 1000)
+    roll = node_writer("roll", ["--size", "%dk" % roll_kib, "--count", "30"], seed % 1000 + 1)
     rot = node_writer("rot", ["--file", "app.log"], seed % 1000 + 2)
     with open(os.path.join(work, "writer.pid"), "w") as f:
         f.write(str(rot.pid))
@@ -340,7 +345,7 @@ def main():
             time.sleep(rng.uniform(1, 2))
             rotate()
     threading.Thread(target=rotator, daemon=True).start()
-    cri = CriWriter(os.path.join(work, "pods"), rate, random.Random(seed + 3))
+    cri = CriWriter(os.path.join(work, "pods"), rate, random.Random(seed + 3), roll_kib)
     cri.start()
 
     done = {}
@@ -429,8 +434,9 @@ def main():
                 outputs.append(f.read())
         except OSError:
             pass
-    blob = "\n".join(outputs)
-    leaked = [s for s in cri.secrets if s in blob]
+    # Every token-shaped string in the outputs, against the tokens planted.
+    found = set(re.findall(r"ghp_[A-Za-z0-9]{36}", "\n".join(outputs)))
+    leaked = sorted(found & set(cri.secrets))
     if leaked:
         failures.append("%d planted secrets leaked, e.g. %s" % (len(leaked), leaked[0][:8]))
     kept = series(text, "denials_exporter_executions_tracked")

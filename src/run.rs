@@ -190,6 +190,7 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
                     watch,
                     faults,
                     state_failing: false,
+                    state_bytes: 0,
                     lag_series: Default::default(),
                     clean_paths: Default::default(),
                 };
@@ -366,6 +367,8 @@ struct Reader {
     /// The last state write failed (the failure was logged; the next ones are not until one
     /// succeeds).
     state_failing: bool,
+    /// The size of the last state written.
+    state_bytes: u64,
     /// The per-file lag series last published.
     lag_series: LagLabels,
     /// Paths the last state write held that hold no secret.
@@ -418,6 +421,12 @@ impl LagLabels {
         changed
     }
 }
+
+/// The most bytes a second the state file is written with in steady state: a state larger than
+/// `--state-interval` times this is written once per its size over this instead (a 6 MB state
+/// every 12 s, not every 5 s). Writes are atomic snapshots, so a longer gap weakens nothing: a
+/// crash re-reads a few more seconds of lines, which the rolls kept still hold.
+const STATE_BYTES_PER_SECOND: u64 = 512 * 1024;
 
 /// How long after a failed state write the next is tried; each failure doubles it, up to
 /// [`RETRY_LAST`] (or the state interval, if shorter).
@@ -548,9 +557,14 @@ impl ReadLoop {
             // a crash, it is a roll no state recorded, found and read from its start at the
             // restart (`crate::input::follow`), as the counters written hold none of its lines.
             // After a failed write, the next tries come at once, then further apart.
+            // A large state is written less often than every interval, so that its writes stay
+            // within a byte budget.
             let moved = r.state_failing || r.moves() != saved_moves;
             let retry = r.state_failing && last_state.elapsed() >= retry_gap;
-            if hangup || retry || (moved && last_state.elapsed() >= self.state_interval) {
+            let gap = self.state_interval.max(Duration::from_secs_f64(
+                r.state_bytes as f64 / STATE_BYTES_PER_SECOND as f64,
+            ));
+            if hangup || retry || (moved && last_state.elapsed() >= gap) {
                 // A failure is counted and logged.
                 retry_gap = match self.save(&mut r) {
                     true => RETRY_FIRST,
@@ -579,7 +593,8 @@ impl ReadLoop {
         };
         let state = state::compose_remembering(&mut r.follower, &r.pipeline, &mut r.clean_paths);
         match state::write(path, &state) {
-            Ok(()) => {
+            Ok(bytes) => {
+                r.state_bytes = bytes;
                 r.stats.state_writes_ok += 1;
                 r.stats.state_last_write = wall_now();
                 if std::mem::take(&mut r.state_failing) {

@@ -329,10 +329,11 @@ pub fn probe(path: &Path) -> Result<(), SnapshotError> {
     })
 }
 
-/// Writes the state atomically: temp file, fsync, rename, fsync the directory.
-pub fn write(path: &Path, state: &StateFile<'_>) -> io::Result<()> {
+/// Writes the state atomically: temp file, fsync, rename, fsync the directory. Returns the bytes
+/// written.
+pub fn write(path: &Path, state: &StateFile<'_>) -> io::Result<u64> {
     let tmp = tmp_path(path);
-    {
+    let written = {
         let mut file = create_tmp(&tmp)?;
         // Few large writes: each write is an inotify event for whoever watches the directory
         // (the exporter itself, when the state file is beside the logs).
@@ -341,13 +342,15 @@ pub fn write(path: &Path, state: &StateFile<'_>) -> io::Result<()> {
         out.flush()?;
         drop(out);
         file.sync_all()?;
-    }
+        file.metadata()?.len()
+    };
     fs::rename(&tmp, path)?;
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    File::open(dir)?.sync_all()
+    File::open(dir)?.sync_all()?;
+    Ok(written)
 }
 
 /// Bytes handed to each `write` of the state file: a 1.7 MB state is some thirty writes, not two
