@@ -518,12 +518,19 @@ impl Follower {
             self.started = true;
             resumed = self.resume_rotated(sink);
         }
+        // Rolls no state recorded are older than the files the globs match now (they were
+        // rotated away from them): read before them, or an execution's record in the new file
+        // would come before its denials in the roll.
+        let globbed = self.files.len();
         self.read_unrecorded(sink, &present);
+        let recovered = self.files.len() - globbed;
+        self.files[opened_before + resumed..].rotate_right(recovered);
         // Files opened now are read after those already followed, each sequence in roll order;
-        // files resumed from the state keep the order they were read in before (their names
-        // were given by a rotation: logrotate's `.1` is newer than its `.2`).
+        // files resumed from the state keep the order they were read in before, and rolls no
+        // state recorded the order they were last written in (their names were given by a
+        // rotation: logrotate's `.1` is newer than its `.2`).
         roll::order(
-            &mut self.files[opened_before + resumed..],
+            &mut self.files[opened_before + resumed + recovered..],
             |f| f.sequence.as_ref(),
             &self.directions,
         );

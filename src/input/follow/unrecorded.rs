@@ -7,14 +7,17 @@
 //! bytes, by directory), and which files of each directory were already judged. At the end of
 //! every scan, each directory of a followed file that changed since it was last looked at is
 //! listed; a regular file there whose name continues a followed log's name (`app.log.2.gz`,
-//! `0.log.20261129-101500`), not matched by the globs, is read from its start when all of these
-//! hold:
+//! `0.log.20261129-101500`), not followed (a compressed one even where a glob matches it), is read
+//! from its start when all of these hold:
 //!
 //! * it was modified after the first start (a roll from before it is never read: `--read-from`
 //!   and the old behaviour for old rolls hold);
 //! * its identity is unknown: no followed file, state entry or remembered head has its inode
 //!   (plain) or its first bytes (compressed: the decompressed head);
-//! * compressed, it decompresses whole (a `.gz` still being written is looked at again later).
+//! * it is not empty, and compressed, it decompresses whole (looked at again later otherwise).
+//!
+//! A compressed roll is read at once; a plain one is followed as a rotated file, read before the
+//! files the globs match now (it was rotated away from them).
 //!
 //! Why this is exact: the state holds offsets and the counters they produced together, so a
 //! file no state (nor this process) recorded contributed nothing to the counters: all its lines
@@ -285,6 +288,10 @@ impl Follower {
                     self.unrecorded.remember(&path, inode, head_of(&file));
                 }
                 judged.insert(inode, status);
+                continue;
+            }
+            if meta.len() == 0 {
+                settled = false; // nothing to read or know it by yet: looked at again
                 continue;
             }
             let gz_head = is_gzip(&file).then(|| decompressed_head(&file).unwrap_or_default());
