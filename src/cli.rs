@@ -122,7 +122,8 @@ pub struct RunArgs {
     pub state_file: Option<PathBuf>,
 
     /// How often the state file is written, a duration (`5s`, `1m`; a bare number is seconds). It
-    /// is also written at start-up, when a file is first followed, and at shutdown.
+    /// is also written at start-up, on SIGHUP, at shutdown, and again within a second after a
+    /// failed write.
     #[arg(
         long,
         value_name = "DURATION",

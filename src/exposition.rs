@@ -390,6 +390,7 @@ fn describe_run(r: &RunStats, out: &mut impl Emit) {
     );
     out.single(f::LOST_FILES, r.follow.lost_files as f64);
     out.single(f::LOST_BYTES, r.follow.lost_bytes as f64);
+    out.single(f::ROLLS_RECOVERED, r.follow.rolls_recovered as f64);
     out.single(f::WATCHER_ERRORS, r.watcher_errors as f64);
     out.single(f::WATCHER_FALLBACKS, r.watcher_fallbacks as f64);
     out.single(f::WATCH_REARMS, r.watch_rearms as f64);

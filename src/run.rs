@@ -46,7 +46,7 @@ use crate::audit::AuditWriter;
 use crate::cli::ReadFrom;
 use crate::config::{Listen, RunConfig};
 use crate::exposition::RunStats;
-use crate::input::follow::{FollowConfig, FollowStats, Follower, LagKey, StartAt};
+use crate::input::follow::{FollowConfig, FollowStats, Follower, KnownHeads, LagKey, StartAt};
 use crate::input::rejoin::Orphan;
 use crate::input::watch::Watch;
 use crate::pipeline::Pipeline;
@@ -107,6 +107,8 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
         orphans,
         audit_len,
         fresh,
+        since,
+        heads,
     } = restore(&settings, &mut faults);
     let audit = match &config.audit_log {
         Some(path) => Some(
@@ -175,7 +177,8 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
             .name("reader".into())
             .spawn(move || {
                 shared.healthy.store(true, Ordering::Release);
-                let follower = Follower::new(follow_config, file_states, orphans, fresh);
+                let mut follower = Follower::new(follow_config, file_states, orphans, fresh);
+                follower.remember(since, heads);
                 let watch = Watch::new(Arc::new(move |event| {
                     let _ = wake_tx.send(Wake::Fs(event));
                 }));
@@ -187,6 +190,7 @@ pub fn run(mut settings: RunConfig) -> Result<()> {
                     watch,
                     faults,
                     state_failing: false,
+                    state_bytes: 0,
                     lag_series: Default::default(),
                     clean_paths: Default::default(),
                 };
@@ -230,6 +234,10 @@ struct Restored {
     audit_len: Option<u64>,
     /// No state: the first start (where `--read-from` applies).
     fresh: bool,
+    /// When the first start was, if the state says.
+    since: Option<f64>,
+    /// The heads of files counted that may still be on disk.
+    heads: Vec<KnownHeads>,
 }
 
 /// Reads the state file, if one is configured. Nothing in it stops the start: a state that
@@ -242,6 +250,8 @@ fn restore(settings: &RunConfig, faults: &mut Faults) -> Restored {
         orphans: Vec::new(),
         audit_len: None,
         fresh: true,
+        since: None,
+        heads: Vec::new(),
     };
     let Some(path) = &settings.state_file else {
         return fresh;
@@ -276,6 +286,8 @@ fn restore(settings: &RunConfig, faults: &mut Faults) -> Restored {
         orphans: state.orphans,
         audit_len: state.audit_len,
         fresh: false,
+        since: state.since,
+        heads: state.heads,
     }
 }
 
@@ -355,6 +367,8 @@ struct Reader {
     /// The last state write failed (the failure was logged; the next ones are not until one
     /// succeeds).
     state_failing: bool,
+    /// The size of the last state written.
+    state_bytes: u64,
     /// The per-file lag series last published.
     lag_series: LagLabels,
     /// Paths the last state write held that hold no secret.
@@ -408,8 +422,16 @@ impl LagLabels {
     }
 }
 
-/// The shortest time between two state writes made because a new identity was learned.
-const IDENTITY_STATE_GAP: Duration = Duration::from_millis(100);
+/// The most bytes a second the state file is written with in steady state: a state larger than
+/// `--state-interval` times this is written once per its size over this instead (a 6 MB state
+/// every 12 s, not every 5 s). Writes are atomic snapshots, so a longer gap weakens nothing: a
+/// crash re-reads a few more seconds of lines, which the rolls kept still hold.
+const STATE_BYTES_PER_SECOND: u64 = 512 * 1024;
+
+/// How long after a failed state write the next is tried; each failure doubles it, up to
+/// [`RETRY_LAST`] (or the state interval, if shorter).
+const RETRY_FIRST: Duration = Duration::from_millis(100);
+const RETRY_LAST: Duration = Duration::from_secs(1);
 
 /// How often path label sets whose files are gone are looked at for expiry.
 const EXPIRY_EVERY: Duration = Duration::from_secs(1);
@@ -451,8 +473,8 @@ impl ReadLoop {
         let (mut last_scan, mut last_state) = (Instant::now(), Instant::now());
         let mut last_tick = Instant::now();
         let tick = self.stat_interval / SWEEP_SLICES as u32;
-        // Identities known as of the last state write, and when a new one last caused a write.
-        let (mut saved_identities, mut identity_write) = (r.follower.identities(), None::<Instant>);
+        // How long after a failed state write the next is tried.
+        let mut retry_gap = RETRY_FIRST;
         let mut written = Vec::new();
         let mut last_expiry = Instant::now();
         loop {
@@ -470,6 +492,9 @@ impl ReadLoop {
             }
             if let Some(held) = r.pacing.deadline() {
                 deadline = deadline.min(held);
+            }
+            if r.state_failing {
+                deadline = deadline.min(last_state + retry_gap);
             }
             let timeout = deadline.saturating_duration_since(Instant::now());
             let (mut rescan, mut hangup) = (false, false);
@@ -526,21 +551,26 @@ impl ReadLoop {
             } else {
                 r.follower.read_due(&mut r.pipeline);
             }
-            // A file followed for the first time, or the first bytes of one created empty, are
-            // written into the state soon (at most ten such writes a second): renamed out of the
-            // globs (and compressed) before the next interval and then a crash, it could only be
-            // found again by that identity in the state.
-            let identity = r.follower.identities() != saved_identities
-                && identity_write.is_none_or(|at| at.elapsed() >= IDENTITY_STATE_GAP);
             // The interval's write only when something it holds moved: an idle exporter of
-            // thousands of files does not serialize them all every interval.
+            // thousands of files does not serialize them all every interval. A file followed for
+            // the first time waits for it too: rotated away (and compressed) before it and then
+            // a crash, it is a roll no state recorded, found and read from its start at the
+            // restart (`crate::input::follow`), as the counters written hold none of its lines.
+            // After a failed write, the next tries come at once, then further apart.
+            // A large state is written less often than every interval, so that its writes stay
+            // within a byte budget.
             let moved = r.state_failing || r.moves() != saved_moves;
-            if hangup || identity || (moved && last_state.elapsed() >= self.state_interval) {
-                // A failure is counted and logged; the next interval tries again.
-                let _ = self.save(&mut r);
+            let retry = r.state_failing && last_state.elapsed() >= retry_gap;
+            let gap = self.state_interval.max(Duration::from_secs_f64(
+                r.state_bytes as f64 / STATE_BYTES_PER_SECOND as f64,
+            ));
+            if hangup || retry || (moved && last_state.elapsed() >= gap) {
+                // A failure is counted and logged.
+                retry_gap = match self.save(&mut r) {
+                    true => RETRY_FIRST,
+                    false => (retry_gap * 2).min(self.state_interval.min(RETRY_LAST)),
+                };
                 last_state = Instant::now();
-                identity_write = identity.then_some(last_state).or(identity_write);
-                saved_identities = r.follower.identities();
                 saved_moves = r.moves();
             }
             let mut lines = r.pipeline.accountant().metrics().lines_read - lines_before;
@@ -563,7 +593,8 @@ impl ReadLoop {
         };
         let state = state::compose_remembering(&mut r.follower, &r.pipeline, &mut r.clean_paths);
         match state::write(path, &state) {
-            Ok(()) => {
+            Ok(bytes) => {
+                r.state_bytes = bytes;
                 r.stats.state_writes_ok += 1;
                 r.stats.state_last_write = wall_now();
                 if std::mem::take(&mut r.state_failing) {

@@ -37,7 +37,7 @@ use thiserror::Error;
 
 use crate::account::labels::REDACTED;
 use crate::account::AccountState;
-use crate::input::follow::FileState;
+use crate::input::follow::{FileState, KnownHeads};
 use crate::input::rejoin::Orphan;
 use crate::pipeline::SourceState;
 use crate::redact::{holds_secret, shared_redactor};
@@ -82,6 +82,14 @@ pub struct StateV1<'a> {
     /// read again after a crash can be cut from it (`None` without an audit file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_len: Option<u64>,
+    /// Seconds since the epoch of the first start: a roll no state recorded is read from its
+    /// start only if modified after it (`None` in states written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<f64>,
+    /// The identities and first bytes of files whose lines were counted and that are still on
+    /// disk, by directory: what tells their compressed copies from rolls no state recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heads: Vec<KnownHeads>,
 }
 
 impl StateV1<'_> {
@@ -122,6 +130,9 @@ impl StateV1<'_> {
                 }
             }
             scrub_bytes(&mut orphan.fragment);
+        }
+        for known in &mut self.heads {
+            path(&mut known.dir);
         }
         clean.known = seen;
     }
@@ -318,10 +329,11 @@ pub fn probe(path: &Path) -> Result<(), SnapshotError> {
     })
 }
 
-/// Writes the state atomically: temp file, fsync, rename, fsync the directory.
-pub fn write(path: &Path, state: &StateFile<'_>) -> io::Result<()> {
+/// Writes the state atomically: temp file, fsync, rename, fsync the directory. Returns the bytes
+/// written.
+pub fn write(path: &Path, state: &StateFile<'_>) -> io::Result<u64> {
     let tmp = tmp_path(path);
-    {
+    let written = {
         let mut file = create_tmp(&tmp)?;
         // Few large writes: each write is an inotify event for whoever watches the directory
         // (the exporter itself, when the state file is beside the logs).
@@ -330,13 +342,15 @@ pub fn write(path: &Path, state: &StateFile<'_>) -> io::Result<()> {
         out.flush()?;
         drop(out);
         file.sync_all()?;
-    }
+        file.metadata()?.len()
+    };
     fs::rename(&tmp, path)?;
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    File::open(dir)?.sync_all()
+    File::open(dir)?.sync_all()?;
+    Ok(written)
 }
 
 /// Bytes handed to each `write` of the state file: a 1.7 MB state is some thirty writes, not two
@@ -398,6 +412,8 @@ pub(crate) fn compose_remembering<'a>(
         orphans: saved.orphans,
         account: std::borrow::Cow::Borrowed(pipeline.accountant().state()),
         audit_len: pipeline.audit_len(),
+        since: Some(saved.since),
+        heads: saved.heads,
     };
     state.scrub(clean); // no raw secret in the state file
     StateFile::V1(state)
@@ -444,6 +460,14 @@ mod tests {
             }],
             account: Cow::Owned(AccountState::default()),
             audit_len: Some(6),
+            since: Some(1.0),
+            heads: vec![KnownHeads {
+                dir: "/var/log".into(),
+                heads: vec![crate::input::follow::Head {
+                    inode: Inode { dev: 1, ino: 7 },
+                    signature: Signature { len: 8, hash: 9 },
+                }],
+            }],
         })
     }
 

@@ -19,6 +19,7 @@ use live::*;
 
 const COMPRESSED: &str = "denials_exporter_compressed_files_total";
 const DROPPED: &str = "denials_exporter_state_entries_dropped_total";
+const RECOVERED: &str = "denials_exporter_rolls_recovered_total";
 
 /// `run --path <one path or glob> --state-file …` with a state interval longer than any test,
 /// so that only the state written at start-up and when a new file is followed is on disk.
@@ -94,8 +95,10 @@ fn a_crash_before_the_first_periodic_state_write_restarts_from_the_state() {
     exporter.assert_denials(wf, 13);
 }
 
+/// No state write holds the new file before it is rotated out of the glob: it is a roll no state
+/// recorded, and the counters written hold none of its lines, so it is read from its start.
 #[test]
-fn a_file_first_followed_after_the_start_is_in_the_state_before_it_is_rotated() {
+fn a_file_first_followed_after_the_start_and_rotated_before_a_state_write_is_read_whole() {
     let wf = "new_file";
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("app.log");
@@ -104,16 +107,16 @@ fn a_file_first_followed_after_the_start_is_in_the_state_before_it_is_rotated() 
     let mut exporter = launch.start();
     let mut w = Writer::open(&log);
     w.denials(wf, 5);
-    // Counters are published after the state write that follows a new file: no wait needed.
     exporter.wait_denials(wf, 5);
     assert!(
-        state_knows(dir.path(), &log),
-        "the new file is not in the state"
+        !state_knows(dir.path(), &log),
+        "only the interval (an hour) writes the state"
     );
     exporter.crash();
     w.denials(wf, 2);
     logrotate(dir.path());
-    restart_expecting(&launch, &log, wf, 4, 11);
+    let exporter = restart_expecting(&launch, &log, wf, 4, 11);
+    assert_eq!(exporter.value(RECOVERED, &[]), 1.0);
 }
 
 #[test]
@@ -153,8 +156,10 @@ fn state_knows(dir: &Path, path: &Path) -> bool {
     })
 }
 
+/// Created empty, written, rotated and compressed at once, all before any state write held it:
+/// its `.gz` is read from its start.
 #[test]
-fn a_file_created_empty_is_known_by_its_first_bytes_once_written() {
+fn a_file_created_empty_and_compressed_before_a_state_write_is_read_whole() {
     let wf = "created_empty";
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("app.log");
@@ -164,14 +169,13 @@ fn a_file_created_empty_is_known_by_its_first_bytes_once_written() {
     let mut exporter = launch.start();
     let mut w = Writer::open(&log);
     w.denials(wf, 5);
-    // Counters are published after the state write that follows the first bytes' signing.
     exporter.wait_denials(wf, 5);
     exporter.crash();
     w.denials(wf, 3);
     logrotate(dir.path());
     gzip(&dir.path().join("app.log.1")); // `compress` without `delaycompress`
     let exporter = restart_expecting(&launch, &log, wf, 4, 12);
-    assert_eq!(exporter.value(COMPRESSED, &[("action", "finished")]), 1.0);
+    assert_eq!(exporter.value(RECOVERED, &[]), 1.0);
 }
 
 #[test]
@@ -184,16 +188,12 @@ fn two_rotations_with_delaycompress_while_down() {
     first.denials(wf, 5);
     let mut exporter = launch.start();
     exporter.wait_denials(wf, 5);
-    // Rotated once while up: the new file is written into the state as soon as it is followed.
+    // Rotated once while up; no state write holds the new file before the crash.
     first.denials(wf, 1);
     logrotate(dir.path());
     let mut second = Writer::open(&log);
     second.denials(wf, 2);
     exporter.wait_denials(wf, 8);
-    assert!(
-        state_knows(dir.path(), &log),
-        "the new file is not in the state"
-    );
     exporter.crash();
     // Down: rotated again; the first file, now app.log.2, is compressed one rotation late and
     // deleted before the new file is created (where the filesystem reuses inodes, the new
@@ -210,6 +210,11 @@ fn two_rotations_with_delaycompress_while_down() {
     exporter.wait_denials(wf, 16);
     exporter.assert_denials(wf, 16);
     assert_eq!(exporter.value(LINES, &[("outcome", "malformed")]), 0.0);
+    assert_eq!(
+        exporter.value(RECOVERED, &[]),
+        1.0,
+        "the second file, now app.log.1"
+    );
 }
 
 #[test]

@@ -70,6 +70,18 @@ pub fn holds_edge(file: &File, edge: &Edge) -> bool {
     skipped == start && read.is_ok() && Edge::of(edge.offset, &before) == *edge
 }
 
+/// Whether the gzip `file` decompresses to its end with every member's checksum right: a roll
+/// still being compressed (logrotate writes the `.gz` under its final name) is not whole yet,
+/// and is not read until it is. One full decompression, from the start.
+pub fn is_whole(file: &File) -> bool {
+    let Ok(mut file) = file.try_clone() else {
+        return false;
+    };
+    file.rewind().is_ok()
+        && is_gzip(&file)
+        && io::copy(&mut MultiGzDecoder::new(file), &mut io::sink()).is_ok()
+}
+
 /// Writes `content` gzipped to `path` (what the unit tests compress rolls with).
 #[cfg(test)]
 pub(crate) fn gzip(path: &std::path::Path, content: &[u8]) {
@@ -146,5 +158,8 @@ mod tests {
         let head = decompressed_head(&File::open(&path).unwrap()).unwrap();
         assert_eq!(head, &content[..head.len()]);
         assert!(!head.is_empty());
+        assert!(!is_whole(&File::open(&path).unwrap()), "cut short");
+        std::fs::write(&path, &whole).unwrap();
+        assert!(is_whole(&File::open(&path).unwrap()));
     }
 }

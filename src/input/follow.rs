@@ -68,6 +68,7 @@ mod pass;
 mod paths;
 mod report;
 mod sweep;
+mod unrecorded;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -89,6 +90,9 @@ use open::fd_budget;
 pub use paths::watch_root;
 use paths::{is_symlink, matching_paths, Stat};
 pub use report::LagKey;
+#[cfg(test)]
+pub use unrecorded::Head;
+pub use unrecorded::KnownHeads;
 
 /// Bytes asked for per read of a followed file. Smaller than replay's: a follower reads what
 /// was appended since the last wake-up, and many files must stay cheap.
@@ -265,6 +269,10 @@ impl FileState {
 pub struct Saved {
     pub files: Vec<(FileId, FileState)>,
     pub orphans: Vec<Orphan>,
+    /// Seconds since the epoch of the first start ([`unrecorded`]).
+    pub since: f64,
+    /// The heads of files handed up that may still be on disk ([`unrecorded`]).
+    pub heads: Vec<KnownHeads>,
 }
 
 /// The follower's own counters.
@@ -303,6 +311,9 @@ pub struct FollowStats {
     /// Bytes known written to those files and not read: a lower bound, as what was written
     /// after the last state write is not known.
     pub lost_bytes: u64,
+    /// Rolls no state recorded, found beside a followed file and read from their start
+    /// ([`unrecorded`]).
+    pub rolls_recovered: u64,
 }
 
 /// Follows the files matching the patterns.
@@ -349,6 +360,8 @@ pub struct Follower {
     followed: std::collections::HashSet<Inode>,
     /// Files let go or renamed, orphans kept ([`Follower::changes`]).
     changes: u64,
+    /// The first start and the heads of files handed up: what finds rolls no state recorded.
+    unrecorded: unrecorded::Unrecorded,
 }
 
 impl Follower {
@@ -382,6 +395,16 @@ impl Follower {
             unwatched: 0,
             followed: std::collections::HashSet::new(),
             changes: 0,
+            unrecorded: unrecorded::Unrecorded::default(),
+        }
+    }
+
+    /// Takes what a state saved besides its entries: the wall time (seconds since the epoch) of
+    /// the first start (`None` in a state written before it was saved: this start counts as the
+    /// first), and the heads of files handed up ([`unrecorded`]).
+    pub fn remember(&mut self, since: Option<f64>, heads: Vec<KnownHeads>) {
+        if let Some(since) = since {
+            self.unrecorded.restore(since, heads);
         }
     }
 
@@ -476,7 +499,7 @@ impl Follower {
                 }
                 continue;
             }
-            if let Some(opened) = self.open(&path, sink, false) {
+            if let Some(opened) = self.open(&path, sink) {
                 // The path may have been swapped between stat and open: what counts is the
                 // identity of what was opened.
                 present.insert(opened);
@@ -495,11 +518,19 @@ impl Follower {
             self.started = true;
             resumed = self.resume_rotated(sink);
         }
+        // Rolls no state recorded are older than the files the globs match now (they were
+        // rotated away from them): read before them, or an execution's record in the new file
+        // would come before its denials in the roll.
+        let globbed = self.files.len();
+        self.read_unrecorded(sink, &present);
+        let recovered = self.files.len() - globbed;
+        self.files[opened_before + resumed..].rotate_right(recovered);
         // Files opened now are read after those already followed, each sequence in roll order;
-        // files resumed from the state keep the order they were read in before (their names
-        // were given by a rotation: logrotate's `.1` is newer than its `.2`).
+        // files resumed from the state keep the order they were read in before, and rolls no
+        // state recorded the order they were last written in (their names were given by a
+        // rotation: logrotate's `.1` is newer than its `.2`).
         roll::order(
-            &mut self.files[opened_before + resumed..],
+            &mut self.files[opened_before + resumed + recovered..],
             |f| f.sequence.as_ref(),
             &self.directions,
         );
@@ -521,6 +552,11 @@ impl Follower {
     fn let_go(&mut self, mut f: Followed, sink: &mut impl Sink) {
         self.followed.remove(&f.inode);
         self.changes += 1;
+        f.widen_signature(); // its whole first bytes: what its `.gz`, if one is made, begins with
+        for signature in f.earlier_heads.iter().chain([&f.signature]) {
+            self.unrecorded
+                .remember(&f.sequence_path, f.inode, *signature);
+        }
         if f.file.take().is_some() {
             self.open_count -= 1;
         }

@@ -64,6 +64,16 @@ impl Signature {
         })
     }
 
+    /// The signature of `head`, a file's first bytes (at most [`SIGNATURE_BYTES`] of them are
+    /// signed): what a compressed roll's decompressed head is known by.
+    pub fn of_head(head: &[u8]) -> Signature {
+        let head = &head[..head.len().min(SIGNATURE_BYTES)];
+        Signature {
+            len: head.len() as u64,
+            hash: fnv1a(head),
+        }
+    }
+
     /// Returns true if and only if `file` still starts with the bytes this signature covers.
     pub fn matches(&self, file: &File) -> io::Result<bool> {
         Ok(Signature::of_prefix(file, self.len)? == *self)

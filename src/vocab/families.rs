@@ -250,6 +250,13 @@ pub const LOST_BYTES: Family = family(
      lower bound, as what was written after the last state write is not known.",
     Counter,
 );
+pub const ROLLS_RECOVERED: Family = family(
+    "denials_exporter_rolls_recovered_total",
+    "Rolls no state recorded (created and rotated away, or compressed, while the exporter was \
+     stopped, down, or could not write its state), found beside a followed file and read from \
+     their start.",
+    Counter,
+);
 pub const WATCHER_ERRORS: Family = family(
     "denials_exporter_watcher_errors_total",
     "inotify errors and queue overflows.",
@@ -361,7 +368,7 @@ pub const HTTP_TLS_HANDSHAKE_ERRORS: Family = family(
 
 /// Every family, in exposition order (what the tests hold the docs to).
 #[cfg(test)]
-pub const ALL: [Family; 61] = [
+pub const ALL: [Family; 62] = [
     DENIALS,
     DENIAL_RISKS,
     DENIALS_UNENFORCED,
@@ -403,6 +410,7 @@ pub const ALL: [Family; 61] = [
     STATE_ENTRIES_DROPPED,
     LOST_FILES,
     LOST_BYTES,
+    ROLLS_RECOVERED,
     WATCHER_ERRORS,
     WATCHER_FALLBACKS,
     WATCH_REARMS,

@@ -21,6 +21,7 @@ use tracing::{info, warn};
 use super::{FileState, Follower, Opened, Sink};
 use crate::input::chunk::LineBuffer;
 use crate::input::compressed;
+use crate::input::identity::{Inode, Signature};
 
 impl Follower {
     /// Reads `entry`'s file from its compressed roll `file`, open at `gz`, from the saved offset
@@ -34,16 +35,38 @@ impl Follower {
         file: File,
         sink: &mut impl Sink,
     ) {
-        let reader = match compressed::open_at(file, entry.offset) {
-            Ok(reader) => reader,
-            Err(error) => {
-                self.stats.file_errors_read += 1;
-                warn!(path = %gz.display(), %error, "cannot read compressed roll; its state entry is dropped");
-                return self.drop_entry(entry, sink);
-            }
-        };
+        // From its start: the lookup that found it read it up to the entry's offset.
+        let head = std::io::Seek::rewind(&mut &file)
+            .ok()
+            .and_then(|()| compressed::decompressed_head(&file))
+            .unwrap_or_default();
+        let inode = file.metadata().map(|m| Inode::of(&m)).ok();
         info!(path = %entry.path, now = %gz.display(), offset = entry.offset,
               "file compressed while stopped; finishing it from its compressed roll");
+        if let Err(error) = self.read_compressed(&entry, gz, file, sink) {
+            self.stats.file_errors_read += 1;
+            warn!(path = %gz.display(), %error, "cannot read compressed roll; its state entry is dropped");
+            return self.drop_entry(entry, sink);
+        }
+        self.stats.compressed_finished += 1;
+        // Known from now on, after a restart too: never read again as a roll no state recorded.
+        if let Some(inode) = inode {
+            self.unrecorded
+                .remember(gz, inode, Signature::of_head(&head));
+        }
+    }
+
+    /// Reads the compressed roll `file`, open at `gz`, from `entry`'s offset in its decompressed
+    /// stream to its end, as the file of `entry` resumed, and lets it go. An error before the
+    /// first line is returned (nothing was handed up); one after is counted and said.
+    pub(super) fn read_compressed(
+        &mut self,
+        entry: &FileState,
+        gz: &Path,
+        file: File,
+        sink: &mut impl Sink,
+    ) -> std::io::Result<()> {
+        let reader = compressed::open_at(file, entry.offset)?;
         let id = self.next_id;
         self.next_id += 1;
         sink.opened(&Opened {
@@ -79,10 +102,10 @@ impl Follower {
             tail = buffer.tail().map(<[u8]>::to_vec);
         }
         if let Some(fragment) = tail {
-            self.keep_entry_fragment(&entry, fragment, sink);
+            self.keep_entry_fragment(entry, fragment, sink);
         }
         sink.closed(id);
-        self.stats.compressed_finished += 1;
+        Ok(())
     }
 }
 

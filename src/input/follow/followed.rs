@@ -76,7 +76,13 @@ pub(super) struct Followed {
     /// written before it is read again must keep (the bytes are in the file, not yet in the
     /// buffer).
     resumed_fragment: Option<(u64, Vec<u8>)>,
+    /// The signatures it had before it was truncated or rewritten, the latest last (at most
+    /// [`EARLIER_HEADS`]): a copy made of it (copytruncate's) is known by them.
+    pub(super) earlier_heads: Vec<Signature>,
 }
+
+/// How many signatures of a file truncated again and again are kept.
+const EARLIER_HEADS: usize = 8;
 
 /// Where a file just opened starts: what its state entry (or its absence) said.
 pub(super) struct Start {
@@ -129,6 +135,7 @@ impl Followed {
             head_unjudged: start.offset == 0,
             superseded: false,
             resumed_fragment: start.resumed_fragment,
+            earlier_heads: Vec::new(),
         }
     }
 
@@ -176,6 +183,12 @@ impl Followed {
         }
         stats.truncations += 1;
         warn!(path = %self.path.display(), offset = self.read_pos, size, "file truncated; reading from its start");
+        if self.signature.len > 0 {
+            if self.earlier_heads.len() == EARLIER_HEADS {
+                self.earlier_heads.remove(0);
+            }
+            self.earlier_heads.push(self.signature);
+        }
         self.signature = Signature::of(file).unwrap_or(Signature { len: 0, hash: 0 });
         self.buffer.reset(0);
         self.read_pos = 0;

@@ -48,7 +48,7 @@ impl Follower {
                 Located::Plain(path, file) => {
                     info!(path = %entry.path, now = %path.display(), "file rotated while stopped; draining it");
                     self.restored.push(entry);
-                    if self.follow(&path, file, sink, true).is_some() {
+                    if self.follow(&path, file, sink, Found::Rotated).is_some() {
                         self.stats.rotations += 1;
                     }
                 }
@@ -80,6 +80,9 @@ impl Follower {
     /// fragment is kept as an orphan for the file that continues it.
     pub(super) fn drop_entry(&mut self, entry: FileState, sink: &mut impl Sink) {
         self.stats.state_entries_dropped += 1;
+        // What was read of it is counted: a copy of it (copytruncate's) is no roll to read.
+        self.unrecorded
+            .remember(Path::new(&entry.path), entry.inode, entry.signature);
         let at_path = fs::metadata(&entry.path).is_ok_and(|m| Inode::of(&m) == entry.inode);
         if at_path {
             warn!(path = %entry.path, saved_offset = entry.offset,
@@ -125,15 +128,9 @@ impl Follower {
         );
     }
 
-    /// Opens `path` and follows it, resuming from its state entry if one fits. Returns the
-    /// identity of what was opened, `None` if it is not followed. A `rotated` file (found by
-    /// [`Follower::resume_rotated`]) is followed only from a fitting state entry.
-    pub(super) fn open(
-        &mut self,
-        path: &Path,
-        sink: &mut impl Sink,
-        rotated: bool,
-    ) -> Option<Inode> {
+    /// Opens `path`, a glob's match, and follows it, resuming from its state entry if one fits.
+    /// Returns the identity of what was opened, `None` if it is not followed.
+    pub(super) fn open(&mut self, path: &Path, sink: &mut impl Sink) -> Option<Inode> {
         let file = match self.open_path(path) {
             Ok(file) => file,
             Err(error) if error.kind() == ErrorKind::NotFound => {
@@ -150,17 +147,30 @@ impl Follower {
             }
         };
         self.unopenable.remove(path);
-        self.follow(path, file, sink, rotated)
+        self.follow(path, file, sink, Found::Globbed)
     }
 
-    /// Follows `file`, just opened at `path` (see [`Follower::open`]).
+    /// Follows `file`, a roll of the log at `log` no state recorded, found at `path`
+    /// ([`super::unrecorded`]), from its start, as a rotated file: read to its end, then let go.
+    pub(super) fn open_unrecorded(
+        &mut self,
+        path: &Path,
+        log: &Path,
+        file: File,
+        sink: &mut impl Sink,
+    ) -> Option<Inode> {
+        self.follow(path, file, sink, Found::Unrecorded(log))
+    }
+
+    /// Follows `file`, just opened at `path`, found as `found` says.
     fn follow(
         &mut self,
         path: &Path,
         file: File,
         sink: &mut impl Sink,
-        rotated: bool,
+        found: Found<'_>,
     ) -> Option<Inode> {
+        let rotated = found != Found::Globbed;
         let (Ok(meta), Ok(signature)) = (file.metadata(), Signature::of(&file)) else {
             self.stats.file_errors_read += 1;
             return None;
@@ -177,7 +187,10 @@ impl Follower {
         let mut offset = None;
         let mut resumed_fragment = None;
         let mut edge = None;
-        let mut first_path = path.to_path_buf();
+        let mut first_path = match found {
+            Found::Unrecorded(log) => log.to_path_buf(),
+            _ => path.to_path_buf(),
+        };
         if let Some(i) = self.restored.iter().position(|e| e.inode == inode) {
             let entry = &self.restored[i];
             let fits = entry.offset <= size && entry.signature.matches(&file).unwrap_or(false);
@@ -200,7 +213,8 @@ impl Follower {
         let skip_existing = self.fresh && !self.started && self.config.start_at == StartAt::End;
         let offset = match (offset, rotated, skip_existing) {
             (Some(offset), _, _) => offset,
-            (None, true, _) => return None,
+            (None, true, _) if found == Found::Rotated => return None,
+            (None, true, _) => 0,
             (None, false, true) => last_line_end(&file, size),
             (None, false, false) => 0,
         };
@@ -244,6 +258,18 @@ impl Follower {
         }
         Some(inode)
     }
+}
+
+/// How a file to follow was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found<'a> {
+    /// A glob matches it.
+    Globbed,
+    /// A state entry's file, found by identity under another name at a restart: followed only
+    /// from that entry.
+    Rotated,
+    /// A roll no state recorded of the log at this path, beside it: read from its start.
+    Unrecorded(&'a Path),
 }
 
 /// Files the follower may hold open: the open files limit minus [`FD_RESERVE`] (at least 16).

@@ -15,10 +15,20 @@ use super::{FileId, FollowStats, Follower, Saved};
 impl Follower {
     /// Entries for the state file; call between reads (all complete lines were handed up).
     pub fn save(&mut self) -> Saved {
+        // The heads a file had before it was truncated: a copy made of it then is known by them
+        // after a restart too.
+        for f in self.files.iter().filter(|f| !f.earlier_heads.is_empty()) {
+            for &signature in &f.earlier_heads {
+                self.unrecorded
+                    .remember(&f.sequence_path, f.inode, signature);
+            }
+        }
         let files = self.files.iter_mut().map(|f| (f.id, f.state())).collect();
         Saved {
             files,
             orphans: self.orphans.clone(),
+            since: self.unrecorded.since,
+            heads: self.unrecorded.saved(),
         }
     }
 

@@ -42,9 +42,21 @@ impl Exporter {
     ) -> Exporter {
         let restored = state::read(state).expect("the state file is readable");
         let fresh = restored.is_none();
-        let (account, entries, orphans) = match restored {
-            Some(s) => (s.account.into_owned(), s.files, s.orphans),
-            None => (AccountState::default(), Vec::new(), Vec::new()),
+        if fresh {
+            // A first start reads a roll no state recorded that was written up to 10 ms before
+            // it (file times lag the clock by up to a tick). The model takes every file written
+            // before a first start as older: that long passes first.
+            std::thread::sleep(Duration::from_millis(11));
+        }
+        let (account, entries, orphans, since, heads) = match restored {
+            Some(s) => (s.account.into_owned(), s.files, s.orphans, s.since, s.heads),
+            None => (
+                AccountState::default(),
+                Vec::new(),
+                Vec::new(),
+                None,
+                Vec::new(),
+            ),
         };
         let stop = Arc::new(AtomicBool::new(false));
         let follow = FollowConfig {
@@ -64,6 +76,7 @@ impl Exporter {
             (inode, entry.source)
         }));
         let mut follower = Follower::new(follow, file_states, orphans, fresh);
+        follower.remember(since, heads);
         if let Some(n) = descriptors {
             follower.cap_fd_budget(n);
         }

@@ -152,6 +152,11 @@ impl MFile {
                 .is_some_and(|p| self.durable_len >= p.end)
     }
 
+    /// The last state write's entry has a signature of its first bytes.
+    pub fn signed(&self) -> bool {
+        self.signed
+    }
+
     /// Whether deleting it keeps the model exact: not if the state's fragment of it is stale
     /// (it grew after the state write). Gone at a restart, its fragment is joined to whatever
     /// the next file begins with, and two pieces of different lines can make valid JSON.
@@ -248,7 +253,10 @@ impl Model {
             }
             Some(First::FromState) => {
                 for f in &mut self.files {
-                    if f.in_entries && !f.unlinked && (!f.compressed || f.signed) {
+                    // A compressed file is finished from its `.gz`: from its saved offset when
+                    // the state has its head, else read whole as a roll no state recorded (its
+                    // saved offset is then 0: nothing of it was read when the state was written).
+                    if f.in_entries && !f.unlinked {
                         f.followed = true;
                         if f.compressed {
                             f.read_len = f.len; // finished from its `.gz` by the scan itself

@@ -282,8 +282,16 @@ impl Run {
                             delay: kubelet || n == 2,
                         },
                     },
+                    // A copy of a file whose first bytes the state has no signature of is a
+                    // roll no state recorded, read whole at the next scan or start, which the
+                    // model does not follow (it takes the lines the exporter had not read as
+                    // lost): only files with a signed head are copied.
                     (Style::Svc, 4..=6)
-                        if known && !svc.unsettled && !svc.durable_fragment() && !kubelet =>
+                        if known
+                            && svc.signed()
+                            && !svc.unsettled
+                            && !svc.durable_fragment()
+                            && !kubelet =>
                     {
                         Op::CopyTruncate { keep }
                     }

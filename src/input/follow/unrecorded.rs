@@ -1,0 +1,491 @@
+//! Rolls no state recorded: a roll of a followed log that was created, filled and rotated away
+//! (and maybe compressed) while the follower could not see it (the process stopped, starved or
+//! down, or its state unwritable and then a crash), found beside the log and read from its start.
+//!
+//! Owns [`Unrecorded`]: the wall time of the first start (`since`), the heads of the files whose
+//! lines were already handed up and that may still be on disk ([`Head`]: identity and first
+//! bytes, by directory), and which files of each directory were already judged. At the end of
+//! every scan, each directory of a followed file that changed since it was last looked at is
+//! listed; a regular file there whose name continues a followed log's name (`app.log.2.gz`,
+//! `0.log.20261129-101500`), not followed (a compressed one even where a glob matches it), is read
+//! from its start when all of these hold:
+//!
+//! * it was modified after the first start (a roll from before it is never read: `--read-from`
+//!   and the old behaviour for old rolls hold);
+//! * its identity is unknown: no followed file, state entry or remembered head has its inode
+//!   (plain) or its first bytes (compressed: the decompressed head);
+//! * it is not empty, and compressed, it decompresses whole (looked at again later otherwise).
+//!
+//! A compressed roll is read at once; a plain one is followed as a rotated file, read before the
+//! files the globs match now (it was rotated away from them).
+//!
+//! Why this is exact: the state holds offsets and the counters they produced together, so a
+//! file no state (nor this process) recorded contributed nothing to the counters: all its lines
+//! are owed. And a file whose lines were counted is known: followed, in the state, or remembered
+//! here with its compressed copy (a head stays remembered while a file with its inode is in its
+//! directory, so the `.gz` made of a roll keeps it known across restarts for as long as it is
+//! kept). Read this way, a roll is counted in `denials_exporter_rolls_recovered_total`.
+//!
+//! **Not here:** the state entries' own files ([`super::open`], [`super::finish`]), what lines
+//! mean.
+//!
+//! Cold: per scan, one `stat` per directory of followed files; a listing (one `stat` per file)
+//! only of those that changed; a ≤1 KiB decompression per new compressed roll, a full one per
+//! roll read.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{self, File};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use tracing::{info, warn};
+
+use super::paths::{changed, Changed};
+use super::{FileState, Follower, Sink};
+use crate::input::compressed::{decompressed_head, is_gzip, is_whole};
+use crate::input::identity::{Inode, Signature, SIGNATURE_BYTES};
+
+/// A file whose lines were handed up (or that is known not to be owed any): its identity and
+/// its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Head {
+    pub inode: Inode,
+    pub signature: Signature,
+}
+
+/// The heads remembered in one directory, as the state file holds them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KnownHeads {
+    pub dir: String,
+    pub heads: Vec<Head>,
+}
+
+/// A directory's mtime this recent may still change within the same clock tick: it is listed
+/// again at the next scan.
+const SETTLED_AFTER: Duration = Duration::from_secs(1);
+
+/// What the follower knows of the rolls beside its files ([module docs](self)).
+#[derive(Debug)]
+pub(super) struct Unrecorded {
+    /// Seconds since the epoch of the first start: rolls modified before it are never read.
+    pub(super) since: f64,
+    heads: BTreeMap<PathBuf, Vec<Head>>,
+    /// The files of each directory already judged, with their status change time (a rename or
+    /// a new file on a reused inode is judged again).
+    judged: BTreeMap<PathBuf, BTreeMap<Inode, Changed>>,
+    /// Each directory's mtime when it was last listed and nothing in it was left undecided.
+    listed: BTreeMap<PathBuf, SystemTime>,
+}
+
+impl Default for Unrecorded {
+    fn default() -> Self {
+        Unrecorded {
+            since: file_clock_now(),
+            heads: BTreeMap::new(),
+            judged: BTreeMap::new(),
+            listed: BTreeMap::new(),
+        }
+    }
+}
+
+/// How far a file's mtime may be behind the clock when it is written: Linux stamps files from
+/// a coarse clock, a tick (up to 10 ms) behind the precise one. The first start is taken this
+/// much earlier, so that a roll written just after it is never taken for one from before it (a
+/// roll last written within this before it is read, if no state recorded it).
+const FILE_CLOCK_LAG: Duration = Duration::from_millis(10);
+
+/// Now, as the earliest mtime a file written from now on can have (seconds since the epoch).
+fn file_clock_now() -> f64 {
+    wall_secs(SystemTime::now() - FILE_CLOCK_LAG)
+}
+
+fn wall_secs(at: SystemTime) -> f64 {
+    at.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The real directory of `path` (where its rolls are, as followed files name it).
+fn real_dir(path: &Path) -> PathBuf {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
+}
+
+impl Unrecorded {
+    /// Remembers that the file `inode` at `path` with first bytes `signature` was handed up.
+    pub(super) fn remember(&mut self, path: &Path, inode: Inode, signature: Signature) {
+        if signature.len == 0 {
+            return; // no first bytes: a copy of it cannot be told from another empty file
+        }
+        let heads = self.heads.entry(real_dir(path)).or_default();
+        let head = Head { inode, signature };
+        if !heads.contains(&head) {
+            heads.push(head);
+        }
+    }
+
+    /// The heads to save, by directory.
+    pub(super) fn saved(&self) -> Vec<KnownHeads> {
+        self.heads
+            .iter()
+            .filter(|(_, heads)| !heads.is_empty())
+            .map(|(dir, heads)| KnownHeads {
+                dir: dir.to_string_lossy().into_owned(),
+                heads: heads.clone(),
+            })
+            .collect()
+    }
+
+    /// Takes what a state saved: the first start, and the heads.
+    pub(super) fn restore(&mut self, since: f64, saved: Vec<KnownHeads>) {
+        self.since = since;
+        for KnownHeads { dir, heads } in saved {
+            self.heads
+                .entry(PathBuf::from(dir))
+                .or_default()
+                .extend(heads);
+        }
+    }
+}
+
+/// Whether the file name `name` is a roll of the log named `log`: the log's name continued by a
+/// roll number or time (`app.log.2.gz`, `0.log.20261129-101500`), never a temp file.
+fn is_roll_of(name: &str, log: &str) -> bool {
+    name.strip_prefix(log).is_some_and(|rest| {
+        rest.starts_with(['.', '-', '_'])
+            && rest.bytes().any(|b| b.is_ascii_digit())
+            && !rest.ends_with(".tmp")
+    })
+}
+
+/// The first bytes of `file` (at most [`SIGNATURE_BYTES`]).
+fn first_bytes(file: &File) -> Vec<u8> {
+    let mut head = vec![0u8; SIGNATURE_BYTES];
+    let read = file.read_at(&mut head, 0).unwrap_or(0);
+    head.truncate(read);
+    head
+}
+
+/// The signature of `file`'s first bytes.
+fn head_of(file: &File) -> Signature {
+    Signature::of_head(&first_bytes(file))
+}
+
+/// A file of a directory found unrecorded, to be read.
+struct Owed {
+    path: PathBuf,
+    /// The log it is a roll of (what continues it).
+    log: PathBuf,
+    file: File,
+    inode: Inode,
+    mtime: SystemTime,
+    /// The decompressed head, for a compressed roll.
+    gz_head: Option<Vec<u8>>,
+}
+
+impl Follower {
+    /// Reads the rolls no state recorded beside the followed files ([module docs](self)).
+    pub(super) fn read_unrecorded(&mut self, sink: &mut impl Sink, globbed: &BTreeSet<Inode>) {
+        // Each directory with the names of the logs followed there.
+        let mut logs: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+        for f in &self.files {
+            // Followed files are named by their real paths: the parent is a real directory.
+            let (Some(dir), Some(name)) = (
+                f.sequence_path.parent(),
+                f.sequence_path.file_name().and_then(|n| n.to_str()),
+            ) else {
+                continue;
+            };
+            logs.entry(dir.to_path_buf())
+                .or_default()
+                .insert(name.to_string());
+        }
+        // Directories with heads and no followed file are listed too, to forget the heads of
+        // files deleted there; those gone are forgotten.
+        self.unrecorded
+            .heads
+            .retain(|dir, heads| !heads.is_empty() && (logs.contains_key(dir) || dir.is_dir()));
+        for dir in self.unrecorded.heads.keys() {
+            logs.entry(dir.clone()).or_default();
+        }
+        let now = SystemTime::now();
+        let mut owed = Vec::new();
+        for (dir, names) in logs {
+            let Ok(mtime) = fs::metadata(&dir).and_then(|m| m.modified()) else {
+                continue;
+            };
+            if self.unrecorded.listed.get(&dir) == Some(&mtime) {
+                continue;
+            }
+            let settled = self.judge_dir(&dir, &names, globbed, &mut owed);
+            let recent = now.duration_since(mtime).unwrap_or_default() < SETTLED_AFTER;
+            if settled && !recent {
+                self.unrecorded.listed.insert(dir, mtime);
+            } else {
+                self.unrecorded.listed.remove(&dir);
+            }
+        }
+        // Oldest first: a log's compressed rolls before its plain ones.
+        owed.sort_by(|a, b| (a.mtime, &a.path).cmp(&(b.mtime, &b.path)));
+        for roll in owed {
+            self.read_owed(roll, sink);
+        }
+    }
+
+    /// Lists `dir`, judges each file there that continues one of `names` and was not judged
+    /// since it last changed, and forgets the heads of files no longer there. Files owed are
+    /// added to `owed`; returns false if one was left undecided (a `.gz` not yet whole).
+    fn judge_dir(
+        &mut self,
+        dir: &Path,
+        names: &BTreeSet<String>,
+        globbed: &BTreeSet<Inode>,
+        owed: &mut Vec<Owed>,
+    ) -> bool {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return true;
+        };
+        let since = self.unrecorded.since;
+        let old_judged = self.unrecorded.judged.remove(dir).unwrap_or_default();
+        let mut judged = BTreeMap::new();
+        let mut present = BTreeSet::new();
+        let mut settled = true;
+        for dirent in entries.flatten() {
+            let path = dirent.path();
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            let inode = Inode::of(&meta);
+            present.insert(inode);
+            let name = dirent.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Some(log) = names.iter().find(|log| is_roll_of(name, log)) else {
+                continue;
+            };
+            if self.followed.contains(&inode) {
+                continue;
+            }
+            let log = dir.join(log);
+            let status = changed(&meta);
+            if old_judged.get(&inode) == Some(&status) {
+                judged.insert(inode, status);
+                continue;
+            }
+            let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            let Ok(file) = File::open(&path) else {
+                continue;
+            };
+            if wall_secs(mtime) < since {
+                // From before the first start: never read, nor a `.gz` made of it later.
+                if !is_gzip(&file) {
+                    self.unrecorded.remember(&path, inode, head_of(&file));
+                }
+                judged.insert(inode, status);
+                continue;
+            }
+            if meta.len() == 0 {
+                settled = false; // nothing to read or know it by yet: looked at again
+                continue;
+            }
+            let gz_head = is_gzip(&file).then(|| decompressed_head(&file).unwrap_or_default());
+            let known = match &gz_head {
+                Some(head) => self.knows_head(dir, head),
+                None => globbed.contains(&inode) || self.knows_plain(dir, inode, &file),
+            };
+            if !known
+                && gz_head
+                    .as_ref()
+                    .is_some_and(|h| h.is_empty() || !is_whole(&file))
+            {
+                settled = false; // a `.gz` still being written: looked at again
+                continue;
+            }
+            judged.insert(inode, status);
+            if known {
+                // Known by its own identity from now on: the file it was made of (a `.gz`'s
+                // plain file, a copy's original) may go first.
+                let head = gz_head
+                    .as_deref()
+                    .map_or_else(|| head_of(&file), Signature::of_head);
+                self.unrecorded.remember(&path, inode, head);
+                continue;
+            }
+            owed.push(Owed {
+                path,
+                log,
+                file,
+                inode,
+                mtime,
+                gz_head,
+            });
+        }
+        if let Some(heads) = self.unrecorded.heads.get_mut(dir) {
+            heads.retain(|h| present.contains(&h.inode));
+        }
+        self.unrecorded.judged.insert(dir.to_path_buf(), judged);
+        settled
+    }
+
+    /// Whether the decompressed `head` of a compressed roll in `dir` is the first bytes of a file
+    /// whose lines were handed up: followed, a state entry not yet matched, or remembered.
+    fn knows_head(&self, dir: &Path, head: &[u8]) -> bool {
+        let known = |s: &Signature| s.len > 0 && s.matches_head(head);
+        // A followed file signed short (empty, or not read since it grew) is known by the first
+        // bytes it holds now: its `.gz` can be made before the follower reads it.
+        let holds = |f: &super::Followed| {
+            f.signature.is_short()
+                && f.file.as_ref().is_some_and(|file| {
+                    let now = first_bytes(file);
+                    !now.is_empty() && (head.starts_with(&now) || now.starts_with(head))
+                })
+        };
+        self.files
+            .iter()
+            .any(|f| known(&f.signature) || f.earlier_heads.iter().any(known) || holds(f))
+            || self.restored.iter().any(|e| known(&e.signature))
+            || self
+                .unrecorded
+                .heads
+                .get(dir)
+                .is_some_and(|heads| heads.iter().any(|h| known(&h.signature)))
+    }
+
+    /// Whether the plain file `inode` in `dir` is one whose lines were handed up, or a copy of
+    /// one (copytruncate's: its first bytes are a known file's).
+    fn knows_plain(&self, dir: &Path, inode: Inode, file: &File) -> bool {
+        self.knows_head(dir, &first_bytes(file))
+            || self.restored.iter().any(|e| e.inode == inode)
+            || self.unrecorded.heads.get(dir).is_some_and(|heads| {
+                heads
+                    .iter()
+                    .any(|h| h.inode == inode && h.signature.matches(file).unwrap_or(false))
+            })
+    }
+
+    /// Reads a roll found unrecorded from its start: compressed, at once; plain, followed as a
+    /// rotated file (read to its end, then let go).
+    fn read_owed(&mut self, roll: Owed, sink: &mut impl Sink) {
+        let Owed {
+            path,
+            log,
+            file,
+            inode,
+            gz_head,
+            ..
+        } = roll;
+        let Some(head) = gz_head else {
+            info!(path = %path.display(), "a roll no state recorded (written while the exporter could not see it); reading it from its start");
+            if self.open_unrecorded(&path, &log, file, sink).is_some() {
+                self.stats.rolls_recovered += 1;
+            }
+            return;
+        };
+        let signature = Signature::of_head(&head);
+        let entry = FileState {
+            path: path.to_string_lossy().into_owned(),
+            inode,
+            signature,
+            offset: 0,
+            fragment: None,
+            sequence_path: Some(log.to_string_lossy().into_owned()),
+            first_path: Some(log.to_string_lossy().into_owned()),
+            edge: None,
+            size: None,
+            rotated: true,
+        };
+        info!(path = %path.display(), "a compressed roll no state recorded (written and compressed while the exporter could not see it); reading it from its start");
+        match self.read_compressed(&entry, &path, file, sink) {
+            Ok(()) => {
+                self.stats.rolls_recovered += 1;
+                self.unrecorded.remember(&path, inode, signature);
+            }
+            Err(error) => {
+                self.stats.file_errors_read += 1;
+                warn!(path = %path.display(), %error, "cannot read a compressed roll no state recorded");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::time::{Duration, SystemTime};
+
+    use crate::input::compressed::gzip;
+    use crate::input::follow::{FollowConfig, Follower, Recorder};
+
+    fn lines(tag: &str, n: usize) -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| format!("{tag} line {i:02}\n").into_bytes())
+            .collect()
+    }
+
+    fn text(sink: &Recorder) -> String {
+        let bytes: Vec<u8> = sink.regions.iter().flat_map(|(_, r)| r.clone()).collect();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    /// Beside the followed `app.log`: a roll compressed before the first start (skipped), one
+    /// made after it of a file read and let go (known by its head: skipped), one no state
+    /// recorded (read whole, once), and files that are no rolls of it.
+    #[test]
+    fn only_rolls_made_since_the_first_start_of_files_never_read_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = |n: &str| dir.path().join(n);
+        gzip(&name("app.log.9.gz"), &lines("before the start", 5));
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(name("app.log.9.gz"))
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        fs::write(name("app.log"), lines("first", 3)).unwrap();
+        let config = FollowConfig::for_test(&name("app.log"), Duration::ZERO);
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder::default();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        assert_eq!(text(&sink), String::from_utf8(lines("first", 3)).unwrap());
+        // Rotated (read to its end, let go), then compressed: its `.gz` is known.
+        fs::rename(name("app.log"), name("app.log.1")).unwrap();
+        fs::write(name("app.log"), b"").unwrap();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        follower.read_all(&mut sink); // the grace (zero) is over: let go
+        gzip(&name("app.log.1.gz"), &fs::read(name("app.log.1")).unwrap());
+        fs::remove_file(name("app.log.1")).unwrap();
+        // A roll never seen: created, filled and compressed while the follower did not look.
+        gzip(&name("app.log.2.gz"), &lines("unseen", 4));
+        fs::write(name("app.log.state"), lines("not a roll", 1)).unwrap();
+        gzip(&name("other.log.3.gz"), &lines("another log", 1));
+        std::thread::sleep(Duration::from_millis(20)); // a new mtime for the directory
+        sink.regions.clear();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        assert_eq!(text(&sink), String::from_utf8(lines("unseen", 4)).unwrap());
+        assert_eq!(follower.stats.rolls_recovered, 1);
+        // Judged once: a later scan reads nothing again, nor does a restart from its state.
+        sink.regions.clear();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        assert_eq!(text(&sink), "");
+        let saved = follower.save();
+        let entries = saved.files.into_iter().map(|(_, f)| f).collect();
+        let config = FollowConfig::for_test(&name("app.log"), Duration::ZERO);
+        let mut restarted = Follower::new(config, entries, saved.orphans, false);
+        restarted.remember(Some(saved.since), saved.heads);
+        restarted.scan(&mut sink);
+        restarted.read_all(&mut sink);
+        assert_eq!(text(&sink), "");
+        assert_eq!(restarted.stats.rolls_recovered, 0);
+    }
+}
