@@ -11,6 +11,8 @@ flags, or `-` where the answer depends on the flags (label caps) and only the bo
 
 import json
 import os
+import random
+import string
 import sys
 
 # Fixed log times (2026-06-12T10:00:00Z), far behind any wall clock that runs these tests.
@@ -194,6 +196,35 @@ def bench(out):
         for i in range(1_000_000):
             f.write(denial(f"exec-{i}", "Bash", "t1", T0 + i) + "\n")
     expected.append(("f5-1m-executions", 1_000_000))
+
+    # 6: the per-call book at its bounds: 4,500 open stream-json executions (over the default
+    # --max-executions), each with 8 tools of 95-byte names denied 11 times with distinct inputs
+    # by their per-call records, and 40 calls asked for and never answered.
+    rng = random.Random(6)
+
+    def rid(k=24):
+        return "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(k))
+
+    with open(f"{out}/f6-call-book.log", "w") as f:
+        for s in range(4500):
+            sid = "%08x-0000-4000-8000-%012x" % (s, s)
+            for tool in ["Tool_" + rid(90) for _ in range(8)]:
+                for _ in range(11):
+                    use = "toolu_" + rid()
+                    ask = {"type": "tool_use", "id": use, "name": tool, "input": {"command": rid(40)}}
+                    f.write(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [ask]},
+                                        "parent_tool_use_id": None, "session_id": sid}) + "\n")
+                    answer = {"type": "tool_result", "content": "denied", "is_error": True, "tool_use_id": use}
+                    meta = {"id": use, "non_execution_kind": "permission-rule",
+                            "permission_decision": {"decision": "reject", "source": "config", "reason_type": "rule"}}
+                    f.write(json.dumps({"type": "user", "message": {"role": "user", "content": [answer]},
+                                        "parent_tool_use_id": None, "session_id": sid,
+                                        "tool_result_meta": [meta]}) + "\n")
+            asks = [{"type": "tool_use", "id": "toolu_" + rid(), "name": "Ask_" + rid(90), "input": {"c": rid(30)}}
+                    for _ in range(40)]
+            f.write(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": asks},
+                                "parent_tool_use_id": None, "session_id": sid}) + "\n")
+    expected.append(("f6-call-book", 4500 * 88))
 
     with open(f"{out}/expected.txt", "w") as f:
         for name, n in expected:
