@@ -27,7 +27,8 @@ pub(super) fn token_formats() -> Vec<Rule> {
         prefixed("perplexity_api_key", r"\bpplx-[A-Za-z0-9]{48}"),
         // Code hosting and CI.
         prefixed("github_token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}|\bgithub_pat_[A-Za-z0-9_]{22,}"),
-        prefixed("gitlab_token", concat!(r"\bgl(?:pat|dt|ffct|ft|imt|agent|oas|ptt|rt|soat|cbt)-[0-9A-Za-z_-]{20,}(?:\.[0-9a-z]{9})?", r"|\bGR1348941[0-9A-Za-z_-]{20,}|_gitlab_session=([0-9a-z]{32})")),
+        // Each prefix's length (gitleaks' and detect-secrets' GitLab rules), a whole token.
+        prefixed("gitlab_token", concat!(r"(glpat-[0-9A-Za-z_-]{20,}(?:\.[0-9a-z]{9})?|gl(?:dt|ffct|ft|rt|soat|cbt)-[0-9A-Za-z_-]{20,50}|glimt-[0-9A-Za-z_-]{25}", r"|glptt-[0-9A-Za-z_-]{40}|glagent-[0-9A-Za-z_-]{50,}|gloas-[0-9A-Za-z_-]{64}|GR1348941[0-9A-Za-z_-]{20,50})(?:[^0-9A-Za-z_-]|$)|_gitlab_session=([0-9a-z]{32})")),
         prefixed("sourcegraph_token", r"\bsgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}\b|\bsgp_[a-fA-F0-9]{40}\b"),
         rule("jfrog_token", r"\bAKCp[A-Za-z0-9]{69}\b|\bcmVmd[A-Za-z0-9]{59}\b"),
         prefixed("npm_token", r"\bnpm_[A-Za-z0-9]{36}"),
