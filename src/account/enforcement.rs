@@ -129,6 +129,13 @@ impl CallBook {
             && self.loops.is_empty()
     }
 
+    /// Calls and tools it keeps: asked, denied and tools with inputs tried (what a call that
+    /// ran keeps is 16 bytes, counted with its execution). [`super::reconcile::Executions`]
+    /// bounds their sum over all executions ([`super::reconcile::MAX_BOOKED_CALLS`]).
+    pub fn entries(&self) -> usize {
+        self.asked.len() + self.denied.len() + self.loops.inputs.len()
+    }
+
     /// Notes a call asked for (again: its entry is replaced). Ids are their digests throughout.
     pub fn ask(&mut self, id: Digest, tool: String, input: Option<Digest>) {
         self.asked.retain(|a| a.id != id);
