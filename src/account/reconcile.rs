@@ -201,7 +201,8 @@ pub struct Execution {
         with = "shared_pending"
     )]
     pub pending: BTreeMap<Digest, Arc<PendingRisk>>,
-    /// The last few distinct waiting denials held, for the next one alike to share.
+    /// The last few distinct waiting denials held, for the next one alike to share (each also
+    /// in `pending`, so it costs nothing more).
     #[serde(skip)]
     alike: Alike,
     /// Its calls' answers: asked, ran, unenforced, loops ([`super::enforcement`]).
@@ -411,6 +412,13 @@ impl Execution {
         let shared = self.alike.share(pending);
         self.pending.insert(digest, shared);
         true
+    }
+
+    /// Takes the denials waiting for their input (their record came): none is kept alive for
+    /// the next ones alike to share either.
+    pub fn take_pending(&mut self) -> BTreeMap<Digest, Arc<PendingRisk>> {
+        self.alike.0.clear();
+        std::mem::take(&mut self.pending)
     }
 
     /// Whether the tool use with digest `id` was counted as a denial (and is still remembered).

@@ -108,7 +108,7 @@ impl Accountant {
         let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
         let (reconciled, evicted) = self.state.executions.with(id, clock, cap, |execution| {
             let waiting: Vec<(Digest, Arc<PendingRisk>)> =
-                std::mem::take(&mut execution.pending).into_iter().collect();
+                execution.take_pending().into_iter().collect();
             let revealed = execution.reveal(&record.denials, budget, &mut admit_tool);
             let denials_now = execution.denials_counted();
             let previous = execution.last;
