@@ -40,8 +40,8 @@ pub const MAX_IDS_PER_EXECUTION: usize = 10_000;
 /// Tool use ids remembered over all executions, at most.
 pub const MAX_TRACKED_IDS: usize = 65_536;
 
-/// Calls kept by the executions' [`CallBook`]s over all executions, at most (asked, denied,
-/// tools with inputs tried: each up to a 128-byte tool name): past it, the least recently seen
+/// Calls kept by the executions' [`CallBook`]s over all executions, at most, as weighed by
+/// [`CallBook::entries`] (each up to about 220 bytes): past it, the least recently seen
 /// execution is evicted, as past [`MAX_TRACKED_IDS`].
 pub const MAX_BOOKED_CALLS: usize = 32_768;
 
