@@ -141,6 +141,9 @@ row f5-backlog-1m "run --recent-denials 0" $(follow f5-backlog-1m --recent-denia
 row f5-300-1mb-tools run $(follow f5-300-1mb-tools)
 # shellcheck disable=SC2046
 row f1-1mib-line run $(follow f1-1mib-line)
+# The per-call books and the waiting denials at their caps, under `run`.
+# shellcheck disable=SC2046
+row f6-call-book run $(follow f6-call-book)
 
 printf '\nraw: %s\n' "$OUT"
 exit $failed

@@ -49,6 +49,7 @@ pub mod spend;
 mod totals;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -391,7 +392,7 @@ impl Accountant {
     /// reason text's class.
     fn decide_pending(
         &mut self,
-        pending: Vec<(Digest, PendingRisk)>,
+        pending: Vec<(Digest, Arc<PendingRisk>)>,
         denials: &RecordedDenials,
         at: Decided<'_>,
     ) {
@@ -431,16 +432,16 @@ impl Accountant {
     }
 
     /// Counts a class decided after its denial was counted, and writes its audit record.
-    fn settle(&mut self, waiting: PendingRisk, risk: String, at: Decided<'_>) {
+    fn settle(&mut self, waiting: Arc<PendingRisk>, risk: String, at: Decided<'_>) {
         let tool_use_id = at.entry.and_then(|e| e.tool_use_id.as_deref());
         let mut ids = Ids::new(at.execution_id, tool_use_id);
         let (tool, workflow) = (&waiting.tool, &waiting.workflow);
         self.count_risk(&waiting.path, tool, workflow, &risk, 1, &mut ids, at.time);
         let decided = DecidedRisk {
             time: at.time,
-            tool: waiting.tool,
-            workflow: waiting.workflow,
-            path: waiting.path,
+            tool: waiting.tool.clone(),
+            workflow: waiting.workflow.clone(),
+            path: waiting.path.clone(),
             reason: waiting.reason,
             risk,
             input_summary: at.entry.and_then(|e| e.input_summary.as_deref()),

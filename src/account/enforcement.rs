@@ -129,6 +129,15 @@ impl CallBook {
             && self.loops.is_empty()
     }
 
+    /// Calls and tools it keeps, weighed by what each may hold: an asked or denied call one (up
+    /// to a 128-byte tool name), a tool with inputs tried two (its name and up to 12 input
+    /// digests). What a call that ran keeps is 16 bytes, counted with its execution.
+    /// [`super::reconcile::Executions`] bounds their sum over all executions
+    /// ([`super::reconcile::MAX_BOOKED_CALLS`]).
+    pub fn entries(&self) -> usize {
+        self.asked.len() + self.denied.len() + 2 * self.loops.inputs.len()
+    }
+
     /// Notes a call asked for (again: its entry is replaced). Ids are their digests throughout.
     pub fn ask(&mut self, id: Digest, tool: String, input: Option<Digest>) {
         self.asked.retain(|a| a.id != id);

@@ -13,15 +13,17 @@
 //! many entries as that label may take.
 //!
 //! The state holds no raw id: executions and tool use ids are kept as [`Digest`]s (an id is
-//! whatever the executor or the model wrote, and may carry a token). Memory is bounded by two
-//! caps: executions (`--max-executions`) and tool use ids remembered over all executions
-//! ([`MAX_TRACKED_IDS`]); past either, the least recently seen execution is evicted, in O(1)
-//! amortised (a queue of touches, compacted as it grows).
+//! whatever the executor or the model wrote, and may carry a token). Memory is bounded by three
+//! caps: executions (`--max-executions`), tool use ids remembered over all executions
+//! ([`MAX_TRACKED_IDS`]; a denial waiting for its input shares its [`PendingRisk`] with those
+//! alike, so it adds a map entry, not a copy of its tool and text) and calls kept by the
+//! executions' [`CallBook`]s ([`MAX_BOOKED_CALLS`]); past any, the least recently seen execution
+//! is evicted, in O(1) amortised (a queue of touches, compacted as it grows).
 //!
 //! Cold: per denial or record line.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -35,8 +37,13 @@ use crate::vocab::{PathLabels, Reason};
 /// Tool use ids remembered per execution, at most.
 pub const MAX_IDS_PER_EXECUTION: usize = 10_000;
 
-/// Tool use ids remembered over all executions, at most (about 30 bytes each).
+/// Tool use ids remembered over all executions, at most.
 pub const MAX_TRACKED_IDS: usize = 65_536;
+
+/// Calls kept by the executions' [`CallBook`]s over all executions, at most, as weighed by
+/// [`CallBook::entries`] (each up to about 220 bytes): past it, the least recently seen
+/// execution is evicted, as past [`MAX_TRACKED_IDS`].
+pub const MAX_BOOKED_CALLS: usize = 32_768;
 
 /// Denials the record revealed that nothing counted before: `count` of them, of one tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,9 +193,18 @@ pub struct Execution {
     #[serde(default, skip_serializing_if = "SmallMap::is_empty")]
     pub models: super::spend::SeenModels,
     /// Mid-stream denials whose class waits for the record, by tool use id: a subset of `ids`,
-    /// so bounded like them.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub pending: BTreeMap<Digest, PendingRisk>,
+    /// so bounded like them. Denials alike (one tool, workflow, reason and reason text) share
+    /// one [`PendingRisk`]: an id costs its map entry, not a copy of the tool and its text.
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        with = "shared_pending"
+    )]
+    pub pending: BTreeMap<Digest, Arc<PendingRisk>>,
+    /// The last few distinct waiting denials held, for the next one alike to share (each also
+    /// in `pending`, so it costs nothing more).
+    #[serde(skip)]
+    alike: Alike,
     /// Its calls' answers: asked, ran, unenforced, loops ([`super::enforcement`]).
     #[serde(default, skip_serializing_if = "CallBook::is_empty")]
     pub calls: CallBook,
@@ -207,6 +223,64 @@ struct Touch(u64);
 impl PartialEq for Touch {
     fn eq(&self, _: &Touch) -> bool {
         true
+    }
+}
+
+/// The last [`ALIKE`] distinct waiting denials an execution held: bookkeeping, not state.
+#[derive(Debug, Clone, Default)]
+struct Alike(VecDeque<Arc<PendingRisk>>);
+
+/// Distinct waiting denials an execution looks among for one to share.
+const ALIKE: usize = 8;
+
+impl PartialEq for Alike {
+    fn eq(&self, _: &Alike) -> bool {
+        true
+    }
+}
+
+impl Alike {
+    /// `pending`, or one alike already held (the same labels, reason, class and undecided text).
+    fn share(&mut self, pending: PendingRisk) -> Arc<PendingRisk> {
+        if let Some(same) = self
+            .0
+            .iter()
+            .find(|p| ***p == pending && p.undecided == pending.undecided)
+        {
+            return Arc::clone(same);
+        }
+        if self.0.len() >= ALIKE {
+            self.0.pop_front();
+        }
+        let shared = Arc::new(pending);
+        self.0.push_back(Arc::clone(&shared));
+        shared
+    }
+}
+
+/// The state file spells each waiting denial out, as before they were shared; read back,
+/// denials alike share one again.
+mod shared_pending {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::{Alike, Digest, PendingRisk};
+
+    pub fn serialize<S: Serializer>(
+        map: &BTreeMap<Digest, Arc<PendingRisk>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_map(map.iter().map(|(k, v)| (k, &**v)))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<Digest, Arc<PendingRisk>>, D::Error> {
+        let read = BTreeMap::<Digest, PendingRisk>::deserialize(d)?;
+        let mut alike = Alike::default();
+        Ok(read.into_iter().map(|(k, v)| (k, alike.share(v))).collect())
     }
 }
 
@@ -335,8 +409,16 @@ impl Execution {
         if !self.ids.contains(&digest) {
             return false;
         }
-        self.pending.insert(digest, pending);
+        let shared = self.alike.share(pending);
+        self.pending.insert(digest, shared);
         true
+    }
+
+    /// Takes the denials waiting for their input (their record came): none is kept alive for
+    /// the next ones alike to share either.
+    pub fn take_pending(&mut self) -> BTreeMap<Digest, Arc<PendingRisk>> {
+        self.alike.0.clear();
+        std::mem::take(&mut self.pending)
     }
 
     /// Whether the tool use with digest `id` was counted as a denial (and is still remembered).
@@ -383,10 +465,13 @@ pub struct Executions {
     /// Tool use ids remembered over all executions.
     #[serde(skip)]
     ids: usize,
+    /// Calls kept by the executions' books ([`CallBook::entries`]) over all executions.
+    #[serde(skip)]
+    booked: usize,
     /// Pending classifications of executions evicted since the last [`Executions::take_ended`]:
     /// drained by the accountant within the line that evicted them, so never saved.
     #[serde(skip)]
-    ended: Vec<PendingRisk>,
+    ended: Vec<Arc<PendingRisk>>,
 }
 
 impl PartialEq for Executions {
@@ -414,16 +499,21 @@ impl Executions {
         let execution = self.map.entry(key).or_default();
         execution.last_seen = execution.last_seen.max(now);
         execution.touched = Touch(touch);
-        let ids_before = execution.ids.len();
+        let (ids_before, booked_before) = (execution.ids.len(), execution.calls.entries());
         let result = f(execution);
         self.ids = self.ids + execution.ids.len() - ids_before;
+        self.booked = self.booked + execution.calls.entries() - booked_before;
         self.order.push_back((key, touch));
         let mut evicted = 0;
-        while self.map.len() > cap.max(1) || self.ids > MAX_TRACKED_IDS {
+        while self.map.len() > cap.max(1)
+            || self.ids > MAX_TRACKED_IDS
+            || self.booked > MAX_BOOKED_CALLS
+        {
             let Some(oldest) = self.pop_oldest(key) else {
                 break;
             };
             self.ids -= oldest.ids.len();
+            self.booked -= oldest.calls.entries();
             self.ended.extend(oldest.pending.into_values());
             evicted += 1;
         }
@@ -461,6 +551,7 @@ impl Executions {
             self.map.iter().map(|(k, e)| (e.last_seen, *k)).collect();
         keys.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
         self.ids = self.map.values().map(|e| e.ids.len()).sum();
+        self.booked = self.map.values().map(|e| e.calls.entries()).sum();
         for (_, key) in keys {
             self.touches += 1;
             if let Some(e) = self.map.get_mut(&key) {
@@ -477,7 +568,7 @@ impl Executions {
             return 0;
         }
         self.last_sweep = now;
-        let (mut dropped, mut dropped_ids) = (0, 0);
+        let (mut dropped, mut dropped_ids, mut dropped_booked) = (0, 0, 0);
         let ended = &mut self.ended;
         self.map.retain(|_, e| {
             if e.last_seen <= 0.0 {
@@ -491,11 +582,13 @@ impl Executions {
             if !keep {
                 dropped += 1;
                 dropped_ids += e.ids.len();
+                dropped_booked += e.calls.entries();
                 ended.extend(std::mem::take(&mut e.pending).into_values());
             }
             keep
         });
         self.ids = self.ids.saturating_sub(dropped_ids);
+        self.booked = self.booked.saturating_sub(dropped_booked);
         dropped
     }
 
@@ -513,11 +606,13 @@ impl Executions {
 
     /// Every denial still waiting for its input.
     pub fn waiting(&self) -> impl Iterator<Item = &PendingRisk> {
-        self.map.values().flat_map(|e| e.pending.values())
+        self.map
+            .values()
+            .flat_map(|e| e.pending.values().map(|p| &**p))
     }
 
     /// The pending classifications of the executions evicted since the last call.
-    pub fn take_ended(&mut self) -> Vec<PendingRisk> {
+    pub fn take_ended(&mut self) -> Vec<Arc<PendingRisk>> {
         std::mem::take(&mut self.ended)
     }
 
@@ -718,5 +813,82 @@ mod tests {
         }
         assert!(ex.ids <= MAX_TRACKED_IDS, "{}", ex.ids);
         assert!(evicted >= 10);
+    }
+}
+
+#[cfg(test)]
+mod shared_tests {
+    use super::*;
+
+    fn waiting(tool: &str, text: &str) -> PendingRisk {
+        PendingRisk {
+            path: PathLabels::default(),
+            tool: "other".into(),
+            workflow: "unknown".into(),
+            reason: Reason::Rule,
+            fallback: OnceLock::new(),
+            undecided: Some(Box::new(Undecided {
+                tool: tool.into(),
+                reason_text: Some(text.into()),
+            })),
+        }
+    }
+
+    #[test]
+    fn waiting_denials_alike_share_one_entry_and_are_saved_each() {
+        let mut e = Execution::default();
+        let long = format!("Tool_{}", "x".repeat(90));
+        for i in 0..100 {
+            e.note_denial("other", Some(&format!("t{i}")));
+            // Ten tools, one after the other, then one with another reason text.
+            assert!(e.hold_pending(
+                &format!("t{i}"),
+                waiting(&format!("{long}{}", i / 10), "no")
+            ));
+        }
+        e.note_denial("other", Some("u"));
+        assert!(e.hold_pending("u", waiting(&format!("{long}9"), "other text")));
+        let distinct = |e: &Execution| {
+            let mut seen: Vec<*const PendingRisk> = e.pending.values().map(Arc::as_ptr).collect();
+            seen.sort();
+            seen.dedup();
+            seen.len()
+        };
+        assert_eq!((e.pending.len(), distinct(&e)), (101, 11));
+        // Decided before the state is saved, as `Accountant::state` does: once per shared entry.
+        for waiting in e.pending.values() {
+            let _ = waiting.fallback.set("unknown".into());
+        }
+        let saved = serde_json::to_string(&e).unwrap();
+        assert_eq!(saved.matches("\"fallback\"").count(), 101);
+        let back: Execution = serde_json::from_str(&saved).unwrap();
+        assert!(back == e, "read back as saved");
+        // Read back, their classes are decided and the text is gone: alike ones share again.
+        assert_eq!(distinct(&back), 1);
+    }
+
+    #[test]
+    fn calls_booked_are_capped_over_all_executions() {
+        let mut ex = Executions::default();
+        let executions = MAX_BOOKED_CALLS / 64 + 10;
+        let mut evicted = 0;
+        for i in 0..executions {
+            let ((), n) = ex.with(&format!("e{i}"), 0.0, usize::MAX, |e| {
+                for j in 0..100 {
+                    let id = Digest::of(&format!("a{i}_{j}"));
+                    e.calls.ask(id, "Tool".into(), None);
+                    let denied = Digest::of(&format!("d{i}_{j}"));
+                    e.calls.denied("Tool", Reason::Rule, Some(denied), None, 1);
+                }
+            });
+            evicted += n;
+        }
+        assert!(ex.booked <= MAX_BOOKED_CALLS, "{}", ex.booked);
+        assert_eq!(
+            ex.booked,
+            ex.map.values().map(|e| e.calls.entries()).sum::<usize>()
+        );
+        assert_eq!(ex.len() as u64 + evicted, executions as u64);
+        assert!(evicted >= 10, "{evicted}");
     }
 }

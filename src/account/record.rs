@@ -24,13 +24,14 @@ use super::{admit, label_value, spend, Accountant, Decided, LineSource};
 use crate::decode::Record;
 use crate::vocab::counters::{self as metrics, saturating_add, ModelSeries, WorkflowSeries};
 use crate::vocab::{LineOutcome, Origin, Reason};
+use std::sync::Arc;
 
 /// What reconciling a record against its execution found.
 struct Reconciled {
     /// What it adds; `None` when it repeats its execution's last record exactly.
     change: Option<RecordChange>,
     /// The execution's mid-stream denials whose class waited for this record, by tool use id.
-    waiting: Vec<(Digest, PendingRisk)>,
+    waiting: Vec<(Digest, Arc<PendingRisk>)>,
 }
 
 /// What a record adds to the counts, beyond what its execution's earlier lines counted.
@@ -106,8 +107,8 @@ impl Accountant {
         };
         let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
         let (reconciled, evicted) = self.state.executions.with(id, clock, cap, |execution| {
-            let waiting: Vec<(Digest, PendingRisk)> =
-                std::mem::take(&mut execution.pending).into_iter().collect();
+            let waiting: Vec<(Digest, Arc<PendingRisk>)> =
+                execution.take_pending().into_iter().collect();
             let revealed = execution.reveal(&record.denials, budget, &mut admit_tool);
             let denials_now = execution.denials_counted();
             let previous = execution.last;
