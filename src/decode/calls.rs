@@ -23,6 +23,7 @@ use serde_json::Value;
 use super::object::{raw_id, raw_str, Object};
 use super::{first_id, time, Format};
 use crate::config::Fields;
+use crate::vocab::Reason;
 
 /// The pino event an executor logs for each tool call's answer (docs/formats.md).
 pub const TOOL_RESULT_EVENT: &str = "agent.tool.result";
@@ -211,15 +212,16 @@ pub fn rejection_reason_type(record: &Value) -> Option<String> {
     }
     let reason_type = field(&decision, ["reason_type", "reasonType"]);
     let source = field(&decision, ["source", "source"]);
-    Some(match (kind.as_deref(), reason_type, source.as_deref()) {
+    let reason = match (kind.as_deref(), reason_type, source.as_deref()) {
         (Some("automode-unavailable" | "automode-parsing-error"), _, _) => {
-            "classifierUnavailable".to_string()
+            Reason::ClassifierUnavailable
         }
-        (_, Some(t), _) if !t.is_empty() => t,
-        (_, _, Some("user_reject")) => "permissionPromptTool".to_string(),
-        (_, _, Some("hook")) => "hook".to_string(),
-        _ => "other".to_string(),
-    })
+        (_, Some(t), _) if !t.is_empty() => return Some(t),
+        (_, _, Some("user_reject")) => Reason::PermissionPromptTool,
+        (_, _, Some("hook")) => Reason::Hook,
+        _ => Reason::Other,
+    };
+    Some(reason.as_str().to_string())
 }
 
 /// What a `tool_result` block and its record say of the call.
