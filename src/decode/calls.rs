@@ -309,7 +309,7 @@ impl Block<'_> {
 fn blocks<'a>(object: &Object<'a>) -> Vec<Block<'a>> {
     object
         .raw("message")
-        .and_then(|message| Object::parse(message.get().as_bytes()))
+        .and_then(|message| Object::parse_str(message.get()))
         .and_then(|message| message.raw("content"))
         .and_then(|content| serde_json::from_str(content.get()).ok())
         .unwrap_or_default()

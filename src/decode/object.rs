@@ -24,7 +24,18 @@ pub struct Object<'a> {
 impl<'a> Object<'a> {
     /// Parses `line` as one JSON object (surrounding whitespace allowed); `None` if it is not one.
     pub fn parse(line: &'a [u8]) -> Option<Object<'a>> {
-        let mut de = serde_json::Deserializer::from_slice(line);
+        Object::read(serde_json::Deserializer::from_slice(line))
+    }
+
+    /// [`Object::parse`] for text already known to be UTF-8 (a raw value of another object), so
+    /// that it is not checked again.
+    pub fn parse_str(text: &'a str) -> Option<Object<'a>> {
+        Object::read(serde_json::Deserializer::from_str(text))
+    }
+
+    fn read<R: serde_json::de::Read<'a>>(
+        mut de: serde_json::Deserializer<R>,
+    ) -> Option<Object<'a>> {
         let object = de.deserialize_map(ObjectVisitor).ok()?;
         de.end().ok()?;
         Some(object)
@@ -163,16 +174,19 @@ mod tests {
     #[test]
     fn looks_up_top_level_keys_last_wins() {
         let line = br#" {"a":"x","n":12.5,"s":"7","a":"y","e":"q\"uote","o":{"a":"nested"},"k\u0065y":1,"id":42} "#;
-        let o = Object::parse(line).unwrap();
-        assert_eq!(o.str("a").as_deref(), Some("y"));
-        assert_eq!(o.num("n"), Some(12.5));
-        assert_eq!(o.num("s"), Some(7.0));
-        assert_eq!(o.str("e").as_deref(), Some("q\"uote"));
-        assert_eq!(o.id("id").as_deref(), Some("42"));
-        assert!(o.has("key"), "escaped keys are unescaped");
-        assert_eq!(o.value("o").unwrap()["a"], "nested");
-        assert_eq!(o.str("missing"), None);
-        assert!(o.is_str("a") && !o.is_str("n"));
+        let text = std::str::from_utf8(line).unwrap();
+        for o in [Object::parse(line), Object::parse_str(text)] {
+            let o = o.unwrap();
+            assert_eq!(o.str("a").as_deref(), Some("y"));
+            assert_eq!(o.num("n"), Some(12.5));
+            assert_eq!(o.num("s"), Some(7.0));
+            assert_eq!(o.str("e").as_deref(), Some("q\"uote"));
+            assert_eq!(o.id("id").as_deref(), Some("42"));
+            assert!(o.has("key"), "escaped keys are unescaped");
+            assert_eq!(o.value("o").unwrap()["a"], "nested");
+            assert_eq!(o.str("missing"), None);
+            assert!(o.is_str("a") && !o.is_str("n"));
+        }
     }
 
     #[test]
@@ -190,6 +204,9 @@ mod tests {
                 "{:?}",
                 String::from_utf8_lossy(line)
             );
+            if let Ok(text) = std::str::from_utf8(line) {
+                assert!(Object::parse_str(text).is_none(), "{text:?}");
+            }
         }
     }
 }
