@@ -63,18 +63,7 @@ impl<'a> Object<'a> {
     /// Returns true if and only if `key` holds the string `want` written as JSON writes it
     /// (escaped only where JSON must escape), byte for byte.
     pub fn is_literally(&self, key: &str, want: &str) -> bool {
-        self.raw(key).is_some_and(|raw| {
-            let raw = raw.get().as_bytes();
-            match raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
-                Some(inner)
-                    if !want.contains(['"', '\\']) && !want.chars().any(char::is_control) =>
-                {
-                    inner == want.as_bytes()
-                }
-                Some(_) => serde_json::to_string(want).is_ok_and(|w| w.as_bytes() == raw),
-                None => false,
-            }
-        })
+        self.raw(key).is_some_and(|raw| is_literally(raw, want))
     }
 
     /// `key` as an identifier: a non-empty string, or a number as written.
@@ -101,6 +90,19 @@ impl<'a> Object<'a> {
     /// Returns true if and only if `key` holds a string.
     pub fn is_str(&self, key: &str) -> bool {
         self.raw(key).is_some_and(|r| r.get().starts_with('"'))
+    }
+}
+
+/// Returns true if and only if `raw` is the string `want` written as JSON writes it (escaped
+/// only where JSON must escape), byte for byte.
+pub(super) fn is_literally(raw: &RawValue, want: &str) -> bool {
+    let raw = raw.get().as_bytes();
+    match raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
+        Some(inner) if !want.contains(['"', '\\']) && !want.chars().any(char::is_control) => {
+            inner == want.as_bytes()
+        }
+        Some(_) => serde_json::to_string(want).is_ok_and(|w| w.as_bytes() == raw),
+        None => false,
     }
 }
 
