@@ -24,6 +24,7 @@ pub mod usage;
 use serde_json::{Map, Value};
 
 use crate::config::Fields;
+use crate::vocab::Reason;
 pub use calls::{Calls, Outcome};
 use object::Object;
 pub use usage::{ModelSpend, ModelUsage};
@@ -183,7 +184,7 @@ pub enum Event {
 pub(crate) fn reason_type(kind: Option<String>, outage: impl FnOnce() -> bool) -> Option<String> {
     let kind = kind?;
     if kind == "classifier" && outage() {
-        return Some("classifierUnavailable".to_string());
+        return Some(Reason::ClassifierUnavailable.as_str().to_string());
     }
     Some(kind)
 }

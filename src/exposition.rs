@@ -23,8 +23,11 @@
 pub mod openmetrics;
 pub mod text;
 
+use std::collections::BTreeMap;
+
 use crate::account::Gauges;
 use crate::input::follow::FollowStats;
+use crate::vocab::counters::{DenialKey, LoopKey, RiskKey, ToolKey};
 use crate::vocab::counters::{Exemplar, Histogram, Metrics, WorkflowSeries, TOKEN_KINDS};
 use crate::vocab::counters::{COST_BUCKETS, DENIAL_BUCKETS, DURATION_BUCKETS, TURN_BUCKETS};
 use crate::vocab::families::{self as f, Family};
@@ -197,42 +200,11 @@ impl Describe for Counted<'_> {
 /// The counted families: denials, executions, spend. A series whose file's path gave it labels
 /// (`--labels-from-path`) carries them first.
 fn describe_counted(m: &Metrics, out: &mut impl Emit) {
-    out.family(f::DENIALS);
-    for (k, v) in &m.denials {
-        let own = [
-            ("reason", k.reason.as_str()),
-            ("tool", k.tool.as_str()),
-            ("workflow", k.workflow.as_str()),
-        ];
-        let labels = with_path(&k.path, &own);
-        out.exemplified(&labels, *v as f64, m.denial_exemplars.get(k));
-    }
-    out.family(f::DENIAL_RISKS);
-    for (k, v) in &m.denial_risks {
-        let own = [
-            ("risk", k.risk.as_str()),
-            ("tool", k.tool.as_str()),
-            ("workflow", k.workflow.as_str()),
-        ];
-        let labels = with_path(&k.path, &own);
-        out.exemplified(&labels, *v as f64, m.denial_risk_exemplars.get(k));
-    }
-    out.family(f::DENIALS_UNENFORCED);
-    for (k, v) in &m.unenforced {
-        let own = [("tool", k.tool.as_str()), ("workflow", k.workflow.as_str())];
-        out.value(&with_path(&k.path, &own), *v as f64);
-    }
-    out.family(f::DENIAL_LOOPS);
-    for (k, v) in &m.loops {
-        let at = k.at.to_string();
-        let own = [
-            ("at", at.as_str()),
-            ("pattern", k.pattern.as_str()),
-            ("tool", k.tool.as_str()),
-            ("workflow", k.workflow.as_str()),
-        ];
-        out.value(&with_path(&k.path, &own), *v as f64);
-    }
+    let (denials, risks) = (Some(&m.denial_exemplars), Some(&m.denial_risk_exemplars));
+    counters(out, f::DENIALS, &m.denials, denials);
+    counters(out, f::DENIAL_RISKS, &m.denial_risks, risks);
+    counters(out, f::DENIALS_UNENFORCED, &m.unenforced, None);
+    counters(out, f::DENIAL_LOOPS, &m.loops, None);
 
     out.family(f::EXECUTIONS);
     for (p, w, s) in workflow_series(m) {
@@ -279,6 +251,72 @@ fn describe_counted(m: &Metrics, out: &mut impl Emit) {
         for (p, w, s) in workflow_series(m) {
             out.histogram(&with_path(p, &[("workflow", w)]), pick(s), bounds);
         }
+    }
+}
+
+/// A counter family of series keyed by their label sets, each sample with its exemplar when
+/// `exemplars` has one.
+fn counters<K: SeriesKey>(
+    out: &mut impl Emit,
+    family: Family,
+    series: &BTreeMap<K, u64>,
+    exemplars: Option<&BTreeMap<K, Exemplar>>,
+) {
+    out.family(family);
+    for (k, v) in series {
+        let exemplar = exemplars.and_then(|e| e.get(k));
+        k.labelled(|labels| out.exemplified(labels, *v as f64, exemplar));
+    }
+}
+
+/// The label set of one counter series.
+trait SeriesKey: Ord {
+    /// Calls `emit` with the series' labels: its path labels, then its own.
+    fn labelled(&self, emit: impl FnOnce(&[(&str, &str)]));
+}
+
+impl SeriesKey for DenialKey {
+    fn labelled(&self, emit: impl FnOnce(&[(&str, &str)])) {
+        let own = [
+            ("reason", self.reason.as_str()),
+            ("tool", self.tool.as_str()),
+            ("workflow", self.workflow.as_str()),
+        ];
+        emit(&with_path(&self.path, &own));
+    }
+}
+
+impl SeriesKey for RiskKey {
+    fn labelled(&self, emit: impl FnOnce(&[(&str, &str)])) {
+        let own = [
+            ("risk", self.risk.as_str()),
+            ("tool", self.tool.as_str()),
+            ("workflow", self.workflow.as_str()),
+        ];
+        emit(&with_path(&self.path, &own));
+    }
+}
+
+impl SeriesKey for ToolKey {
+    fn labelled(&self, emit: impl FnOnce(&[(&str, &str)])) {
+        let own = [
+            ("tool", self.tool.as_str()),
+            ("workflow", self.workflow.as_str()),
+        ];
+        emit(&with_path(&self.path, &own));
+    }
+}
+
+impl SeriesKey for LoopKey {
+    fn labelled(&self, emit: impl FnOnce(&[(&str, &str)])) {
+        let at = self.at.to_string();
+        let own = [
+            ("at", at.as_str()),
+            ("pattern", self.pattern.as_str()),
+            ("tool", self.tool.as_str()),
+            ("workflow", self.workflow.as_str()),
+        ];
+        emit(&with_path(&self.path, &own));
     }
 }
 

@@ -22,16 +22,7 @@ use web_support::*;
 const ERRORS: &str = "denials_exporter_tls_handshake_errors_total";
 
 fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("running openssl");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_tool(Command::new("openssl").current_dir(dir).args(args));
 }
 
 /// A CA of its own (`v1-ca.crt`) and a client certificate it signed without extensions:

@@ -60,17 +60,12 @@ impl Rotator {
 
     /// One forced rotation (`-f`, as a cron job with `size 0` would).
     fn rotate(&self) {
-        let out = Command::new(&self.bin)
-            .arg("-f")
-            .arg("-s")
-            .arg(&self.status)
-            .arg(&self.conf)
-            .output()
-            .expect("running logrotate");
-        assert!(
-            out.status.success(),
-            "logrotate failed: {}",
-            String::from_utf8_lossy(&out.stderr)
+        run_tool(
+            Command::new(&self.bin)
+                .arg("-f")
+                .arg("-s")
+                .arg(&self.status)
+                .arg(&self.conf),
         );
     }
 }

@@ -10,12 +10,12 @@
 //! is `crate::account`'s), frames and records ([`super::stream_json`], [`super::pino`]).
 //!
 //! Cold: per tool call, on lines the prefilter picked by `"parent_tool_use_id"` (every SDK
-//! `assistant` and `user` message), `"agent.tool.result"` or `"PostToolUse"`.
+//! `assistant` and `user` message), `"agent.tool.result"` or `"PostToolUse"`. A message is read
+//! with [`Object`] and derived structs, no hand-written visitor: as fast, measured in
+//! docs/performance.md.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -23,6 +23,7 @@ use serde_json::Value;
 use super::object::{raw_id, raw_str, Object};
 use super::{first_id, time, Format};
 use crate::config::Fields;
+use crate::vocab::Reason;
 
 /// The pino event an executor logs for each tool call's answer (docs/formats.md).
 pub const TOOL_RESULT_EVENT: &str = "agent.tool.result";
@@ -211,15 +212,16 @@ pub fn rejection_reason_type(record: &Value) -> Option<String> {
     }
     let reason_type = field(&decision, ["reason_type", "reasonType"]);
     let source = field(&decision, ["source", "source"]);
-    Some(match (kind.as_deref(), reason_type, source.as_deref()) {
+    let reason = match (kind.as_deref(), reason_type, source.as_deref()) {
         (Some("automode-unavailable" | "automode-parsing-error"), _, _) => {
-            "classifierUnavailable".to_string()
+            Reason::ClassifierUnavailable
         }
-        (_, Some(t), _) if !t.is_empty() => t,
-        (_, _, Some("user_reject")) => "permissionPromptTool".to_string(),
-        (_, _, Some("hook")) => "hook".to_string(),
-        _ => "other".to_string(),
-    })
+        (_, Some(t), _) if !t.is_empty() => return Some(t),
+        (_, _, Some("user_reject")) => Reason::PermissionPromptTool,
+        (_, _, Some("hook")) => Reason::Hook,
+        _ => Reason::Other,
+    };
+    Some(reason.as_str().to_string())
 }
 
 /// What a `tool_result` block and its record say of the call.
@@ -301,82 +303,16 @@ impl Block<'_> {
     }
 }
 
-/// The blocks of the message's `content` list, read in one pass over the message (a tool's
-/// output is skipped, never copied); none when it is a string, or not a list of objects.
+/// The blocks of the message's `content` list (a tool's output is skipped, never copied); none
+/// when it is a string, or not a list of objects. The message's keys are read as the line's are
+/// ([`Object`]: the last of a repeated key wins).
 fn blocks<'a>(object: &Object<'a>) -> Vec<Block<'a>> {
-    let Some(message) = object.raw("message") else {
-        return Vec::new();
-    };
-    let mut de = serde_json::Deserializer::from_str(message.get());
-    de.deserialize_map(MessageVisitor).unwrap_or_default()
-}
-
-/// Visits a message object for its `content` list.
-struct MessageVisitor;
-
-impl<'de> Visitor<'de> for MessageVisitor {
-    type Value = Vec<Block<'de>>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a message object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut blocks = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if key == "content" {
-                blocks = map.next_value::<Content<'de>>()?.0;
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(blocks)
-    }
-}
-
-/// A message's `content`: its blocks when it is a list, none when it is anything else.
-struct Content<'a>(Vec<Block<'a>>);
-
-impl<'de> Deserialize<'de> for Content<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContentVisitor;
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = Content<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("message content")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut blocks = Vec::new();
-                while let Some(block) = seq.next_element::<Block<'de>>()? {
-                    blocks.push(block);
-                }
-                Ok(Content(blocks))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Content(Vec::new()))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Content(Vec::new()))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Content(Vec::new()))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Content(Vec::new()))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Content(Vec::new()))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Content(Vec::new()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Content(Vec::new()))
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor)
-    }
+    object
+        .raw("message")
+        .and_then(|message| Object::parse_str(message.get()))
+        .and_then(|message| message.raw("content"))
+        .and_then(|content| serde_json::from_str(content.get()).ok())
+        .unwrap_or_default()
 }
 
 /// The `tool_result_meta` records with their ids.
@@ -534,6 +470,22 @@ mod tests {
         let c = calls(post);
         assert_eq!(c.calls[0].outcome, Outcome::Ran);
         assert_eq!(c.calls[0].tool.as_deref(), Some("Bash"));
+    }
+
+    #[test]
+    fn a_message_key_repeated_is_read_as_its_last() {
+        let call = r#"[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]"#;
+        let line = format!(
+            r#"{{"type":"assistant","message":{{"content":"text","c\u006fntent":{call}}},"session_id":"s"}}"#
+        );
+        assert_eq!(calls(&line).calls[0].tool_use_id, "t1");
+        let line = format!(
+            r#"{{"type":"assistant","message":{{"content":{call},"content":null}},"session_id":"s"}}"#
+        );
+        assert!(
+            decode(line.as_bytes(), &Fields::default()).is_err(),
+            "{line}"
+        );
     }
 
     #[test]

@@ -13,11 +13,12 @@ use crate::config::Fields;
 
 /// Decodes a hook payload; `None` for anything else.
 pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
-    if object.str("hook_event_name").as_deref() == Some("PermissionDenied") {
-        return Some(Event::Denial(claude_code(object, fields)));
-    }
-    if object.str("hook_event_name").as_deref() == Some("PostToolUse") {
-        return super::calls::post_tool_use(object, fields).map(Event::Calls);
+    match object.str("hook_event_name").as_deref() {
+        Some("PermissionDenied") => return Some(Event::Denial(claude_code(object, fields))),
+        Some("PostToolUse") => {
+            return super::calls::post_tool_use(object, fields).map(Event::Calls)
+        }
+        _ => {}
     }
     if is_agent_cli_context(object) {
         return Some(Event::Denial(agent_cli(object, fields)));

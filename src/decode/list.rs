@@ -38,7 +38,7 @@ pub fn denial_list(
 /// the list is a denial: one without a tool name is the tool `unknown`, as a mid-stream denial
 /// without one is.
 fn entry(item: &RawValue, fields: &Fields) -> Option<RecordedDenial> {
-    let entry = Object::parse(item.get().as_bytes())?;
+    let entry = Object::parse_str(item.get())?;
     let tool = entry
         .id(&fields.tool_key)
         .or_else(|| entry.id("tool_name"))

@@ -24,7 +24,18 @@ pub struct Object<'a> {
 impl<'a> Object<'a> {
     /// Parses `line` as one JSON object (surrounding whitespace allowed); `None` if it is not one.
     pub fn parse(line: &'a [u8]) -> Option<Object<'a>> {
-        let mut de = serde_json::Deserializer::from_slice(line);
+        Object::read(serde_json::Deserializer::from_slice(line))
+    }
+
+    /// [`Object::parse`] for text already known to be UTF-8 (a raw value of another object), so
+    /// that it is not checked again.
+    pub fn parse_str(text: &'a str) -> Option<Object<'a>> {
+        Object::read(serde_json::Deserializer::from_str(text))
+    }
+
+    fn read<R: serde_json::de::Read<'a>>(
+        mut de: serde_json::Deserializer<R>,
+    ) -> Option<Object<'a>> {
         let object = de.deserialize_map(ObjectVisitor).ok()?;
         de.end().ok()?;
         Some(object)
@@ -52,18 +63,7 @@ impl<'a> Object<'a> {
     /// Returns true if and only if `key` holds the string `want` written as JSON writes it
     /// (escaped only where JSON must escape), byte for byte.
     pub fn is_literally(&self, key: &str, want: &str) -> bool {
-        self.raw(key).is_some_and(|raw| {
-            let raw = raw.get().as_bytes();
-            match raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
-                Some(inner)
-                    if !want.contains(['"', '\\']) && !want.chars().any(char::is_control) =>
-                {
-                    inner == want.as_bytes()
-                }
-                Some(_) => serde_json::to_string(want).is_ok_and(|w| w.as_bytes() == raw),
-                None => false,
-            }
-        })
+        self.raw(key).is_some_and(|raw| is_literally(raw, want))
     }
 
     /// `key` as an identifier: a non-empty string, or a number as written.
@@ -90,6 +90,19 @@ impl<'a> Object<'a> {
     /// Returns true if and only if `key` holds a string.
     pub fn is_str(&self, key: &str) -> bool {
         self.raw(key).is_some_and(|r| r.get().starts_with('"'))
+    }
+}
+
+/// Returns true if and only if `raw` is the string `want` written as JSON writes it (escaped
+/// only where JSON must escape), byte for byte.
+pub(super) fn is_literally(raw: &RawValue, want: &str) -> bool {
+    let raw = raw.get().as_bytes();
+    match raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
+        Some(inner) if !want.contains(['"', '\\']) && !want.chars().any(char::is_control) => {
+            inner == want.as_bytes()
+        }
+        Some(_) => serde_json::to_string(want).is_ok_and(|w| w.as_bytes() == raw),
+        None => false,
     }
 }
 
@@ -163,16 +176,19 @@ mod tests {
     #[test]
     fn looks_up_top_level_keys_last_wins() {
         let line = br#" {"a":"x","n":12.5,"s":"7","a":"y","e":"q\"uote","o":{"a":"nested"},"k\u0065y":1,"id":42} "#;
-        let o = Object::parse(line).unwrap();
-        assert_eq!(o.str("a").as_deref(), Some("y"));
-        assert_eq!(o.num("n"), Some(12.5));
-        assert_eq!(o.num("s"), Some(7.0));
-        assert_eq!(o.str("e").as_deref(), Some("q\"uote"));
-        assert_eq!(o.id("id").as_deref(), Some("42"));
-        assert!(o.has("key"), "escaped keys are unescaped");
-        assert_eq!(o.value("o").unwrap()["a"], "nested");
-        assert_eq!(o.str("missing"), None);
-        assert!(o.is_str("a") && !o.is_str("n"));
+        let text = std::str::from_utf8(line).unwrap();
+        for o in [Object::parse(line), Object::parse_str(text)] {
+            let o = o.unwrap();
+            assert_eq!(o.str("a").as_deref(), Some("y"));
+            assert_eq!(o.num("n"), Some(12.5));
+            assert_eq!(o.num("s"), Some(7.0));
+            assert_eq!(o.str("e").as_deref(), Some("q\"uote"));
+            assert_eq!(o.id("id").as_deref(), Some("42"));
+            assert!(o.has("key"), "escaped keys are unescaped");
+            assert_eq!(o.value("o").unwrap()["a"], "nested");
+            assert_eq!(o.str("missing"), None);
+            assert!(o.is_str("a") && !o.is_str("n"));
+        }
     }
 
     #[test]
@@ -190,6 +206,9 @@ mod tests {
                 "{:?}",
                 String::from_utf8_lossy(line)
             );
+            if let Ok(text) = std::str::from_utf8(line) {
+                assert!(Object::parse_str(text).is_none(), "{text:?}");
+            }
         }
     }
 }

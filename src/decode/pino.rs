@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::calls;
 use super::list::denial_list;
-use super::object::Object;
+use super::object::{is_literally, Object};
 use super::{
     first_id, first_num, time, tool_input, usage, Denial, Event, Format, Record, RecordedDenials,
     Tokens,
@@ -22,13 +22,15 @@ use crate::config::Fields;
 /// escapes (`agent.permission.\u0064enied`): the prefilter searches the bytes for them, so a
 /// line is a denial whatever else it holds, or never (pino escapes no letter).
 pub fn decode(object: &Object<'_>, fields: &Fields) -> Option<Event> {
-    if object.is_literally(&fields.event_key, &fields.denied_event) {
+    let event = object.raw(&fields.event_key);
+    let event_is = |want: &str| event.is_some_and(|event| is_literally(event, want));
+    if event_is(&fields.denied_event) {
         return Some(Event::Denial(denial(object, fields)));
     }
     if object.is_literally(&fields.message_key, &fields.completed_message) {
         return Some(Event::Record(record(object, fields)));
     }
-    if object.is_literally(&fields.event_key, calls::TOOL_RESULT_EVENT) {
+    if event_is(calls::TOOL_RESULT_EVENT) {
         return calls::pino_answer(object, fields).map(Event::Calls);
     }
     None

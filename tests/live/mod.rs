@@ -10,7 +10,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -581,4 +581,18 @@ pub fn swap_symlink(target: &Path, link: &Path) {
     let _ = std::fs::remove_file(&tmp);
     std::os::unix::fs::symlink(target, &tmp).expect("creating the symlink");
     std::fs::rename(&tmp, link).expect("renaming the symlink");
+}
+
+/// Runs an external tool the test needs (logrotate, openssl); panics with its stderr when it
+/// cannot run or fails.
+pub fn run_tool(command: &mut Command) -> Output {
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("running {command:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{command:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }

@@ -13,7 +13,8 @@ use crate::account::Gauges;
 use crate::exposition::{render_text, Counted, RunStats};
 use crate::input::follow::FollowStats;
 use crate::vocab::counters::{self as metrics, DenialKey, Exemplar, Metrics};
-use crate::vocab::{LabelName, LineOutcome, Reason};
+use crate::vocab::counters::{LoopKey, LoopPattern, RiskKey, ToolKey};
+use crate::vocab::{LabelName, LineOutcome, PathLabels, Reason};
 
 /// A state that exercises every family: escapes in labels, histograms at and past their
 /// buckets, models, exemplars on both counters that carry them, every self-metric non-zero.
@@ -36,6 +37,36 @@ fn state() -> (Metrics, Gauges, RunStats) {
                 key,
                 Exemplar::new(Some("exec_\"1\""), Some(&tool_use), 1.0, 1781251200.5),
             );
+        }
+    }
+    // The denial families added with the per-call record, one series with path labels each.
+    let pod = PathLabels(vec![(LabelName::Namespace, "ci".into())]);
+    for (path, tool) in [(PathLabels::default(), "Bash"), (pod, "we\"ird")] {
+        let (tool, workflow) = (tool.to_string(), "wf0".to_string());
+        let risk = RiskKey {
+            path: path.clone(),
+            tool: tool.clone(),
+            workflow: workflow.clone(),
+            risk: "destructive".into(),
+        };
+        m.denial_risks.insert(risk.clone(), 2);
+        let exemplar = Exemplar::new(Some("exec_2"), Some("toolu_r"), 1.0, 1781251202.0);
+        m.denial_risk_exemplars.insert(risk, exemplar);
+        let unenforced = ToolKey {
+            path: path.clone(),
+            tool: tool.clone(),
+            workflow: workflow.clone(),
+        };
+        m.unenforced.insert(unenforced, 1);
+        for (pattern, at) in [(LoopPattern::Repeated, 3), (LoopPattern::Varied, 10)] {
+            let key = LoopKey {
+                path: path.clone(),
+                tool: tool.clone(),
+                workflow: workflow.clone(),
+                pattern,
+                at,
+            };
+            m.loops.insert(key, at as u64 / 2);
         }
     }
     for (w, scale) in [("review", 1.0), ("de\\ploy", 3.5)] {

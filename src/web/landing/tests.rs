@@ -110,21 +110,24 @@ fn counted(shared: &Shared, denials: u64, risks: &[(&str, u64)]) {
     shared.publish(published);
 }
 
+/// A landing page's state whose recent denials (the last 100 kept) are `records`.
+fn showing(records: &[AuditRecord]) -> Shared {
+    let mut recent = RecentDenials::new(100);
+    recent.extend(records);
+    let view = View {
+        files: Vec::new(),
+        recent,
+    };
+    Shared::new("/metrics".into(), view)
+}
+
 #[test]
 fn dangerous_attempts_come_first_and_pending_is_explained() {
-    let mut recent = RecentDenials::new(100);
-    recent.extend(&[
+    let shared = showing(&[
         record("none", "npm test"),
         record("history_rewrite", "git push --force <b>origin</b> main"),
         record("pending", ""),
     ]);
-    let shared = Shared::new(
-        "/metrics".into(),
-        View {
-            files: Vec::new(),
-            recent,
-        },
-    );
     counted(&shared, 3, &[("none", 1), ("history_rewrite", 1)]);
     shared.healthy.store(true, Ordering::Release);
     let page = html(&shared);
@@ -164,18 +167,10 @@ fn dangerous_attempts_come_first_and_pending_is_explained() {
 
 #[test]
 fn a_denial_shows_the_pod_its_path_named() {
-    let mut recent = RecentDenials::new(100);
     let mut from_pod = record("history_rewrite", "git push --force origin main");
     from_pod.namespace = Some("agents".into());
     from_pod.pod = Some("executor-7d9f6c5b8-x2x9q".into());
-    recent.extend(&[from_pod, record("none", "npm test")]);
-    let shared = Shared::new(
-        "/metrics".into(),
-        View {
-            files: Vec::new(),
-            recent,
-        },
-    );
+    let shared = showing(&[from_pod, record("none", "npm test")]);
     counted(&shared, 2, &[("none", 1), ("history_rewrite", 1)]);
     let page = html(&shared);
     let shown = "review<br><span class=\"muted pod\">agents/executor-7d9f6c5b8-x2x9q</span>";
@@ -186,16 +181,8 @@ fn a_denial_shows_the_pod_its_path_named() {
 
 #[test]
 fn no_danger_is_said_in_words_and_older_rows_fold_away() {
-    let mut recent = RecentDenials::new(100);
     let many: Vec<AuditRecord> = (0..20).map(|_| record("none", "ls")).collect();
-    recent.extend(&many);
-    let shared = Shared::new(
-        "/metrics".into(),
-        View {
-            files: Vec::new(),
-            recent,
-        },
-    );
+    let shared = showing(&many);
     counted(&shared, 20, &[("none", 20)]);
     let page = html(&shared);
     assert!(page.contains("No dangerous attempts"), "{page}");
