@@ -57,6 +57,7 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A random value after a bare label and a space, no vendor named anywhere.
     ("acmerelay Xq7Lm2Vb9RtK4wPz8NcJ then retry", "Xq7Lm2Vb9RtK4wPz8NcJ", "then retry"),
     ("statusboard 'h3kd9qxz2mwv7lpt5rnb4e' (prod)", "h3kd9qxz2mwv7lpt5rnb4e", "(prod)"),
+    ("backup.exe -vaultcode Jq4Zr8Wm2Xt6Lp9Vb3Nk7Hc5 -days 7", "Jq4Zr8Wm2Xt6Lp9Vb3Nk7Hc5", "-days 7"),
 ];
 
 /// Texts that must come out unchanged.

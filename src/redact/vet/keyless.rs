@@ -69,15 +69,17 @@ pub(in crate::redact) fn looks_random(
 }
 
 /// Whether the text before a value ends with a label and a space (`mixpanel M0UX…`,
-/// `jira 'Z7Vo…'`, `Using 6p77…`): one word, at the start of a line or after a space, quote or
-/// bracket, then spaces and an optional quote. No `=` or `:`: an assigned value is judged by
+/// `jira 'Z7Vo…'`, `Using 6p77…`, a flag: `-storagekey hGeB…`): one word, at the start of a
+/// line or after a space, quote or bracket, then spaces and an optional quote. No `=` or `:`: an assigned value is judged by
 /// its key's name.
 fn follows_a_label(before: &str) -> bool {
     let before = before.strip_suffix(['"', '\'', '`']).unwrap_or(before);
     let label = before.trim_end_matches([' ', '\t']);
     let rest = label.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "_.-".contains(c));
     label.len() < before.len()
-        && label[rest.len()..].starts_with(|c: char| c.is_ascii_alphabetic())
+        && label[rest.len()..]
+            .trim_start_matches('-')
+            .starts_with(|c: char| c.is_ascii_alphabetic())
         && (rest.is_empty() || rest.ends_with(|c: char| c.is_whitespace() || "\"'([{,".contains(c)))
 }
 
