@@ -131,9 +131,12 @@ impl Engine {
                             .then(|| span("basic_auth", self.priority_of("basic_auth")))
                     })
                 })
-                // A random string with no key (quoted, or an unnamed prefix): last of all kinds.
+                // A random string with no key (quoted, an unnamed prefix, after a label): last
+                // of all kinds; a copy of a value found keeps that value's kind (`copies`).
                 .or_else(|| {
-                    looks_random(text, start, end).map(|kind| span(kind, self.rules.len()))
+                    let copy = known.iter().any(|k| k.value == text[start..end]);
+                    let kind = looks_random(text, start, end).filter(|_| !copy);
+                    kind.map(|kind| span(kind, self.rules.len()))
                 });
             if let Some(found) = found {
                 spans::insert(

@@ -1,13 +1,16 @@
 //! Values with no key name, judged by their characters alone: a quoted string that is random
-//! by its charset, length and entropy (`"2b00042f…"`, `'I6FwzQZFL9l-44nv…'`), and a token of
+//! by its charset, length and entropy (`"2b00042f…"`, `'I6FwzQZFL9l-44nv…'`), a token of
 //! a short prefix and a random body that no rule names (`abc_` and 24 or more letters and
-//! digits of three kinds, `CCDB1_…`). The bounds are detect-secrets' (4.5 bits a character for
-//! base64, 3.0 for hex, 20 characters), checked against the corpora (docs/redaction.md has the
-//! counts); other unquoted words are never judged so, since commands, ids and blobs are full
-//! of them.
+//! digits of three kinds, `CCDB1_…`), and a strongly random value after a bare label and a
+//! space (`mixpanel M0UX…`, `jira 'Z7Vo…'`): the generic shape of a secret pasted after the
+//! name of what it is for, whatever the vendor. The first bounds are detect-secrets' (4.5 bits
+//! a character for base64, 3.0 for hex, 20 characters); the label's are calibrated on the
+//! scanners' tests (docs/redaction.md has the counts). Other unquoted words are never judged
+//! so, since commands, ids and blobs are full of them.
 //!
 //! Not here: values named by a key (`names`), decoding (`decode`).
 
+use super::super::decode::base64_text;
 use super::shapes::{entropy, is_uuid};
 use super::stand_ins::is_broken_at;
 
@@ -32,6 +35,12 @@ const ID_PREFIXES: &[&str] = &[
 /// The kind of a quoted random string found with no key.
 pub(in crate::redact) const KEYLESS_KIND: &str = "high_entropy_string";
 
+/// Least entropy of a value after a bare label, as a share of the most a string of its length
+/// (up to 64) can have: the random values after a vendor's name in trufflehog's tests measure
+/// 0.83 to 1.0. Words joined by digits can reach it too (`release2024hotfix11`: 0.89), which
+/// the vowel bound of [`is_labelled_random`] stops.
+const MIN_LABELLED_RANDOMNESS: f64 = 0.8;
+
 /// Least entropy of an unnamed prefixed token's body.
 const MIN_PREFIXED_ENTROPY: f64 = 4.0;
 
@@ -52,7 +61,56 @@ pub(in crate::redact) fn looks_random(
     }
     let quote = start.checked_sub(1).map(|i| bytes[i]);
     let quoted = matches!(quote, Some(b'"' | b'\'' | b'`')) && bytes.get(end) == quote.as_ref();
-    (quoted && !is_named(&text[..start - 1]) && is_random(run)).then_some(KEYLESS_KIND)
+    if quoted && !is_named(&text[..start - 1]) && is_random(run) {
+        return Some(KEYLESS_KIND);
+    }
+    let host = matches!(bytes.get(end), Some(b'.' | b'@' | b':'))
+        && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
+    (!host && follows_a_label(&text[..start]) && is_labelled_random(run)).then_some(KEYLESS_KIND)
+}
+
+/// Whether the text before a value ends with a label and a space (`mixpanel M0UX…`,
+/// `jira 'Z7Vo…'`, `Using 6p77…`, a flag: `-storagekey hGeB…`): one word, at the start of a
+/// line or after a space, quote or bracket, then spaces and an optional quote. No `=` or `:`: an assigned value is judged by
+/// its key's name.
+fn follows_a_label(before: &str) -> bool {
+    let before = before.strip_suffix(['"', '\'', '`']).unwrap_or(before);
+    let label = before.trim_end_matches([' ', '\t']);
+    let rest = label.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "_.-".contains(c));
+    label.len() < before.len()
+        && label[rest.len()..]
+            .trim_start_matches('-')
+            .starts_with(|c: char| c.is_ascii_alphabetic())
+        && (rest.is_empty() || rest.ends_with(|c: char| c.is_whitespace() || "\"'([{,".contains(c)))
+}
+
+/// A value after a label that is random by its characters: 16 or more, letters and digits,
+/// no part of three lowercase letters or more between `/`, `-` or `_` (a path, a pod or a
+/// branch name: `web-7d4b9c8f6-x2x9z`), with [`MIN_LABELLED_RANDOMNESS`] of the entropy a
+/// string of its length can have, and fewer than two vowels in five letters (the letters of
+/// words are about two-fifths vowels, a random string's one in five: `release2024hotfix11`
+/// is a name); hex as [`is_random`] judges it; not base64 of text (`echo aGVsbG8gd29ybGQ=`
+/// is data, whose text is scanned in its own right).
+fn is_labelled_random(run: &str) -> bool {
+    let body = run.trim_end_matches('=');
+    let has = |class: fn(&u8) -> bool| body.bytes().any(|b| class(&b));
+    let named = |part: &str| part.len() >= 3 && part.bytes().all(|b| b.is_ascii_lowercase());
+    if body.len() < 16 || is_uuid(body) || body.split(['/', '-', '_']).any(named) {
+        return false;
+    }
+    if body.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return is_random(run);
+    }
+    let letters = body.bytes().filter(u8::is_ascii_alphabetic);
+    let vowels = letters
+        .clone()
+        .filter(|b| b"aeiouAEIOU".contains(b))
+        .count();
+    has(u8::is_ascii_digit)
+        && has(u8::is_ascii_alphabetic)
+        && vowels * 5 < letters.count() * 2
+        && entropy(body) >= MIN_LABELLED_RANDOMNESS * libm::log2(body.len().min(64) as f64)
+        && base64_text(run).is_none()
 }
 
 /// Whether the text before a quoted value gives it a name (`role_id = '…'`, `"sha": "…"`,

@@ -284,6 +284,7 @@ pub(super) fn is_placeholder(value: &str, quote: Option<char>) -> bool {
         || lower.ends_with("_here")
         || lower.contains("example")
         || lower.contains("placeholder")
+        || is_spelled_stand_in(&lower, false)
     {
         return true;
     }
@@ -322,6 +323,34 @@ pub(super) fn is_shell_reference(v: &str) -> bool {
         return true;
     }
     !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Words that a value spelled from nothing else stands for a secret by: the first
+/// [`SAYS_STAND_IN`] say so, the others name what it stands for or fill the phrase.
+#[rustfmt::skip]
+const STAND_IN_WORDS: &[&str] = &[
+    "fake", "dummy", "sample", "real", "some", "my", "your", "the", "a", "api", "key", "secret",
+    "token", "password", "pass", "value",
+];
+const SAYS_STAND_IN: usize = 4;
+
+/// Whether `rest` (lowercase) is spelled only from [`STAND_IN_WORDS`], `-`, `_` or spaces
+/// between them, one of them saying it stands in (`somefakekey`, `a-fake-api-key`,
+/// `real_secret`): a phrase, not a secret. The whole value must be so spelled: a random token
+/// holding `fake` (`MVE7zmdxouvunFAKELzaudyX…`) is not, nor is `mysecretpassword`, which
+/// someone may use.
+fn is_spelled_stand_in(rest: &str, said: bool) -> bool {
+    if rest.is_empty() {
+        return said;
+    }
+    STAND_IN_WORDS.iter().enumerate().any(|(i, word)| {
+        rest.strip_prefix(word).is_some_and(|after| {
+            is_spelled_stand_in(
+                after.trim_start_matches(['-', '_', ' ']),
+                said || i < SAYS_STAND_IN,
+            )
+        })
+    })
 }
 
 /// Words a made-up value names itself by (`sk-abc123invalid`, `redirect_url_mismatch`,
