@@ -85,6 +85,7 @@ impl Matcher {
         let automaton = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .dense_depth(0)
             .build(&literals)
             .expect("anchor literals build an automaton");
         Matcher {

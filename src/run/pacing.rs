@@ -6,8 +6,12 @@
 //! gap left by the last publication is over. That gap depends on what the last publication
 //! carried: a few lines of one wake-up (a denial appended now and then) leave a short one,
 //! [`QUIET_GAP`], so the next change, coming later, goes out as soon as it is read; a burst
-//! (changes of several wake-ups coalesced, or [`BURST_LINES`] lines or more: a backlog, a busy
-//! writer) leaves [`PUBLISH_GAP`], within which what is read is held and goes out at its end. So however often reading wakes, a publication (the follower's
+//! (changes of several wake-ups coalesced that came on average less than [`BURST_SPACING`] apart,
+//! or [`BURST_LINES`] lines or more: a backlog, a busy writer) leaves [`PUBLISH_GAP`], within
+//! which what is read is held and goes out at its end. Changes further apart than that are no
+//! burst even when a long gap held several of them (a denial every 20 ms holds two or three in a
+//! 50 ms gap), so a steady trickle that follows a burst goes back to going out as it comes. So
+//! however often reading wakes, a publication (the follower's
 //! stats, a copy of the counters, a render per format at the next scrape) is paid at most once
 //! per gap during a burst. Counters that did not change are published again every [`REPUBLISH`]
 //! (the file lag gauges move without reading).
@@ -26,6 +30,9 @@ pub const PUBLISH_GAP: Duration = Duration::from_millis(50);
 /// The gap after a publication of a single change: a change within it is held to its end (and
 /// a second one makes a burst).
 pub const QUIET_GAP: Duration = Duration::from_millis(5);
+
+/// Changes held coalesced make a burst when they came on average closer together than this.
+pub const BURST_SPACING: Duration = Duration::from_millis(10);
 
 /// Lines read since the last publication that make a burst, even in one wake-up: a writer
 /// busy enough to fill them between two wake-ups (it flushes every few milliseconds) is coalesced
@@ -63,8 +70,12 @@ impl Pacing {
 
     /// The counters were published at `now`.
     pub fn published(&mut self, now: Instant) {
+        let since = self
+            .published_at
+            .map_or(Duration::MAX, |at| now.saturating_duration_since(at));
+        let close = self.held > 1 && since < BURST_SPACING.saturating_mul(self.held);
         self.published_at = Some(now);
-        self.burst = self.held > 1 || self.held_lines >= BURST_LINES;
+        self.burst = close || self.held_lines >= BURST_LINES;
         (self.held, self.held_lines) = (0, 0);
     }
 
@@ -178,6 +189,23 @@ mod tests {
         assert_eq!(pacing.deadline(), None, "nothing held once it went out");
         // Quiet again: the next change goes out as it comes.
         assert_eq!(publications(&mut pacing, start, &[1400 * MS]), [1400 * MS]);
+    }
+
+    #[test]
+    fn a_trickle_after_a_burst_goes_out_as_it_comes_again() {
+        let start = Instant::now();
+        let mut pacing = settled(start);
+        let burst: Vec<Duration> = (1000..1200).map(|k| k * MS).collect();
+        assert_eq!(
+            publications(&mut pacing, start, &burst).last(),
+            Some(&(1205 * MS))
+        );
+        // Then a change every 20 ms: the long gap the burst left holds three, which came too far
+        // apart to be a burst, and each after that goes out as it comes.
+        let every_20: Vec<Duration> = (0..10).map(|k| (1210 + 20 * k) * MS).collect();
+        let out = publications(&mut pacing, start, &every_20);
+        assert_eq!(out[0], 1255 * MS, "the three held to the burst's gap's end");
+        assert_eq!(out[1..], every_20[3..], "then each as it comes");
     }
 
     #[test]
