@@ -33,6 +33,10 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("$config = ['db_password' => 'phpPass#7'];", "phpPass#7", "$config ="),
     ("config.secret_key = \"rubyK3y-base\"", "rubyK3y-base", "config.secret_key"),
     ("private static final String PASSWORD = \"javaPw_2024\";", "javaPw_2024", "private static final String"),
+    // A setter given one literal, and the short `cred`.
+    ("ds.setPassword(\"javaSet#41\");", "javaSet#41", "ds.setPassword"),
+    ("client = Client.builder().with_token('bldr-tok-77').build()", "bldr-tok-77", ".build()"),
+    ("SMTP_CRED=mailCred-552 ./send", "mailCred-552", "./send"),
     // Go: `:=` and multi-assignment.
     ("token := \"go-tkn-5521\"", "go-tkn-5521", "token :="),
     ("user, passwd := \"admin\", \"gopher!77\"", "gopher!77", "\"admin\""),
@@ -41,6 +45,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("tool --token=cli-tok-0042 --verbose", "cli-tok-0042", "--verbose"),
     // Connection strings and DSNs, URL userinfo, HTTP headers.
     ("Server=db;Database=app;User Id=sa;Pwd=Odbc!Pass1;", "Odbc!Pass1", "User Id=sa"),
+    // A connection string's password runs to its `;`, whatever it holds (`&`, spaces).
+    (r#"sqlcmd "Driver={SQL};Server=db;Uid=sa;Pwd=Blue&Fox 7;Encrypt=yes;""#, "Blue&Fox 7", "Encrypt=yes"),
+    ("Host=db;Username=app;Password=pa ss&word9\"", "pa ss&word9", "Username=app"),
     ("psql postgres://app:pgS3cret@db.internal:5432/app", "pgS3cret", "db.internal:5432/app"),
     ("curl -H 'X-Api-Key: 7f3e9a1c2b8d' https://api.internal/v1", "7f3e9a1c2b8d", "https://api.internal/v1"),
     // A label and its value after a space, in prose and logs.
@@ -93,6 +100,10 @@ const READABLE: &[&str] = &[
     // Phrases that say they stand in for a secret.
     "password = \"my-fake-password\"",
     "api_key: a_sample_key",
+    // A connection string's reference, a setter given a variable, a word that only starts with `cred`.
+    "Server=db;Uid=sa;Pwd=$(DB_PASSWORD);",
+    "conn.setPassword(password);",
+    "credit_limit=5000 ./bill",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {
@@ -113,6 +124,28 @@ fn credential_named_values_are_replaced_in_every_syntax() {
             let out = redact(&redactor, &form);
             if out.contains(secret) || !out.contains("[REDACTED:") {
                 failures.push(format!("secret shown: {form}\n  -> {out}"));
+            }
+            // Nor a part of it beside its replacement (`[REDACTED:password]&3`, `Blue[REDACTED:…]`).
+            let at = text.find(secret).unwrap();
+            let (before, after) = (&text[..at], &text[at + secret.len()..]);
+            let escaped = |t: &str| {
+                if form == text {
+                    t.to_string()
+                } else {
+                    json(t)[12..json(t).len() - 2].to_string()
+                }
+            };
+            let cut: Vec<usize> = secret.char_indices().map(|(i, _)| i).skip(1).collect();
+            if cut.iter().any(|&i| {
+                out.contains(&format!(
+                    "]{}",
+                    escaped(&format!("{}{after}", &secret[i..]))
+                )) || out.contains(&format!(
+                    "{}[REDACTED:",
+                    escaped(&format!("{before}{}", &secret[..i]))
+                ))
+            }) {
+                failures.push(format!("a part of the secret shown: {form}\n  -> {out}"));
             }
             let readable = if form == text {
                 readable.to_string()

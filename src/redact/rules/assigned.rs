@@ -3,7 +3,8 @@
 //! (`password`, `passwd`, `pwd`, `pass`, `secret`, `token`, `api_key`, `private_key`,
 //! `credentials`, …, with any prefix or suffix: `db_pass_secure`, `apikey_myservice`; the
 //! vetting reads the name), and the value follows by `=`, `:`, `:=`, `=>`, `==`/`!=`/`===`,
-//! a space (`password "x";`, `API2CART key is x`), or precedes a comparison (`"x" == password`).
+//! a space (`password "x";`, `API2CART key is x`), a setter's one argument
+//! (`setPassword("x")`, `with_token("x")`), or precedes a comparison (`"x" == password`).
 //! Covers shell and env files, YAML, JSON, TOML, INI, XML attributes, Python, JS/TS, Go
 //! (`:=`, `a, b := "x", "y"`), Rust, PHP `=>`, Ruby, Java, C (`char secret[25] = "x"`,
 //! Objective-C `@"x"`), and connection strings (`Pwd=x;`).
@@ -19,10 +20,10 @@ use crate::redact::vet::Check;
 /// `auth` take only random-looking values (`vet::names`).
 const VOCAB: &str = concat!(
     r"password|passwd|passphrase|pwd|pass|secrete?|token|api[_.-]?key|private[_.-]?key",
-    r"|access[_.-]?key|credentials?|creds|key|auth",
+    r"|access[_.-]?key|credentials?|creds?|key|auth",
 );
 /// The same words as anchors.
-const ANCHORS: &str = "password|passwd|passphrase|pwd|pass|secret|token|key|credential|creds|auth";
+const ANCHORS: &str = "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth";
 /// Quoted values: JSON-escaped, double, single, backtick; `@"…"` (Objective-C) too.
 const ANY_QUOTED: &str =
     r#"\\+"([^"\\\n]+)\\+"|@?"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\x60([^\x60\n]+)\x60"#;
@@ -36,7 +37,8 @@ const COMPARISON: &str = r"[ \t]*(?:===?|!==?)[ \t]*";
 /// Left edge of a name: as [`LEFT`], and not after `:` (`arn:aws:…:secret:db` names a type).
 const LEFT_EDGE: &str = r#"(?:^|\\[nrt]|[^A-Za-z0-9_./\\:-])"#;
 /// A bare value: BARE's characters, may start with `{`, `(` or `[` (a password may).
-const BARE_ANY: &str = r#"([^\s"'\x60;&|<>\\,:=](?:[^\s"'\x60;&|<>\\]|\\[^nrtu"'\\\s])*)"#;
+const BARE_ANY: &str =
+    r#"([^\s"'\x60;&|<>\\,:=](?:[^\s"'\x60;&|<>\\]|&[^\sA-Za-z"'\x60;&|<>\\]|\\[^nrtu"'\\\s])*)"#;
 
 /// Values given to a credential-named key, in every syntax.
 #[rustfmt::skip]
@@ -48,6 +50,10 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     vec![
         // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`.
         rule("named_secret", &format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{compare}(?:{quoted}))"))
+        .check(Check::Assigned)
+        .anchors(ANCHORS),
+        // A setter given one literal: `conn.setPassword("x")`, `builder.with_api_key("x")`.
+        rule("named_secret", &format!(r"(?i-u:\b(?:set|with|use)_?)(?P<k>(?i-u:{VOCAB}))[ \t]*\([ \t]*(?:{quoted})[ \t]*\)"))
         .check(Check::Assigned)
         .anchors(ANCHORS),
         // `"value" == password`, `"value" !== secret`.

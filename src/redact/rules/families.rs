@@ -36,6 +36,7 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("webhook_url", r"/hooks/([a-z0-9]{26})\b", "/hooks/", "Mattermost incoming webhooks: Mattermost docs"),
     // Connection strings: the key part of Azure's and of vendors' DSNs.
     ("connection_string", r"(?i-u)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([A-Za-z0-9+/%]{30,}={0,2})", "accountkey=|sharedaccesskey=|sharedaccesssignature=", "Azure Storage / Service Bus connection strings: Microsoft Learn"),
+    ("password", r#"(?i-u)(?:(?:^|[;"'\s{])(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*);|;[ \t]*(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*)["'])"#, "pwd|password", "ODBC and ADO.NET connection strings, the password to its `;`: Microsoft Learn, connection string syntax"),
     ("connection_string", r"api\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/([a-z0-9]{64})\b", "softlayer", "IBM SoftLayer API URLs: detect-secrets softlayer plugin"),
     // Artifactory API keys and reference tokens (`AKC…`, `AP[0-9A-F]…`) where a value
     // starts; Twilio account SIDs and API keys: detect-secrets takes any body, fillers too.
