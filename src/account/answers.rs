@@ -85,7 +85,7 @@ impl Accountant {
         }
         let mut outcome = LineOutcome::Ignored;
         for (i, (call, digest)) in calls.calls.iter().zip(&digests).enumerate() {
-            let Outcome::Rejected { reason_type, text } = &call.outcome else {
+            let Outcome::Rejected { reason, text } = &call.outcome else {
                 continue;
             };
             let tool = call.tool.as_deref().or(asked_tools[i].as_deref());
@@ -97,7 +97,7 @@ impl Accountant {
                 tool: tool.unwrap_or("unknown"),
                 tool_use_id: Some(&call.tool_use_id),
                 tool_use_digest: Some(*digest),
-                reason: Reason::from_type(reason_type).unwrap_or(Reason::Other),
+                reason: *reason,
                 reason_text: text.as_deref(),
                 input_summary: None,
                 attempted: None,

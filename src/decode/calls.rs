@@ -4,7 +4,7 @@
 //! record), in stream-json or as the executor's `agent.tool.result` pino line; and Claude Code's
 //! `PostToolUse` hook input (the call ran).
 //!
-//! Owns the mapping of a per-call record onto a reason type ([`rejection_reason_type`]) and the
+//! Owns the mapping of a per-call record onto a [`Reason`] ([`rejection_reason`]) and the
 //! rule that says a call ran: a `tool_result` that is not an error, with output, and no rejection
 //! record. **Not here:** what an answer means for counting (a denial, one that ran anyway: that
 //! is `crate::account`'s), frames and records ([`super::stream_json`], [`super::pino`]).
@@ -65,8 +65,8 @@ pub enum Outcome {
     Ran,
     /// A permission layer refused it (its per-call record says `reject`).
     Rejected {
-        /// The reason type its record names ([`rejection_reason_type`]).
-        reason_type: String,
+        /// The reason its record gives ([`rejection_reason`]).
+        reason: Reason,
         /// The answer's text (the layer's message); unredacted.
         text: Option<String>,
     },
@@ -120,15 +120,12 @@ pub fn answered(object: &Object<'_>, fields: &Fields) -> Option<Calls> {
         else {
             continue;
         };
-        if let Some(reason_type) = rejection_reason_type(record) {
+        if let Some(reason) = rejection_reason(record) {
             calls.push(Call {
                 tool_use_id: id.clone(),
                 tool: None,
                 input: None,
-                outcome: Outcome::Rejected {
-                    reason_type,
-                    text: None,
-                },
+                outcome: Outcome::Rejected { reason, text: None },
             });
         }
     }
@@ -153,11 +150,8 @@ pub fn pino_answer(object: &Object<'_>, fields: &Fields) -> Option<Calls> {
         .raw("isError")
         .or_else(|| object.raw("is_error"))
         .map(|r| r.get() == "true");
-    let outcome = match (record.as_ref().and_then(rejection_reason_type), is_error) {
-        (Some(reason_type), _) => Outcome::Rejected {
-            reason_type,
-            text: None,
-        },
+    let outcome = match (record.as_ref().and_then(rejection_reason), is_error) {
+        (Some(reason), _) => Outcome::Rejected { reason, text: None },
         (None, Some(false)) => Outcome::Ran,
         (None, _) => Outcome::Failed,
     };
@@ -183,14 +177,14 @@ pub fn post_tool_use(object: &Object<'_>, fields: &Fields) -> Option<Calls> {
     Some(of(object, fields, Format::ClaudeCodeHook, vec![call]))
 }
 
-/// The reason type a per-call record gives a refused call, or `None` when it does not refuse
-/// it (`decision` is not `reject`, and there is no `non_execution_kind` without a decision).
+/// The reason a per-call record gives a refused call, or `None` when it does not refuse it
+/// (`decision` is not `reject`, and there is no `non_execution_kind` without a decision).
 ///
 /// The classifier giving no verdict (`automode-unavailable`, `automode-parsing-error`) is
-/// `classifierUnavailable`; else the record's `reason_type`; else its `source`: `user_reject`
-/// (a `canUseTool` callback) is `permissionPromptTool`, `hook` is `hook`; else (a headless ask,
-/// `user-rejected`, and anything never seen) `other`.
-pub fn rejection_reason_type(record: &Value) -> Option<String> {
+/// `classifierUnavailable`; else the record's `reason_type` (`other` when it names no reason);
+/// else its `source`: `user_reject` (a `canUseTool` callback) is `permissionPromptTool`, `hook`
+/// is `hook`; else (a headless ask, `user-rejected`, and anything never seen) `other`.
+pub fn rejection_reason(record: &Value) -> Option<Reason> {
     let field = |v: &Value, keys: [&str; 2]| -> Option<String> {
         keys.iter()
             .find_map(|k| v.get(*k)?.as_str())
@@ -212,23 +206,23 @@ pub fn rejection_reason_type(record: &Value) -> Option<String> {
     }
     let reason_type = field(&decision, ["reason_type", "reasonType"]);
     let source = field(&decision, ["source", "source"]);
-    let reason = match (kind.as_deref(), reason_type, source.as_deref()) {
+    let reason = match (kind.as_deref(), reason_type.as_deref(), source.as_deref()) {
         (Some("automode-unavailable" | "automode-parsing-error"), _, _) => {
             Reason::ClassifierUnavailable
         }
-        (_, Some(t), _) if !t.is_empty() => return Some(t),
+        (_, Some(t), _) if !t.is_empty() => Reason::from_type(t).unwrap_or(Reason::Other),
         (_, _, Some("user_reject")) => Reason::PermissionPromptTool,
         (_, _, Some("hook")) => Reason::Hook,
         _ => Reason::Other,
     };
-    Some(reason.as_str().to_string())
+    Some(reason)
 }
 
 /// What a `tool_result` block and its record say of the call.
 fn outcome(record: Option<&Value>, is_error: Option<bool>, content: Option<&RawValue>) -> Outcome {
-    if let Some(reason_type) = record.and_then(rejection_reason_type) {
+    if let Some(reason) = record.and_then(rejection_reason) {
         return Outcome::Rejected {
-            reason_type,
+            reason,
             text: content.and_then(answer_text),
         };
     }
@@ -355,8 +349,8 @@ mod tests {
         }
     }
 
-    fn record(json: &str) -> Option<String> {
-        rejection_reason_type(&serde_json::from_str(json).unwrap())
+    fn record(json: &str) -> Option<&'static str> {
+        rejection_reason(&serde_json::from_str(json).unwrap()).map(Reason::as_str)
     }
 
     #[test]
@@ -408,7 +402,7 @@ mod tests {
             ),
             (r#"{"id":"t"}"#, None),
         ] {
-            assert_eq!(record(json).as_deref(), want, "{json}");
+            assert_eq!(record(json), want, "{json}");
         }
     }
 
@@ -429,7 +423,7 @@ mod tests {
                 (
                     "t1",
                     &Outcome::Rejected {
-                        reason_type: "hook".into(),
+                        reason: Reason::Hook,
                         text: Some("PreToolUse:Bash hook error: Blocked by hook".into())
                     }
                 ),
@@ -462,7 +456,7 @@ mod tests {
             (Format::Pino, Some("fix"))
         );
         assert!(
-            matches!(&c.calls[0].outcome, Outcome::Rejected { reason_type, .. } if reason_type == "permissionPromptTool")
+            matches!(&c.calls[0].outcome, Outcome::Rejected { reason, .. } if reason.as_str() == "permissionPromptTool")
         );
         let ran = r#"{"level":30,"executionId":"e1","event":"agent.tool.result","toolName":"Bash","toolUseId":"t2","isError":false,"msg":"agent tool result"}"#;
         assert_eq!(calls(ran).calls[0].outcome, Outcome::Ran);
