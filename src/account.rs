@@ -36,7 +36,6 @@
 mod answers;
 mod audit_builder;
 pub mod deferred;
-pub mod digest;
 pub mod enforcement;
 pub mod labels;
 mod path_sets;
@@ -47,6 +46,9 @@ pub mod shown;
 mod small_map;
 pub mod spend;
 mod totals;
+
+/// The digest ids and inputs are kept as, by its former path here.
+pub use crate::vocab::digest;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -16,7 +16,6 @@ use super::digest::Digest;
 use super::enforcement::Finding;
 use super::labels::OTHER;
 use super::{label_value, Accountant, Heard, LineSource};
-use crate::decode::calls::input_key;
 use crate::decode::{Attempted, Calls, Format, Outcome};
 use crate::vocab::counters::{LoopKey, ToolKey};
 use crate::vocab::{LineOutcome, Reason};
@@ -32,11 +31,11 @@ pub(super) struct FoundAt<'a> {
     pub format: Format,
 }
 
-/// The digest an input is known by (distinct inputs of a loop): that of its [`input_key`], as
-/// for an input an `assistant` message asked with.
+/// The digest an input is known by (distinct inputs of a loop), as for an input an `assistant`
+/// message asked with ([`Digest::of_input`]).
 pub(super) fn input_digest(attempted: &Attempted) -> Digest {
     match attempted {
-        Attempted::Json(text) | Attempted::Text(text) => Digest::of(&input_key(text)),
+        Attempted::Json(text) | Attempted::Text(text) => Digest::of_input(text),
     }
 }
 
@@ -62,7 +61,7 @@ impl Accountant {
                     match &call.outcome {
                         Outcome::Requested => {
                             let tool = label_value(call.tool.as_deref().unwrap_or("unknown"));
-                            let input = call.input.as_deref().map(Digest::of);
+                            let input = call.input;
                             e.calls.ask(*digest, tool.to_string(), input);
                         }
                         Outcome::Rejected { .. } => {

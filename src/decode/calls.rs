@@ -14,8 +14,6 @@
 //! with [`Object`] and derived structs, no hand-written visitor: as fast, measured in
 //! docs/performance.md.
 
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -23,6 +21,7 @@ use serde_json::Value;
 use super::object::{raw_id, raw_str, Object};
 use super::{first_id, time, Format};
 use crate::config::Fields;
+use crate::vocab::digest::Digest;
 use crate::vocab::Reason;
 
 /// The pino event an executor logs for each tool call's answer (docs/formats.md).
@@ -49,9 +48,9 @@ pub struct Call {
     pub tool_use_id: String,
     /// The tool, where the line names it (an `assistant` block, a hook input, a pino line).
     pub tool: Option<String>,
-    /// The call's input as its JSON text, cut by [`input_key`] (an `assistant` block only);
-    /// unredacted, never leaves the process: account keeps only its digest.
-    pub input: Option<String>,
+    /// The digest of the call's input ([`Digest::of_input`], an `assistant` block only): the
+    /// input itself is neither copied nor kept.
+    pub input: Option<Digest>,
     pub outcome: Outcome,
 }
 
@@ -83,7 +82,7 @@ pub fn requested(object: &Object<'_>, fields: &Fields) -> Option<Calls> {
             Some(Call {
                 tool_use_id: raw_id(b.id?)?,
                 tool: b.name.and_then(raw_id),
-                input: b.input.map(|i| input_key(i.get()).into_owned()),
+                input: b.input.map(|i| Digest::of_input(i.get())),
                 outcome: Outcome::Requested,
             })
         })
@@ -255,23 +254,6 @@ fn answer_text(content: &RawValue) -> Option<String> {
     (!text.is_empty()).then(|| text[..end].to_string())
 }
 
-/// The longest prefix of a call's input its key keeps, in bytes: enough to tell attempts apart
-/// (a command, a path, a URL come first), while a large `Write` costs no more to remember.
-const MAX_INPUT_KEY_BYTES: usize = 4096;
-
-/// What tells a call's input from another's: its JSON text, cut to [`MAX_INPUT_KEY_BYTES`] (on a
-/// character boundary) and followed by its whole length.
-pub fn input_key(text: &str) -> Cow<'_, str> {
-    let mut end = text.len().min(MAX_INPUT_KEY_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    if end == text.len() {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(format!("{}…{}", &text[..end], text.len()))
-}
-
 /// A content block's fields this module reads, each as raw JSON; the rest is skipped unread.
 #[derive(Debug, Default, Deserialize)]
 struct Block<'a> {
@@ -441,8 +423,8 @@ mod tests {
         assert_eq!(c.calls.len(), 1);
         assert_eq!(c.calls[0].tool.as_deref(), Some("Bash"));
         assert_eq!(
-            c.calls[0].input.as_deref(),
-            Some(r#"{"command":"git push --force"}"#)
+            c.calls[0].input,
+            Some(Digest::of(r#"{"command":"git push --force"}"#))
         );
         assert_eq!(c.calls[0].outcome, Outcome::Requested);
     }
