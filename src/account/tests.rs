@@ -519,3 +519,31 @@ fn a_refused_call_counts_once_and_forgets_its_ask() {
     assert!(!asked(&mut a));
     assert!(asked(&mut account(&[ask])));
 }
+
+/// A text that says the classifier gave no verdict is `classifierUnavailable` both as a
+/// `classifier` frame's reason and as a free-text reason: those decode once recognised alone
+/// (the first two) and those only the reason rules did (the rest).
+#[test]
+fn classifier_outage_texts_map_alike_through_a_frame_and_the_reason_rules() {
+    for text in [
+        "Classifier gave no verdict; denying for safety",
+        "The service is temporarily unavailable",
+        "Auto mode couldn't evaluate this action",
+        "auto-mode unavailable",
+        "Classifier is unavailable",
+    ] {
+        let frame = format!(
+            r#"{{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"t1","decision_reason_type":"classifier","decision_reason":"{text}","session_id":"s1"}}"#
+        );
+        let free = format!(
+            r#"{{"executionId":"e1","workflow":"w","event":"agent.permission.denied","toolName":"Bash","toolUseId":"t1","decisionReason":"{text}"}}"#
+        );
+        let a = account(&[&frame, &free]);
+        assert_eq!(
+            count(&a, "Bash", "unknown", "classifierUnavailable"),
+            1,
+            "{text}"
+        );
+        assert_eq!(count(&a, "Bash", "w", "classifierUnavailable"), 1, "{text}");
+    }
+}
