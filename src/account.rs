@@ -36,7 +36,6 @@
 mod answers;
 mod audit_builder;
 pub mod deferred;
-pub mod digest;
 pub mod enforcement;
 pub mod labels;
 mod path_sets;
@@ -48,6 +47,9 @@ mod small_map;
 pub mod spend;
 mod totals;
 
+/// The digest ids and inputs are kept as, by its former path here.
+pub use crate::vocab::digest;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -55,7 +57,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::decode::{Denial, Event, RecordedDenial, RecordedDenials};
+use crate::decode::{Attempted, Denial, Event, Format, RecordedDenial, RecordedDenials};
 use crate::redact::{holds_secret, label_value};
 #[cfg(test)]
 use crate::risk::RiskRules;
@@ -107,6 +109,26 @@ pub struct Accountant {
     shows: AuditBuilder,
     /// Which path label sets still have files, and since when the others have none.
     paths: path_sets::PathSets,
+}
+
+/// A mid-stream denial as counted: a frame's or a hook's [`Denial`], or a refused call's answer,
+/// borrowed from the event that told it.
+struct Heard<'a> {
+    format: Format,
+    /// The log time as taken ([`Accountant::advance_clock`]), once per line.
+    time: Option<f64>,
+    execution_id: Option<&'a str>,
+    workflow: Option<&'a str>,
+    tool: &'a str,
+    tool_use_id: Option<&'a str>,
+    /// The digest of `tool_use_id`, computed once by whoever heard the denial.
+    tool_use_digest: Option<Digest>,
+    reason: Reason,
+    reason_text: Option<&'a str>,
+    input_summary: Option<&'a str>,
+    attempted: Option<&'a Attempted>,
+    /// A refused call's answer: the call it answers waits no more.
+    answers_call: bool,
 }
 
 /// Where a class decided after its denial was counted came from, for its audit record.
@@ -271,23 +293,45 @@ impl Accountant {
             (None, Some(text)) => self.config.reason_rules.classify(text),
             (None, None) => Reason::Other,
         };
-        let mut workflow = denial.workflow.clone();
-        let tool = self.label(LabelName::Tool, &denial.tool);
+        let heard = Heard {
+            format: denial.format,
+            time,
+            execution_id: denial.execution_id.as_deref(),
+            workflow: denial.workflow.as_deref(),
+            tool: &denial.tool,
+            tool_use_id: denial.tool_use_id.as_deref(),
+            tool_use_digest: denial.tool_use_id.as_deref().map(Digest::of),
+            reason,
+            reason_text: denial.reason_text.as_deref(),
+            input_summary: denial.input_summary.as_deref(),
+            attempted: denial.attempted.as_ref(),
+            answers_call: false,
+        };
+        self.count_heard(heard, source)
+    }
+
+    /// Counts a mid-stream denial once per tool use id (`Duplicate` if already counted), with
+    /// the execution visited once for all it keeps of it.
+    fn count_heard(&mut self, heard: Heard<'_>, source: LineSource<'_>) -> LineOutcome {
+        let (time, reason, tool_use_id) = (heard.time, heard.reason, heard.tool_use_digest);
+        let tool = self.label(LabelName::Tool, heard.tool);
         let mut finding = enforcement::Finding::default();
-        if let Some(id) = &denial.execution_id {
+        let mut kept_workflow = None;
+        if let Some(id) = heard.execution_id {
             let (clock, cap) = (self.state.clock, self.config.limits.max_executions);
-            let tool_use_id = denial.tool_use_id.as_deref().map(Digest::of);
-            let input = denial.attempted.as_ref().map(answers::input_digest);
+            let input = heard.attempted.map(answers::input_digest);
             let (new, evicted) = self.state.executions.with(id, clock, cap, |execution| {
                 let new = execution.note_denial_digest(&tool, tool_use_id);
-                if workflow.is_some() {
+                match heard.workflow {
                     // Kept in the state file: never a value that holds a secret.
-                    execution.workflow = workflow.as_deref().map(|w| label_value(w).to_string());
-                } else {
-                    workflow.clone_from(&execution.workflow);
+                    Some(w) => execution.workflow = Some(label_value(w).to_string()),
+                    None => kept_workflow.clone_from(&execution.workflow),
                 }
                 if new {
                     finding = execution.calls.denied(&tool, reason, tool_use_id, input, 1);
+                }
+                if let (true, Some(digest)) = (heard.answers_call, tool_use_id) {
+                    execution.calls.answered(digest);
                 }
                 new
             });
@@ -296,44 +340,41 @@ impl Accountant {
                 return LineOutcome::Duplicate;
             }
         }
-        let workflow = self.workflow_label(workflow.as_deref(), source);
-        let reason_text = denial.reason_text.as_deref();
-        let decision = match &denial.attempted {
-            Some(input) => Decision::Now(self.risks.classify(&denial.tool, Some(input), None)),
-            None => match (&denial.execution_id, &denial.tool_use_id) {
+        let workflow = self.workflow_label(heard.workflow.or(kept_workflow.as_deref()), source);
+        let reason_text = heard.reason_text;
+        let decision = match heard.attempted {
+            Some(input) => Decision::Now(self.risks.classify(heard.tool, Some(input), None)),
+            None => match (heard.execution_id, heard.tool_use_id) {
                 (Some(_), Some(_)) => Decision::Wait(reason_text),
-                _ => Decision::Now(self.risks.classify(&denial.tool, None, reason_text)),
+                _ => Decision::Now(self.risks.classify(heard.tool, None, reason_text)),
             },
         };
-        let mut ids = Ids::new(
-            denial.execution_id.as_deref(),
-            denial.tool_use_id.as_deref(),
-        );
+        let mut ids = Ids::new(heard.execution_id, heard.tool_use_id);
         self.book(
             &tool,
             decision,
             &mut ids,
             CountedDenial {
                 time,
-                tool: &denial.tool,
+                tool: heard.tool,
                 workflow: &workflow,
                 reason,
-                reason_text: denial.reason_text.as_deref(),
-                input_summary: denial.input_summary.as_deref(),
+                reason_text,
+                input_summary: heard.input_summary,
                 source: source.path,
                 path_labels: source.path_labels,
                 origin: Origin::MidStream,
-                format: denial.format,
+                format: heard.format,
                 count: 1,
             },
         );
         let at = answers::FoundAt {
             time,
-            execution_id: denial.execution_id.as_deref(),
-            tool_use_id: denial.tool_use_id.as_deref(),
+            execution_id: heard.execution_id,
+            tool_use_id: heard.tool_use_id,
             workflow: &workflow,
             source,
-            format: denial.format,
+            format: heard.format,
         };
         self.count_finding(finding, &tool, at);
         LineOutcome::Counted

@@ -23,7 +23,7 @@ pub mod usage;
 
 use serde_json::{Map, Value};
 
-use crate::config::Fields;
+use crate::config::{Fields, ReasonRules};
 use crate::vocab::Reason;
 pub use calls::{Calls, Outcome};
 use object::Object;
@@ -190,24 +190,18 @@ pub(crate) fn reason_type(kind: Option<String>, outage: impl FnOnce() -> bool) -
 }
 
 /// Whether a `classifier` denial's `decision_reason_code` or texts (`decision_reason`,
-/// `message`) say the classifier gave no verdict.
+/// `message`) say the classifier gave no verdict; the texts are the reason rules' own
+/// ([`ReasonRules::says_classifier_unavailable`]).
 pub(crate) fn classifier_outage(code: Option<&str>, texts: &[Option<&str>]) -> bool {
     const OUTAGE_CODES: [&str; 2] = [
         "classifier_transcript_too_long",
         "auto_mode_no_check_in_session",
     ];
-    const OUTAGE_TEXTS: [&str; 5] = [
-        "classifier unavailable",
-        "could not evaluate this action",
-        "is temporarily unavailable",
-        "classifier gave no verdict",
-        "classifier transcript exceeded",
-    ];
     code.is_some_and(|c| OUTAGE_CODES.contains(&c))
-        || texts.iter().flatten().any(|t| {
-            let t = t.to_ascii_lowercase();
-            OUTAGE_TEXTS.iter().any(|o| t.contains(o))
-        })
+        || texts
+            .iter()
+            .flatten()
+            .any(|t| ReasonRules::says_classifier_unavailable(t))
 }
 
 /// Why a line yields no event.

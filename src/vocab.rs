@@ -7,6 +7,7 @@
 
 mod audit;
 pub mod counters;
+pub mod digest;
 pub mod families;
 mod label;
 mod reason;

@@ -15,9 +15,8 @@ use super::audit_builder::{DecidedRisk, Ids};
 use super::digest::Digest;
 use super::enforcement::Finding;
 use super::labels::OTHER;
-use super::{label_value, Accountant, LineSource};
-use crate::decode::calls::input_key;
-use crate::decode::{Attempted, Calls, Denial, Format, Outcome};
+use super::{label_value, Accountant, Heard, LineSource};
+use crate::decode::{Attempted, Calls, Format, Outcome};
 use crate::vocab::counters::{LoopKey, ToolKey};
 use crate::vocab::{LineOutcome, Reason};
 
@@ -32,19 +31,19 @@ pub(super) struct FoundAt<'a> {
     pub format: Format,
 }
 
-/// The digest an input is known by (distinct inputs of a loop): that of its [`input_key`], as
-/// for an input an `assistant` message asked with.
+/// The digest an input is known by (distinct inputs of a loop), as for an input an `assistant`
+/// message asked with ([`Digest::of_input`]).
 pub(super) fn input_digest(attempted: &Attempted) -> Digest {
     match attempted {
-        Attempted::Json(text) | Attempted::Text(text) => Digest::of(&input_key(text)),
+        Attempted::Json(text) | Attempted::Text(text) => Digest::of_input(text),
     }
 }
 
 impl Accountant {
     /// Applies one line's calls; `Counted` if it counted anything, `Duplicate` if it only
-    /// repeated denials already counted, else `Ignored`. The execution is visited once for what
-    /// its book says of every call (and once more to forget the refused ones' asks), whatever the
-    /// number of calls: each visit digests its id.
+    /// repeated denials already counted, else `Ignored`. Each id is digested once; the execution
+    /// is visited once for what its book says of every call, and once more per refused call to
+    /// count it (and forget its ask).
     pub(super) fn on_calls(&mut self, calls: Calls, source: LineSource<'_>) -> LineOutcome {
         let time = self.advance_clock(calls.time);
         let digests: Vec<Digest> = calls
@@ -62,7 +61,7 @@ impl Accountant {
                     match &call.outcome {
                         Outcome::Requested => {
                             let tool = label_value(call.tool.as_deref().unwrap_or("unknown"));
-                            let input = call.input.as_deref().map(Digest::of);
+                            let input = call.input;
                             e.calls.ask(*digest, tool.to_string(), input);
                         }
                         Outcome::Rejected { .. } => {
@@ -84,37 +83,30 @@ impl Accountant {
             });
         }
         let mut outcome = LineOutcome::Ignored;
-        let mut refused = Vec::new();
-        for (i, call) in calls.calls.iter().enumerate() {
-            let Outcome::Rejected { reason_type, text } = &call.outcome else {
+        for (i, (call, digest)) in calls.calls.iter().zip(&digests).enumerate() {
+            let Outcome::Rejected { reason, text } = &call.outcome else {
                 continue;
             };
-            let tool = call.tool.clone().or(asked_tools[i].take());
-            let denial = Denial {
+            let tool = call.tool.as_deref().or(asked_tools[i].as_deref());
+            let heard = Heard {
                 format: calls.format,
-                time: calls.time,
-                execution_id: calls.execution_id.clone(),
-                workflow: calls.workflow.clone(),
-                tool: tool.unwrap_or_else(|| "unknown".to_string()),
-                tool_use_id: Some(call.tool_use_id.clone()),
-                reason_type: Some(reason_type.clone()),
-                reason_text: text.clone(),
+                time,
+                execution_id: calls.execution_id.as_deref(),
+                workflow: calls.workflow.as_deref(),
+                tool: tool.unwrap_or("unknown"),
+                tool_use_id: Some(&call.tool_use_id),
+                tool_use_digest: Some(*digest),
+                reason: *reason,
+                reason_text: text.as_deref(),
                 input_summary: None,
                 attempted: None,
+                answers_call: true,
             };
-            match self.on_denial(denial, source) {
+            match self.count_heard(heard, source) {
                 LineOutcome::Counted => outcome = LineOutcome::Counted,
                 other if outcome == LineOutcome::Ignored => outcome = other,
                 _ => {}
             }
-            refused.push(digests[i]);
-        }
-        if let (Some(execution), false) = (&calls.execution_id, refused.is_empty()) {
-            self.with_execution(execution, |e| {
-                for digest in refused {
-                    e.calls.answered(digest);
-                }
-            });
         }
         if found.is_empty() {
             return outcome;

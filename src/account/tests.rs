@@ -491,3 +491,59 @@ fn each_id_is_redacted_once_per_line_whatever_shows_it() {
         .unwrap()
         .starts_with("[REDACTED:"));
 }
+
+/// A refused call is counted once, with the tool it was asked for with, under the reason its
+/// record gives; its ask is forgotten; the line's time, too far ahead, is counted once.
+#[test]
+fn a_refused_call_counts_once_and_forgets_its_ask() {
+    let ask = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},"session_id":"s1"}"#;
+    let future = (wall_now() * 1e6) as u64;
+    let refuse = format!(
+        r#"{{"type":"user","timestamp":{future},"message":{{"content":[{{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"no"}},{{"type":"tool_result","tool_use_id":"t2","is_error":true,"content":"no"}}]}},"tool_result_meta":[{{"id":"t1","permission_decision":{{"decision":"reject","source":"config","reason_type":"safety_check"}}}},{{"id":"t2","permission_decision":{{"decision":"reject","source":"hook"}}}}],"session_id":"s1"}}"#
+    );
+    let mut a = account(&[ask, &refuse, &refuse]);
+    assert_eq!(
+        count(&a, "Bash", "unknown", "safetyCheck"),
+        1,
+        "{:?}",
+        a.denial_counts()
+    );
+    assert_eq!(count(&a, "unknown", "unknown", "hook"), 1);
+    assert_eq!(a.metrics().times_rejected, 2, "once per line");
+    let asked = |a: &mut Accountant| {
+        let (asked, _) = a.state.executions.with("s1", 0.0, usize::MAX, |e| {
+            e.calls.asked(Digest::of("t1")).is_some()
+        });
+        asked
+    };
+    assert!(!asked(&mut a));
+    assert!(asked(&mut account(&[ask])));
+}
+
+/// A text that says the classifier gave no verdict is `classifierUnavailable` both as a
+/// `classifier` frame's reason and as a free-text reason: those decode once recognised alone
+/// (the first two) and those only the reason rules did (the rest).
+#[test]
+fn classifier_outage_texts_map_alike_through_a_frame_and_the_reason_rules() {
+    for text in [
+        "Classifier gave no verdict; denying for safety",
+        "The service is temporarily unavailable",
+        "Auto mode couldn't evaluate this action",
+        "auto-mode unavailable",
+        "Classifier is unavailable",
+    ] {
+        let frame = format!(
+            r#"{{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"t1","decision_reason_type":"classifier","decision_reason":"{text}","session_id":"s1"}}"#
+        );
+        let free = format!(
+            r#"{{"executionId":"e1","workflow":"w","event":"agent.permission.denied","toolName":"Bash","toolUseId":"t1","decisionReason":"{text}"}}"#
+        );
+        let a = account(&[&frame, &free]);
+        assert_eq!(
+            count(&a, "Bash", "unknown", "classifierUnavailable"),
+            1,
+            "{text}"
+        );
+        assert_eq!(count(&a, "Bash", "w", "classifierUnavailable"), 1, "{text}");
+    }
+}

@@ -1,7 +1,9 @@
 //! Classifies a free-text denial reason (hook inputs, the agent CLI) into the closed
 //! [`Reason`] set: the `--reason-rule` flags first, then the built-in rules.
 //!
-//! Owns the built-in rules and their order. **Not here:** the `reason` set itself
+//! Owns the built-in rules and their order, and with them the one list of texts that say auto
+//! mode's classifier gave no verdict ([`ReasonRules::says_classifier_unavailable`]), which decode
+//! also asks of a `classifier` denial's texts. **Not here:** the `reason` set itself
 //! ([`crate::vocab::Reason`]), where a denial's reason comes from (`crate::account`).
 //!
 //! Cold: per denial that carries a reason text but no reason type. The built-in rules are
@@ -25,13 +27,15 @@ pub struct ReasonRules {
     built_in: OnceLock<Vec<(Regex, Reason)>>,
 }
 
+/// The texts that say auto mode's classifier gave no verdict (unavailable, unreadable,
+/// transcript too long) and the call was denied for safety (docs/formats.md, "When auto mode's
+/// classifier cannot decide"); case-insensitive, anywhere in the text.
+const CLASSIFIER_UNAVAILABLE: &str = r"classifier (is )?(temporarily )?unavailable|could not evaluate|couldn't evaluate|classifier transcript exceeded|classifier gave no verdict|auto[- ]mode (is )?(temporarily )?unavailable|is temporarily unavailable";
+
 /// The built-in rules, in order. Patterns are case-insensitive.
 const DEFAULT_RULES: &[(&str, Reason)] = &[
     (r"\bhooks?\b|PreToolUse", Reason::Hook),
-    (
-        r"classifier (is )?(temporarily )?unavailable|could not evaluate|couldn't evaluate|classifier transcript exceeded|auto[- ]mode (is )?(temporarily )?unavailable",
-        Reason::ClassifierUnavailable,
-    ),
+    (CLASSIFIER_UNAVAILABLE, Reason::ClassifierUnavailable),
     (r"classifier|auto[- ]mode", Reason::Classifier),
     (r"safety[- ]?check|dangerous|unsafe", Reason::SafetyCheck),
     (r"sandbox", Reason::SandboxOverride),
@@ -84,19 +88,36 @@ impl ReasonRules {
             .unwrap_or(Reason::Other)
     }
 
+    /// Whether `text` says auto mode's classifier gave no verdict: what makes the built-in
+    /// rules classify it `classifierUnavailable` (unless a rule before says otherwise), and
+    /// what decode asks of a `classifier` denial's texts. Compiled on first use.
+    pub fn says_classifier_unavailable(text: &str) -> bool {
+        classifier_unavailable().is_match(text)
+    }
+
     /// The built-in rules, compiled on first use.
     fn built_in(&self) -> &[(Regex, Reason)] {
         self.built_in.get_or_init(|| {
             DEFAULT_RULES
                 .iter()
-                .map(|(pattern, reason)| {
-                    let regex = Regex::new(&format!("(?i){pattern}"))
-                        .expect("built-in reason rules compile");
-                    (regex, *reason)
+                .map(|(pattern, reason)| match *pattern {
+                    CLASSIFIER_UNAVAILABLE => (classifier_unavailable().clone(), *reason),
+                    _ => (compile(pattern), *reason),
                 })
                 .collect()
         })
     }
+}
+
+/// The [`CLASSIFIER_UNAVAILABLE`] texts, compiled once for the process.
+fn classifier_unavailable() -> &'static Regex {
+    static TEXTS: OnceLock<Regex> = OnceLock::new();
+    TEXTS.get_or_init(|| compile(CLASSIFIER_UNAVAILABLE))
+}
+
+/// A built-in pattern, case-insensitive.
+fn compile(pattern: &str) -> Regex {
+    Regex::new(&format!("(?i){pattern}")).expect("built-in reason rules compile")
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! record), in stream-json or as the executor's `agent.tool.result` pino line; and Claude Code's
 //! `PostToolUse` hook input (the call ran).
 //!
-//! Owns the mapping of a per-call record onto a reason type ([`rejection_reason_type`]) and the
+//! Owns the mapping of a per-call record onto a [`Reason`] ([`rejection_reason`]) and the
 //! rule that says a call ran: a `tool_result` that is not an error, with output, and no rejection
 //! record. **Not here:** what an answer means for counting (a denial, one that ran anyway: that
 //! is `crate::account`'s), frames and records ([`super::stream_json`], [`super::pino`]).
@@ -14,8 +14,6 @@
 //! with [`Object`] and derived structs, no hand-written visitor: as fast, measured in
 //! docs/performance.md.
 
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -23,6 +21,7 @@ use serde_json::Value;
 use super::object::{raw_id, raw_str, Object};
 use super::{first_id, time, Format};
 use crate::config::Fields;
+use crate::vocab::digest::Digest;
 use crate::vocab::Reason;
 
 /// The pino event an executor logs for each tool call's answer (docs/formats.md).
@@ -49,9 +48,9 @@ pub struct Call {
     pub tool_use_id: String,
     /// The tool, where the line names it (an `assistant` block, a hook input, a pino line).
     pub tool: Option<String>,
-    /// The call's input as its JSON text, cut by [`input_key`] (an `assistant` block only);
-    /// unredacted, never leaves the process: account keeps only its digest.
-    pub input: Option<String>,
+    /// The digest of the call's input ([`Digest::of_input`], an `assistant` block only): the
+    /// input itself is neither copied nor kept.
+    pub input: Option<Digest>,
     pub outcome: Outcome,
 }
 
@@ -65,8 +64,8 @@ pub enum Outcome {
     Ran,
     /// A permission layer refused it (its per-call record says `reject`).
     Rejected {
-        /// The reason type its record names ([`rejection_reason_type`]).
-        reason_type: String,
+        /// The reason its record gives ([`rejection_reason`]).
+        reason: Reason,
         /// The answer's text (the layer's message); unredacted.
         text: Option<String>,
     },
@@ -83,7 +82,7 @@ pub fn requested(object: &Object<'_>, fields: &Fields) -> Option<Calls> {
             Some(Call {
                 tool_use_id: raw_id(b.id?)?,
                 tool: b.name.and_then(raw_id),
-                input: b.input.map(|i| input_key(i.get()).into_owned()),
+                input: b.input.map(|i| Digest::of_input(i.get())),
                 outcome: Outcome::Requested,
             })
         })
@@ -120,15 +119,12 @@ pub fn answered(object: &Object<'_>, fields: &Fields) -> Option<Calls> {
         else {
             continue;
         };
-        if let Some(reason_type) = rejection_reason_type(record) {
+        if let Some(reason) = rejection_reason(record) {
             calls.push(Call {
                 tool_use_id: id.clone(),
                 tool: None,
                 input: None,
-                outcome: Outcome::Rejected {
-                    reason_type,
-                    text: None,
-                },
+                outcome: Outcome::Rejected { reason, text: None },
             });
         }
     }
@@ -153,11 +149,8 @@ pub fn pino_answer(object: &Object<'_>, fields: &Fields) -> Option<Calls> {
         .raw("isError")
         .or_else(|| object.raw("is_error"))
         .map(|r| r.get() == "true");
-    let outcome = match (record.as_ref().and_then(rejection_reason_type), is_error) {
-        (Some(reason_type), _) => Outcome::Rejected {
-            reason_type,
-            text: None,
-        },
+    let outcome = match (record.as_ref().and_then(rejection_reason), is_error) {
+        (Some(reason), _) => Outcome::Rejected { reason, text: None },
         (None, Some(false)) => Outcome::Ran,
         (None, _) => Outcome::Failed,
     };
@@ -183,14 +176,14 @@ pub fn post_tool_use(object: &Object<'_>, fields: &Fields) -> Option<Calls> {
     Some(of(object, fields, Format::ClaudeCodeHook, vec![call]))
 }
 
-/// The reason type a per-call record gives a refused call, or `None` when it does not refuse
-/// it (`decision` is not `reject`, and there is no `non_execution_kind` without a decision).
+/// The reason a per-call record gives a refused call, or `None` when it does not refuse it
+/// (`decision` is not `reject`, and there is no `non_execution_kind` without a decision).
 ///
 /// The classifier giving no verdict (`automode-unavailable`, `automode-parsing-error`) is
-/// `classifierUnavailable`; else the record's `reason_type`; else its `source`: `user_reject`
-/// (a `canUseTool` callback) is `permissionPromptTool`, `hook` is `hook`; else (a headless ask,
-/// `user-rejected`, and anything never seen) `other`.
-pub fn rejection_reason_type(record: &Value) -> Option<String> {
+/// `classifierUnavailable`; else the record's `reason_type` (`other` when it names no reason);
+/// else its `source`: `user_reject` (a `canUseTool` callback) is `permissionPromptTool`, `hook`
+/// is `hook`; else (a headless ask, `user-rejected`, and anything never seen) `other`.
+pub fn rejection_reason(record: &Value) -> Option<Reason> {
     let field = |v: &Value, keys: [&str; 2]| -> Option<String> {
         keys.iter()
             .find_map(|k| v.get(*k)?.as_str())
@@ -212,23 +205,23 @@ pub fn rejection_reason_type(record: &Value) -> Option<String> {
     }
     let reason_type = field(&decision, ["reason_type", "reasonType"]);
     let source = field(&decision, ["source", "source"]);
-    let reason = match (kind.as_deref(), reason_type, source.as_deref()) {
+    let reason = match (kind.as_deref(), reason_type.as_deref(), source.as_deref()) {
         (Some("automode-unavailable" | "automode-parsing-error"), _, _) => {
             Reason::ClassifierUnavailable
         }
-        (_, Some(t), _) if !t.is_empty() => return Some(t),
+        (_, Some(t), _) if !t.is_empty() => Reason::from_type(t).unwrap_or(Reason::Other),
         (_, _, Some("user_reject")) => Reason::PermissionPromptTool,
         (_, _, Some("hook")) => Reason::Hook,
         _ => Reason::Other,
     };
-    Some(reason.as_str().to_string())
+    Some(reason)
 }
 
 /// What a `tool_result` block and its record say of the call.
 fn outcome(record: Option<&Value>, is_error: Option<bool>, content: Option<&RawValue>) -> Outcome {
-    if let Some(reason_type) = record.and_then(rejection_reason_type) {
+    if let Some(reason) = record.and_then(rejection_reason) {
         return Outcome::Rejected {
-            reason_type,
+            reason,
             text: content.and_then(answer_text),
         };
     }
@@ -259,23 +252,6 @@ fn answer_text(content: &RawValue) -> Option<String> {
         end -= 1;
     }
     (!text.is_empty()).then(|| text[..end].to_string())
-}
-
-/// The longest prefix of a call's input its key keeps, in bytes: enough to tell attempts apart
-/// (a command, a path, a URL come first), while a large `Write` costs no more to remember.
-const MAX_INPUT_KEY_BYTES: usize = 4096;
-
-/// What tells a call's input from another's: its JSON text, cut to [`MAX_INPUT_KEY_BYTES`] (on a
-/// character boundary) and followed by its whole length.
-pub fn input_key(text: &str) -> Cow<'_, str> {
-    let mut end = text.len().min(MAX_INPUT_KEY_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    if end == text.len() {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(format!("{}…{}", &text[..end], text.len()))
 }
 
 /// A content block's fields this module reads, each as raw JSON; the rest is skipped unread.
@@ -355,8 +331,8 @@ mod tests {
         }
     }
 
-    fn record(json: &str) -> Option<String> {
-        rejection_reason_type(&serde_json::from_str(json).unwrap())
+    fn record(json: &str) -> Option<&'static str> {
+        rejection_reason(&serde_json::from_str(json).unwrap()).map(Reason::as_str)
     }
 
     #[test]
@@ -408,7 +384,7 @@ mod tests {
             ),
             (r#"{"id":"t"}"#, None),
         ] {
-            assert_eq!(record(json).as_deref(), want, "{json}");
+            assert_eq!(record(json), want, "{json}");
         }
     }
 
@@ -429,7 +405,7 @@ mod tests {
                 (
                     "t1",
                     &Outcome::Rejected {
-                        reason_type: "hook".into(),
+                        reason: Reason::Hook,
                         text: Some("PreToolUse:Bash hook error: Blocked by hook".into())
                     }
                 ),
@@ -447,8 +423,8 @@ mod tests {
         assert_eq!(c.calls.len(), 1);
         assert_eq!(c.calls[0].tool.as_deref(), Some("Bash"));
         assert_eq!(
-            c.calls[0].input.as_deref(),
-            Some(r#"{"command":"git push --force"}"#)
+            c.calls[0].input,
+            Some(Digest::of(r#"{"command":"git push --force"}"#))
         );
         assert_eq!(c.calls[0].outcome, Outcome::Requested);
     }
@@ -462,7 +438,7 @@ mod tests {
             (Format::Pino, Some("fix"))
         );
         assert!(
-            matches!(&c.calls[0].outcome, Outcome::Rejected { reason_type, .. } if reason_type == "permissionPromptTool")
+            matches!(&c.calls[0].outcome, Outcome::Rejected { reason, .. } if reason.as_str() == "permissionPromptTool")
         );
         let ran = r#"{"level":30,"executionId":"e1","event":"agent.tool.result","toolName":"Bash","toolUseId":"t2","isError":false,"msg":"agent tool result"}"#;
         assert_eq!(calls(ran).calls[0].outcome, Outcome::Ran);

@@ -81,12 +81,45 @@ impl Reason {
         }
     }
 
-    /// The reason a `decision_reason_type` names, if it names one (exact label value, or the
-    /// snake_case spelling some loggers use).
+    /// The reason a `decision_reason_type` names, if it names one (its label value in any
+    /// ASCII case, with `_` and `-` ignored: the snake_case spelling some loggers use).
     pub fn from_type(value: &str) -> Option<Reason> {
-        let folded: String = value.chars().filter(|c| *c != '_' && *c != '-').collect();
-        Reason::ALL
-            .into_iter()
-            .find(|r| r.as_str().eq_ignore_ascii_case(&folded))
+        Reason::ALL.into_iter().find(|r| names(r.as_str(), value))
+    }
+}
+
+/// Whether `value` spells the label value `name`: byte for byte in any ASCII case, its `_` and
+/// `-` skipped. Compared in place, with nothing folded into a new string.
+fn names(name: &str, value: &str) -> bool {
+    let mut spelled = value.bytes().filter(|b| *b != b'_' && *b != b'-');
+    name.bytes()
+        .all(|n| spelled.next().is_some_and(|v| v.eq_ignore_ascii_case(&n)))
+        && spelled.next().is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_type_names_its_reason_in_any_spelling_and_nothing_longer_or_shorter() {
+        for (value, want) in [
+            ("safetyCheck", Some(Reason::SafetyCheck)),
+            ("safety_check", Some(Reason::SafetyCheck)),
+            ("SAFETY-CHECK", Some(Reason::SafetyCheck)),
+            ("_hook_", Some(Reason::Hook)),
+            (
+                "classifier_unavailable",
+                Some(Reason::ClassifierUnavailable),
+            ),
+            ("classifier", Some(Reason::Classifier)),
+            ("safetyChec", None),
+            ("safetyCheckX", None),
+            ("hoök", None),
+            ("", None),
+            ("__", None),
+        ] {
+            assert_eq!(Reason::from_type(value), want, "{value}");
+        }
     }
 }
