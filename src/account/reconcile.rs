@@ -451,10 +451,12 @@ impl Execution {
     }
 }
 
-/// The bounded map of executions, keyed by the [`Digest`] of their id.
+/// The bounded map of executions, keyed by the [`Digest`] of their id. Each execution is boxed:
+/// the table keeps spare slots as it grows, and a spare slot then costs a pointer, not an
+/// execution with its books (docs/memory.md).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Executions {
-    map: HashMap<Digest, Execution>,
+    map: HashMap<Digest, Box<Execution>>,
     last_sweep: f64,
     /// Touches, oldest first: `(key, touch)`; an entry whose execution was touched again since
     /// is stale and skipped. Rebuilt from `last_seen` after a restore.
@@ -530,7 +532,7 @@ impl Executions {
         while let Some((key, touch)) = self.order.pop_front() {
             let current = self.map.get(&key).is_some_and(|e| e.touched.0 == touch);
             if current && key != keep {
-                return self.map.remove(&key);
+                return self.map.remove(&key).map(|e| *e);
             }
             if current {
                 self.order.push_back((key, touch)); // the one being worked on stays
