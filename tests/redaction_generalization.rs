@@ -33,6 +33,10 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("$config = ['db_password' => 'phpPass#7'];", "phpPass#7", "$config ="),
     ("config.secret_key = \"rubyK3y-base\"", "rubyK3y-base", "config.secret_key"),
     ("private static final String PASSWORD = \"javaPw_2024\";", "javaPw_2024", "private static final String"),
+    // `user:password` in base64 under `auth` (Docker's config.json, HTTP Basic).
+    (r#"{"auths": {"reg.example": {"auth": "ZGVwbG95OnMzY3JldA=="}}}"#, "ZGVwbG95OnMzY3JldA==", "reg.example"),
+    // A JDBC URL's password at the end of the text.
+    ("beeline -u jdbc:hive2://h:10000/db;user=etl;password=Hive#Pass9", "Hive#Pass9", "user=etl"),
     // A setter given one literal, and the short `cred`.
     ("ds.setPassword(\"javaSet#41\");", "javaSet#41", "ds.setPassword"),
     ("client = Client.builder().with_token('bldr-tok-77').build()", "bldr-tok-77", ".build()"),
@@ -104,6 +108,7 @@ const READABLE: &[&str] = &[
     "Server=db;Uid=sa;Pwd=$(DB_PASSWORD);",
     "conn.setPassword(password);",
     "credit_limit=5000 ./bill",
+    "auth: basic",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {
