@@ -58,6 +58,7 @@ const PREFIXES: &[(&str, &str, &str)] = &[
     ("pgar_", "pgar_", "pganalyze read keys: trufflehog pganalyzereadkey"),
     ("spu-", "spu-", "SpectralOps keys: trufflehog spectralops"),
     ("dckr_(?:pat|oat)_", "dckr_", "Docker personal access tokens: Docker docs; gitleaks"),
+    (r"dp\.(?:pt|ct|sa|scim|audit|st(?:\.[a-z0-9_-]{2,35})?)\.", "dp.", "Doppler tokens (personal, CLI, service, service account, SCIM, audit): Doppler docs"),
     ("lsv2_(?:pt|sk)_", "lsv2_", "LangSmith API keys: LangChain docs"),
     ("[sp]k-lf-", "k-lf-", "Langfuse keys: Langfuse docs"),
     ("CCIP(?:AT|RJ)_", "ccipat_|cciprj_", "CircleCI tokens: CircleCI docs"),
