@@ -170,9 +170,10 @@ fn first_bytes(file: &File) -> Vec<u8> {
     head
 }
 
-/// The signature of `file`'s first bytes.
+/// The signature of `file`'s first bytes ([`Signature::of`]; an unreadable file signs as empty,
+/// which is known by nothing).
 fn head_of(file: &File) -> Signature {
-    Signature::of_head(&first_bytes(file))
+    Signature::of(file).unwrap_or_else(|_| Signature::of_head(&[]))
 }
 
 /// A file of a directory found unrecorded, to be read.
