@@ -70,6 +70,11 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("acmerelay Xq7Lm2Vb9RtK4wPz8NcJ then retry", "Xq7Lm2Vb9RtK4wPz8NcJ", "then retry"),
     ("statusboard 'h3kd9qxz2mwv7lpt5rnb4e' (prod)", "h3kd9qxz2mwv7lpt5rnb4e", "(prod)"),
     ("backup.exe -vaultcode Jq4Zr8Wm2Xt6Lp9Vb3Nk7Hc5 -days 7", "Jq4Zr8Wm2Xt6Lp9Vb3Nk7Hc5", "-days 7"),
+    // A session's token; Java breaking the line before `=`.
+    ("aws_creds:\n  session: Fw9LqZ2xK7mVb4Rt8NcJ1pYh6Ws3Dg0E", "Fw9LqZ2xK7mVb4Rt8NcJ1pYh6Ws3Dg0E", "aws_creds:"),
+    ("static final String STORE_KEY\n    = \"Lw8Qz3Xn5Rv2Tk9Mb7Hy4Jc6Pd1Fs0Ga\";", "Lw8Qz3Xn5Rv2Tk9Mb7Hy4Jc6Pd1Fs0Ga", "STORE_KEY"),
+    // A password shown up to a `...` is shown.
+    ("jdbc:db2://h:50000/app;user=etl;password=Gr4niteOak9...", "Gr4niteOak9", "user=etl"),
 ];
 
 /// Texts that must come out unchanged.
@@ -110,6 +115,9 @@ const READABLE: &[&str] = &[
     "conn.setPassword(password);",
     "credit_limit=5000 ./bill",
     "auth: basic",
+    "aws sso login --session dev-admin",
+    "aws secretsmanager get-secret-value --secret-id prod/db/app",
+    "password=abc...",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

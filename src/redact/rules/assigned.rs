@@ -20,18 +20,18 @@ use crate::redact::vet::Check;
 /// `auth` take only random-looking values (`vet::names`).
 const VOCAB: &str = concat!(
     r"password|passwd|passphrase|pwd|pass|secrete?|token|api[_.-]?key|private[_.-]?key",
-    r"|access[_.-]?key|credentials?|creds?|key|auth",
+    r"|access[_.-]?key|credentials?|creds?|key|auth|session",
 );
 /// The same words as anchors.
-const ANCHORS: &str = "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth";
+const ANCHORS: &str = "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session";
 /// Quoted values: JSON-escaped, double, single, backtick; `@"…"` (Objective-C) too.
 const ANY_QUOTED: &str =
     r#"\\+"([^"\\\n]+)\\+"|@?"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\x60([^\x60\n]+)\x60"#;
 /// A quoted value, not captured (the other value of a multi-assignment).
 const OTHER_QUOTED: &str =
     r#"(?:\\+"[^"\\\n]*\\+"|"(?:[^"\\\n]|\\[^\n])*"|'[^'\n]*'|\x60[^\x60\n]*\x60)"#;
-/// An assignment or declaration.
-const OPERATOR: &str = r"[ \t]*(?::=|=>|=|:)[ \t]*";
+/// An assignment or declaration; Java and C# may break the line before `=`.
+const OPERATOR: &str = r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*(?::=|=>|=|:))[ \t]*";
 /// A comparison: only a quoted value is a literal after it (`password == confirm` is code).
 const COMPARISON: &str = r"[ \t]*(?:===?|!==?)[ \t]*";
 /// Left edge of a name: as [`LEFT`], and not after `:` (`arn:aws:…:secret:db` names a type).

@@ -78,8 +78,8 @@ fn words(name: &str) -> Vec<String> {
 }
 
 /// Words that name a credential only with a random-looking value (`key`: a cache key, a sort
-/// key, a map key are words; `auth`).
-const WEAK_WORDS: &[&str] = &["key", "auth"];
+/// key, a map key are words; `auth`; `session`: a session's id or token, or its name).
+const WEAK_WORDS: &[&str] = &["key", "auth", "session"];
 
 /// How surely a name names a credential.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

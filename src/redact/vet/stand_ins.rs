@@ -272,9 +272,10 @@ pub(super) fn is_placeholder(value: &str, quote: Option<char>) -> bool {
     }
     let lower = v.to_ascii_lowercase();
     // Documentation stand-ins: `your-api-key-here`, `example-token`, `<placeholder>`,
-    // `[PASSWORD]`, `sha256~XXXX_PUT_YOUR_TOKEN_HERE`, a value cut short with `...`.
+    // `[PASSWORD]`, `sha256~XXXX_PUT_YOUR_TOKEN_HERE`, a value cut short with `...` before it
+    // shows 8 characters (`sk-...`; `MyPa$$w0rd...` shows a password).
     if (v.starts_with('[') && v.ends_with(']'))
-        || v.ends_with("...")
+        || (v.ends_with("...") && v.trim_end_matches('.').len() < 8)
         || is_x_filler(v)
         || lower.contains("your_token")
         || lower.contains("your-token")
