@@ -41,6 +41,7 @@ impl<'a> Object<'a> {
     }
 
     /// The raw value of `key` (the last one, if repeated).
+    #[inline]
     pub fn raw(&self, key: &str) -> Option<&'a RawValue> {
         self.entries
             .iter()
@@ -94,6 +95,7 @@ impl<'a> Object<'a> {
 
 /// Returns true if and only if `raw` is the string `want` written as JSON writes it (escaped
 /// only where JSON must escape), byte for byte.
+#[inline]
 pub(super) fn is_literally(raw: &RawValue, want: &str) -> bool {
     let raw = raw.get().as_bytes();
     let Some(inner) = raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) else {
@@ -121,6 +123,7 @@ pub(super) fn raw_id(raw: &RawValue) -> Option<String> {
 }
 
 /// A raw JSON string value, borrowed when it holds no escapes.
+#[inline]
 pub(super) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
     let text = raw.get();
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
