@@ -278,7 +278,7 @@ impl Pipeline {
 
     fn decode(&mut self, source: &mut Source, app: &[u8]) {
         let fields = &self.accountant.config().fields;
-        // serde_json validates UTF-8 itself; only a line it rejects is checked again, lossily.
+        // decode rejects a line that is not UTF-8; only a line it rejects is checked again, lossily.
         let (decoded, lossy) = match decode::decode(app, fields) {
             Err(Skip::Malformed) if std::str::from_utf8(app).is_err() => (
                 decode::decode(String::from_utf8_lossy(app).as_bytes(), fields),

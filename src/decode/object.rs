@@ -22,26 +22,26 @@ pub struct Object<'a> {
 }
 
 impl<'a> Object<'a> {
-    /// Parses `line` as one JSON object (surrounding whitespace allowed); `None` if it is not one.
+    /// Parses `line` as one JSON object (surrounding whitespace allowed); `None` if it is not one
+    /// or not UTF-8.
+    ///
+    /// The line is checked as UTF-8 whole, in one pass, and then parsed as text: parsed as bytes,
+    /// each key and each raw value would be checked on its own, one short call at a time.
     pub fn parse(line: &'a [u8]) -> Option<Object<'a>> {
-        Object::read(serde_json::Deserializer::from_slice(line))
+        Object::parse_str(std::str::from_utf8(line).ok()?)
     }
 
     /// [`Object::parse`] for text already known to be UTF-8 (a raw value of another object), so
     /// that it is not checked again.
     pub fn parse_str(text: &'a str) -> Option<Object<'a>> {
-        Object::read(serde_json::Deserializer::from_str(text))
-    }
-
-    fn read<R: serde_json::de::Read<'a>>(
-        mut de: serde_json::Deserializer<R>,
-    ) -> Option<Object<'a>> {
+        let mut de = serde_json::Deserializer::from_str(text);
         let object = de.deserialize_map(ObjectVisitor).ok()?;
         de.end().ok()?;
         Some(object)
     }
 
     /// The raw value of `key` (the last one, if repeated).
+    #[inline]
     pub fn raw(&self, key: &str) -> Option<&'a RawValue> {
         self.entries
             .iter()
@@ -95,14 +95,21 @@ impl<'a> Object<'a> {
 
 /// Returns true if and only if `raw` is the string `want` written as JSON writes it (escaped
 /// only where JSON must escape), byte for byte.
+#[inline]
 pub(super) fn is_literally(raw: &RawValue, want: &str) -> bool {
     let raw = raw.get().as_bytes();
-    match raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
-        Some(inner) if !want.contains(['"', '\\']) && !want.chars().any(char::is_control) => {
-            inner == want.as_bytes()
-        }
-        Some(_) => serde_json::to_string(want).is_ok_and(|w| w.as_bytes() == raw),
-        None => false,
+    let Some(inner) = raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) else {
+        return false;
+    };
+    // JSON writes `want` as its own bytes, or longer where it escapes: most values looked up are
+    // some other string, told apart here without looking at what `want` holds.
+    if inner.len() < want.len() || (inner.len() == want.len() && inner != want.as_bytes()) {
+        return false;
+    }
+    if !want.contains(['"', '\\']) && !want.chars().any(char::is_control) {
+        inner == want.as_bytes()
+    } else {
+        serde_json::to_string(want).is_ok_and(|w| w.as_bytes() == raw)
     }
 }
 
@@ -116,6 +123,7 @@ pub(super) fn raw_id(raw: &RawValue) -> Option<String> {
 }
 
 /// A raw JSON string value, borrowed when it holds no escapes.
+#[inline]
 pub(super) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
     let text = raw.get();
     let inner = text.strip_prefix('"')?.strip_suffix('"')?;
@@ -188,6 +196,39 @@ mod tests {
             assert_eq!(o.value("o").unwrap()["a"], "nested");
             assert_eq!(o.str("missing"), None);
             assert!(o.is_str("a") && !o.is_str("n"));
+        }
+    }
+
+    /// The quick rejection by length gives what comparing with JSON's own writing gives.
+    #[test]
+    fn a_value_is_literally_a_string_as_json_writes_it() {
+        let wants = [
+            "agent.permission.denied",
+            "a\"b",
+            "a\\b",
+            "tab\there",
+            "del\u{7f}",
+            "é",
+            "",
+        ];
+        for want in wants {
+            let written = serde_json::to_string(want).unwrap();
+            let mut values = vec![written.clone(), format!("{written}x"), "42".to_string()];
+            for other in wants {
+                values.push(serde_json::to_string(other).unwrap());
+                values.push(format!("\"{other}\"")); // unescaped, as JSON would not write it
+            }
+            values.push(written.replace('a', "\\u0061")); // spelled with an escape
+            for value in values {
+                let Ok(raw) = serde_json::from_str::<Box<RawValue>>(&value) else {
+                    continue;
+                };
+                assert_eq!(
+                    is_literally(&raw, want),
+                    value == written,
+                    "{value} as {want:?}"
+                );
+            }
         }
     }
 
