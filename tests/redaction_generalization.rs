@@ -73,6 +73,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A session's token; Java breaking the line before `=`.
     ("aws_creds:\n  session: Fw9LqZ2xK7mVb4Rt8NcJ1pYh6Ws3Dg0E", "Fw9LqZ2xK7mVb4Rt8NcJ1pYh6Ws3Dg0E", "aws_creds:"),
     ("static final String STORE_KEY\n    = \"Lw8Qz3Xn5Rv2Tk9Mb7Hy4Jc6Pd1Fs0Ga\";", "Lw8Qz3Xn5Rv2Tk9Mb7Hy4Jc6Pd1Fs0Ga", "STORE_KEY"),
+    // A password piped to `sudo -S`.
+    ("echo 'Sud0-Pass!7' | sudo -S apt-get install -y jq", "Sud0-Pass!7", "apt-get install -y jq"),
     // A password shown up to a `...` is shown.
     ("jdbc:db2://h:50000/app;user=etl;password=Gr4niteOak9...", "Gr4niteOak9", "user=etl"),
 ];
@@ -118,6 +120,8 @@ const READABLE: &[&str] = &[
     "aws sso login --session dev-admin",
     "aws secretsmanager get-secret-value --secret-id prod/db/app",
     "password=abc...",
+    "echo hello | sudo tee /etc/motd",
+    "echo \"$SUDO_PASSWORD\" | sudo -S true",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

@@ -99,8 +99,8 @@ pub(super) fn password_flags() -> Vec<Rule> {
         // `rabbitmqctl add_user USER PASS`, `change_password USER PASS`.
         ("rabbitmqctl", format!(r"\brabbitmqctl\b{SAME_COMMAND}[ \t](?:add_user|change_password)[ \t]+[^\s-][^\s]*{SPACED}")),
         // `echo X | docker login --password-stdin`, `| gh auth login --with-token`,
-        // `| passwd --stdin user`, `| chpasswd`: a secret piped to a command that reads it.
-        ("password-stdin|with-token|stdin|chpasswd|passphrase-fd", format!(r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bchpasswd\b|--passphrase-fd[ \t]+0)")),
+        // `| passwd --stdin user`, `| chpasswd`, `| sudo -S …`: a secret piped to a command that reads it.
+        ("password-stdin|with-token|stdin|chpasswd|passphrase-fd|sudo", format!(r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bchpasswd\b|--passphrase-fd[ \t]+0|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*\b)")),
         // `net use \\host\share /user:DOMAIN\user PASS` (not `/persistent:no`).
         ("net", format!(r#"\bnet[ \t]+use\b{SAME_COMMAND}[ \t]/user:[^\s]+[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#)),
         // `ConvertTo-SecureString "X" -AsPlainText`.
