@@ -73,6 +73,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A session's token; Java breaking the line before `=`.
     ("aws_creds:\n  session: Fw9LqZ2xK7mVb4Rt8NcJ1pYh6Ws3Dg0E", "Fw9LqZ2xK7mVb4Rt8NcJ1pYh6Ws3Dg0E", "aws_creds:"),
     ("static final String STORE_KEY\n    = \"Lw8Qz3Xn5Rv2Tk9Mb7Hy4Jc6Pd1Fs0Ga\";", "Lw8Qz3Xn5Rv2Tk9Mb7Hy4Jc6Pd1Fs0Ga", "STORE_KEY"),
+    // A line of PostgreSQL's password file whose first fields are wildcards.
+    ("cat >> ~/.pgpass <<EOF\n*:*:*:postgres:Sup3r-Us3r\nEOF\nchmod 600 ~/.pgpass", "Sup3r-Us3r", "chmod 600"),
     // A password piped to `sudo -S`.
     ("echo 'Sud0-Pass!7' | sudo -S apt-get install -y jq", "Sud0-Pass!7", "apt-get install -y jq"),
     // A password shown up to a `...` is shown.
@@ -121,6 +123,7 @@ const READABLE: &[&str] = &[
     "aws secretsmanager get-secret-value --secret-id prod/db/app",
     "password=abc...",
     "echo hello | sudo tee /etc/motd",
+    "chmod 600 ~/.pgpass && psql -h db.internal -p 5432 app",
     "echo \"$SUDO_PASSWORD\" | sudo -S true",
 ];
 

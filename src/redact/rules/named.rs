@@ -12,8 +12,8 @@ use crate::redact::vet::Check;
 #[rustfmt::skip]
 pub(super) fn named_values() -> Vec<Rule> {
     vec![
-        // ~/.pgpass: `host:port:database:user:password`.
-        rule("password", r#"\b[A-Za-z0-9_.*-]+:(?:[0-9]+|\*):[A-Za-z0-9_.*-]+:[A-Za-z0-9_.*-]+:([^\s:"'\\]+)"#)
+        // ~/.pgpass: `host:port:database:user:password`, any field but the last may be `*`.
+        rule("password", r#"(?:^|[^A-Za-z0-9_.*:-])[A-Za-z0-9_.*-]+:(?:[0-9]+|\*):[A-Za-z0-9_.*-]+:[A-Za-z0-9_.*-]+:([^\s:"'\\]+)"#)
         .anchors("pgpass")
         .check(Check::Value)
         .requires(r"\.pgpass\b|PGPASSFILE"),
