@@ -238,7 +238,6 @@ fn replaced_values_are_read_back() {
 /// How many characters of a field an audit record shows (the exporter's audit excerpt length).
 const AUDIT_TEXT_CHARS: usize = 240;
 
-/// `text` cut as an audit excerpt is: at most `max` characters, the last one `…` when cut.
 /// A URL, a host, an e-mail address or a reference (`$DB_USER`): what a scanner reports beside a
 /// secret (the account or place it is for, the name it is read from), which the audit stream
 /// keeps.
@@ -257,6 +256,7 @@ fn is_address(part: &str) -> bool {
     part.starts_with("//") || part.contains('@') || part.starts_with('$') || host
 }
 
+/// `text` cut as an audit excerpt is: at most `max` characters, the last one `…` when cut.
 fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();

@@ -40,6 +40,23 @@ pub struct Signature {
     pub hash: u64,
 }
 
+/// `file`'s first `len` bytes, at most [`SIGNATURE_BYTES`] (fewer if the file is shorter), read
+/// whole: a short read goes on where it stopped.
+pub fn first_bytes(file: &File, len: u64) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; len.min(SIGNATURE_BYTES as u64) as usize];
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read_at(&mut buf[filled..], filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(filled);
+    Ok(buf)
+}
+
 impl Signature {
     /// The signature of `file`'s first `min(size, SIGNATURE_BYTES)` bytes.
     pub fn of(file: &File) -> io::Result<Signature> {
@@ -48,20 +65,7 @@ impl Signature {
 
     /// The signature of `file`'s first `len` bytes (fewer if the file is shorter).
     pub fn of_prefix(file: &File, len: u64) -> io::Result<Signature> {
-        let mut buf = vec![0u8; len.min(SIGNATURE_BYTES as u64) as usize];
-        let mut filled = 0;
-        while filled < buf.len() {
-            match file.read_at(&mut buf[filled..], filled as u64) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(Signature {
-            len: filled as u64,
-            hash: fnv1a(&buf[..filled]),
-        })
+        Ok(Signature::of_head(&first_bytes(file, len)?))
     }
 
     /// The signature of `head`, a file's first bytes (at most [`SIGNATURE_BYTES`] of them are

@@ -35,7 +35,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -45,7 +44,7 @@ use tracing::{info, warn};
 use super::paths::{changed, Changed};
 use super::{FileState, Follower, Sink};
 use crate::input::compressed::{decompressed_head, is_gzip, is_whole};
-use crate::input::identity::{Inode, Signature, SIGNATURE_BYTES};
+use crate::input::identity::{self, Inode, Signature, SIGNATURE_BYTES};
 
 /// A file whose lines were handed up (or that is known not to be owed any): its identity and
 /// its first bytes.
@@ -162,12 +161,9 @@ fn is_roll_of(name: &str, log: &str) -> bool {
     })
 }
 
-/// The first bytes of `file` (at most [`SIGNATURE_BYTES`]).
+/// The first bytes of `file` (at most [`SIGNATURE_BYTES`]; none if it cannot be read).
 fn first_bytes(file: &File) -> Vec<u8> {
-    let mut head = vec![0u8; SIGNATURE_BYTES];
-    let read = file.read_at(&mut head, 0).unwrap_or(0);
-    head.truncate(read);
-    head
+    identity::first_bytes(file, SIGNATURE_BYTES as u64).unwrap_or_default()
 }
 
 /// The signature of `file`'s first bytes ([`Signature::of`]; an unreadable file signs as empty,
