@@ -79,6 +79,21 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("echo 'Sud0-Pass!7' | sudo -S apt-get install -y jq", "Sud0-Pass!7", "apt-get install -y jq"),
     // A password shown up to a `...` is shown.
     ("jdbc:db2://h:50000/app;user=etl;password=Gr4niteOak9...", "Gr4niteOak9", "user=etl"),
+    // A secret given on a here-string to a command that stores or reads one.
+    ("wrangler secret put STRIPE_KEY <<< Vb7Kq2Wz9Lm4Xt8Rn3Hc && echo done", "Vb7Kq2Wz9Lm4Xt8Rn3Hc", "echo done"),
+    ("vercel env add DB_URL production <<< 'pgUrl-Secret-8841'", "pgUrl-Secret-8841", "vercel env add DB_URL"),
+    // A password written by a sed replacement, hashed by openssl or mkpasswd, set by `net user`.
+    ("sed -i 's|^API_TOKEN=.*|API_TOKEN=sedTok-4471x|' .env", "sedTok-4471x", ".env"),
+    ("useradd -m -p \"$(openssl passwd -6 -salt Xy12 NewUserPw!9)\" deploy", "NewUserPw!9", "deploy"),
+    ("mkpasswd -m sha-512 Mk-Pass-2210", "Mk-Pass-2210", "sha-512"),
+    ("net user svc_backup Bk-Pass#5519 /add", "Bk-Pass#5519", "/add"),
+    // Python's basic-auth tuple, Go's MySQL DSN, Vault AppRole's secret_id.
+    ("requests.post(url, auth=(\"svc\", \"reqPw-7731\"))", "reqPw-7731", "\"svc\""),
+    ("db, _ := sql.Open(\"mysql\", \"app:goDsn#Pw44@tcp(db:3306)/shop\")", "goDsn#Pw44", "tcp(db:3306)/shop"),
+    ("vault write auth/approle/login role_id=db02de05-fa39-4855-059b-67221c5c2f63 secret_id=6a174c20-f6de-a53c-74d2-6018fcceff64", "6a174c20-f6de-a53c-74d2-6018fcceff64", "role_id="),
+    // Vendor formats whose body holds `-` and `_`.
+    ("SUPABASE_KEY=sb_secret_Qk7Wz2-Lm9Xt_4Rn8Hc3Vb ./seed", "sb_secret_Qk7Wz2-Lm9Xt_4Rn8Hc3Vb", "./seed"),
+    ("contentful space use --management-token CFPAT-Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc9Xe5Gf0Js2Kw8Lu4Y", "CFPAT-Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc9Xe5Gf0Js2Kw8Lu4Y", "contentful space use"),
 ];
 
 /// Texts that must come out unchanged.
@@ -125,6 +140,14 @@ const READABLE: &[&str] = &[
     "echo hello | sudo tee /etc/motd",
     "chmod 600 ~/.pgpass && psql -h db.internal -p 5432 app",
     "echo \"$SUDO_PASSWORD\" | sudo -S true",
+    "sed -i 's|^PASSWORD=.*|PASSWORD=$NEW_PASSWORD|' .env",
+    "grep -c secret <<< \"$config\"",
+    "openssl passwd -6 -stdin < pw.txt",
+    "net user deploy /delete",
+    "net user admin *",
+    "requests.get(url, auth=(user, password))",
+    "aws secretsmanager describe-secret --secret-id 6a174c20-f6de-a53c-74d2-6018fcceff64",
+    "dsn := \"app:${DB_PASSWORD}@tcp(db:3306)/shop\"",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

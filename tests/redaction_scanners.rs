@@ -92,7 +92,7 @@ fn pieces(secret: &str, text: &str) -> Vec<String> {
 /// keeps what was reached.
 const MIN_POSITIVES_PCT: &[(&str, f64)] = &[
     ("gitleaks", 98.0),
-    ("trufflehog", 96.5),
+    ("trufflehog", 96.7),
     ("detect-secrets", 98.0),
 ];
 /// Families whose positives are no secrets, left out of the rates and shown apart: a public IP
@@ -107,8 +107,10 @@ const NOT_SECRETS: &[(&str, &str)] = &[("detect-secrets", "ip_public")];
 /// the generic shape of a secret whatever its vendor; the scanners list some as false positives
 /// only for want of their vendor's keyword nearby, of the exact length or of a checksum.
 ///
-/// The goal is 95%; the floor keeps what was reached (92.8%).
-const MIN_READABLE_PCT: f64 = 92.8;
+/// The goal is 95%; the floor keeps what was reached: 91 of the other cases replaced, 92.8%
+/// of 1,264, 92.78% of 1,261 once Vault AppRole `secret_id` UUIDs joined the values replaced
+/// for their key's name.
+const MIN_READABLE_PCT: f64 = 92.75;
 
 /// Words of which a key's name holds one when it names a credential, for this test's own
 /// reading of a text (the redactor's vocabulary is not used to judge it).

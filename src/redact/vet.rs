@@ -171,7 +171,7 @@ pub(super) fn accept(
                 && match names::names_a_credential(name) {
                     names::Naming::Strong => true,
                     names::Naming::Weak => names::labelled_value_ok(trimmed, ctx.quote),
-                    names::Naming::No => false,
+                    names::Naming::No => is_vault_secret_id(name, trimmed),
                 }
                 && !names::is_second_of_many(text, name, start, end)
                 && !names::is_number_or_boolean(trimmed)
@@ -270,6 +270,7 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
     if BENIGN_NAME_SUFFIXES
         .iter()
         .any(|suffix| norm.ends_with(suffix))
+        && !is_vault_secret_id(bare_name, value)
     {
         return false;
     }
@@ -517,6 +518,12 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
     }
     // Lowercase dotted host names (`auth2.example.com`).
     !names::is_host(value)
+}
+
+/// A secret's id names it (AWS `--secret-id db`), but Vault AppRole's `secret_id` is a UUID
+/// that logs in.
+fn is_vault_secret_id(name: &str, value: &str) -> bool {
+    normalise(name).ends_with("secretid") && is_uuid(value)
 }
 
 /// A password may start with `=` or `@` and hold any word.

@@ -38,6 +38,9 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("connection_string", r"(?i-u)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([A-Za-z0-9+/%]{30,}={0,2})", "accountkey=|sharedaccesskey=|sharedaccesssignature=", "Azure Storage / Service Bus connection strings: Microsoft Learn"),
     ("password", r#"(?i-u)(?:(?:^|[;"'\s{])(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*);|;[ \t]*(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*)["'])"#, "pwd|password", "ODBC and ADO.NET connection strings, the password to its `;`: Microsoft Learn, connection string syntax"),
     ("connection_string", r"api\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/([a-z0-9]{64})\b", "softlayer", "IBM SoftLayer API URLs: detect-secrets softlayer plugin"),
+    // Vendor tokens whose body holds `-` and `_` anywhere.
+    ("supabase_secret_key", r"\bsb_secret_[A-Za-z0-9_-]{20,}", "sb_secret_", "Supabase secret API keys: Supabase docs, API keys"),
+    ("contentful_token", r"\bCFPAT-[A-Za-z0-9_-]{43}", "cfpat-", "Contentful personal access tokens: Contentful docs"),
     // Artifactory API keys and reference tokens (`AKC…`, `AP[0-9A-F]…`) where a value
     // starts; Twilio account SIDs and API keys: detect-secrets takes any body, fillers too.
     ("jfrog_token", r#"(?:^|[\s=:"'])(AKC[A-Za-z0-9]{10,}|AP[0-9A-F][A-Za-z0-9]{8,})(?:[\s"']|$)"#, "akc|ap0|ap1|ap2|ap3|ap4|ap5|ap6|ap7|ap8|ap9|apa|apb|apc|apd|ape|apf", "JFrog Artifactory API keys: JFrog docs; detect-secrets artifactory plugin"),

@@ -19,6 +19,10 @@ pub(super) fn places() -> Vec<Rule> {
         rule("url_credentials", r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/?#@:"'\\<>]*:([^\s/?#"'\\<>]+)@[^\s/?#@"'\\<>]"#)
         .anchors("://")
         .check(Check::Value),
+        // Go's MySQL DSN, `user:password@tcp(host:3306)/db` (go-sql-driver/mysql docs).
+        rule("url_credentials", r#"\b[A-Za-z0-9_.-]+:([^\s@:"'\\/]+)@(?:tcp|udp|unix)\("#).anchors("@tcp(|@udp(|@unix(").check(Check::Value),
+        // Python's `auth=("user", "PASS")` and `HTTPBasicAuth("user", "PASS")`.
+        rule("password", r#"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth)[ \t]*\()[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#).anchors("auth").check(Check::Value),
         // `scheme://TOKEN@host` or `scheme://TOKEN:x-oauth-basic@host`: a token as the user.
         rule("url_credentials", r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://([A-Za-z0-9_.~%-]{20,})(?::[^\s/?#@"'\\<>]*)?@"#)
         .anchors("://")

@@ -262,6 +262,8 @@ pub(super) fn positive_cases() -> Vec<Case> {
     c.add("airtable_api_key", "AIRTABLE_TOKEN={}", format!("pat{}.{}", fake(AN, 14), fake(HEX, 64)), "AIRTABLE_TOKEN=");
     c.add("typeform_token", "TYPEFORM_TOKEN={}", format!("tfp_{}", fake(URL, 59)), "TYPEFORM_TOKEN=");
     c.add("contentful_token", "CONTENTFUL_DELIVERY_TOKEN={}", fake(URL, 43), "CONTENTFUL_DELIVERY_TOKEN=");
+    c.add("contentful_token", "contentful space use --management-token {} --space-id x", format!("CFPAT-{}", fake(URL, 43)), "--space-id x");
+    c.add("supabase_secret_key", "supabase secrets list --key {} --project x", format!("sb_secret_{}", fake(URL, 31)), "--project x");
     c.add("launchdarkly_token", "LAUNCHDARKLY_ACCESS_TOKEN={}", fake(URL, 40), "LAUNCHDARKLY_ACCESS_TOKEN=");
     c.add("rapidapi_key", "curl -H 'X-RapidAPI-Key: {}' https://api.rapidapi.com", fake(URL, 50), "https://api.rapidapi.com");
     c.add("algolia_api_key", "ALGOLIA_ADMIN_KEY={}", fake(LOW, 32), "ALGOLIA_ADMIN_KEY=");
