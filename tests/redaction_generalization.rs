@@ -82,6 +82,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A secret given on a here-string to a command that stores or reads one.
     ("wrangler secret put STRIPE_KEY <<< Vb7Kq2Wz9Lm4Xt8Rn3Hc && echo done", "Vb7Kq2Wz9Lm4Xt8Rn3Hc", "echo done"),
     ("vercel env add DB_URL production <<< 'pgUrl-Secret-8841'", "pgUrl-Secret-8841", "vercel env add DB_URL"),
+    ("pass insert -e infra/db <<< PassStore-6612", "PassStore-6612", "infra/db"),
+    ("printf 'Pw-Twice-83\\nPw-Twice-83\\n' | sudo passwd deploy", "Pw-Twice-83", "sudo passwd deploy"),
     // A password written by a sed replacement, hashed by openssl or mkpasswd, set by `net user`.
     ("sed -i 's|^API_TOKEN=.*|API_TOKEN=sedTok-4471x|' .env", "sedTok-4471x", ".env"),
     ("useradd -m -p \"$(openssl passwd -6 -salt Xy12 NewUserPw!9)\" deploy", "NewUserPw!9", "deploy"),
@@ -144,6 +146,7 @@ const READABLE: &[&str] = &[
     "grep -c secret <<< \"$config\"",
     "openssl passwd -6 -stdin < pw.txt",
     "net user deploy /delete",
+    "echo 'new entry' | sudo tee -a /etc/passwd.d/notes",
     "net user admin *",
     "requests.get(url, auth=(user, password))",
     "aws secretsmanager describe-secret --secret-id 6a174c20-f6de-a53c-74d2-6018fcceff64",

@@ -99,13 +99,13 @@ pub(super) fn password_flags() -> Vec<Rule> {
         // `rabbitmqctl add_user USER PASS`, `change_password USER PASS`.
         ("rabbitmqctl", format!(r"\brabbitmqctl\b{SAME_COMMAND}[ \t](?:add_user|change_password)[ \t]+[^\s-][^\s]*{SPACED}")),
         // `echo X | docker login --password-stdin`, `| gh auth login --with-token`,
-        // `| passwd --stdin user`, `| chpasswd`, `| sudo -S …`: a secret piped to a command that reads it.
-        ("password-stdin|with-token|stdin|chpasswd|passphrase-fd|sudo", format!(r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bchpasswd\b|--passphrase-fd[ \t]+0|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*\b)")),
+        // `| passwd [--stdin] user`, `| chpasswd`, `| sudo -S …`: a secret piped to a command that reads it.
+        ("password-stdin|with-token|stdin|passwd|passphrase-fd|sudo", format!(r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bchpasswd\b|[ \t]passwd(?:[ \t;&|\n]|$)|--passphrase-fd[ \t]+0|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*\b)")),
         // `openssl passwd -6 PASS`, `mkpasswd -m sha-512 PASS`: the plain password to hash.
         ("passwd|mkpasswd", format!(r"\b(?:openssl[ \t]+passwd|mkpasswd)\b(?:[ \t]+-(?:salt|in|m|S|R)(?:[ \t]+|=)[^\s-][^\s]*|[ \t]+-[A-Za-z0-9-]+)*{SPACED}")),
         // A here-string to a command that reads a secret: `wrangler secret put K <<< X`,
-        // `vercel env add K <<< X`, `chpasswd <<< 'user:X'`, `login --password-stdin <<< X`.
-        ("<<<", r#"(?i-u:\b(?:chpasswd|passwd|secrets?|password-stdin|with-token|token-stdin|env[ \t]+add))\b[^\n|;&]*?<<<[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\x60;&|<>\\$][^\s"'\x60;&|<>\\]*))"#.to_string()),
+        // `vercel env add K <<< X`, `chpasswd <<< 'user:X'`, `pass insert k <<< X`.
+        ("<<<", r#"(?i-u:\b(?:chpasswd|passwd|secrets?|password-stdin|with-token|token-stdin|env[ \t]+add|(?:go)?pass[ \t]+insert|keyring[ \t]+set))\b[^\n|;&]*?<<<[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\x60;&|<>\\$][^\s"'\x60;&|<>\\]*))"#.to_string()),
         // Windows `net user NAME PASS` (not `net user NAME /add`, not `*`, which prompts).
         ("net", r#"\bnet[ \t]+user[ \t]+(?:"[^"\n]+"|[^\s/"'-][^\s/]*)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/*\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#.to_string()),
         // `net use \\host\share /user:DOMAIN\user PASS` (not `/persistent:no`).
