@@ -93,6 +93,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("requests.post(url, auth=(\"svc\", \"reqPw-7731\"))", "reqPw-7731", "\"svc\""),
     ("db, _ := sql.Open(\"mysql\", \"app:goDsn#Pw44@tcp(db:3306)/shop\")", "goDsn#Pw44", "tcp(db:3306)/shop"),
     ("vault write auth/approle/login role_id=db02de05-fa39-4855-059b-67221c5c2f63 secret_id=6a174c20-f6de-a53c-74d2-6018fcceff64", "6a174c20-f6de-a53c-74d2-6018fcceff64", "role_id="),
+    // A Wi-Fi pre-shared key, a Redis server's password.
+    ("network={\n  ssid=\"office\"\n  psk=\"wifi-Pass-2291\"\n}", "wifi-Pass-2291", "ssid=\"office\""),
+    ("echo 'requirepass rds-Pw-8812' >> /etc/redis/redis.conf", "rds-Pw-8812", "/etc/redis/redis.conf"),
     // Vendor formats whose body holds `-` and `_`.
     ("SUPABASE_KEY=sb_secret_Qk7Wz2-Lm9Xt_4Rn8Hc3Vb ./seed", "sb_secret_Qk7Wz2-Lm9Xt_4Rn8Hc3Vb", "./seed"),
     ("contentful space use --management-token CFPAT-Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc9Xe5Gf0Js2Kw8Lu4Y", "CFPAT-Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc9Xe5Gf0Js2Kw8Lu4Y", "contentful space use"),
@@ -146,6 +149,7 @@ const READABLE: &[&str] = &[
     "grep -c secret <<< \"$config\"",
     "openssl passwd -6 -stdin < pw.txt",
     "net user deploy /delete",
+    "PSK_LENGTH=32 ./gen",
     "echo 'new entry' | sudo tee -a /etc/passwd.d/notes",
     "net user admin *",
     "requests.get(url, auth=(user, password))",

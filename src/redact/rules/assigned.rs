@@ -20,10 +20,10 @@ use crate::redact::vet::Check;
 /// `auth` take only random-looking values (`vet::names`).
 const VOCAB: &str = concat!(
     r"password|passwd|passphrase|pwd|pass|secrete?|token|api[_.-]?key|private[_.-]?key",
-    r"|access[_.-]?key|credentials?|creds?|key|auth|session",
+    r"|access[_.-]?key|credentials?|creds?|key|auth|session|psk",
 );
 /// The same words as anchors.
-const ANCHORS: &str = "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session";
+const ANCHORS: &str = "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session|psk";
 /// Quoted values: JSON-escaped, double, single, backtick; `@"…"` (Objective-C) too.
 const ANY_QUOTED: &str =
     r#"\\+"([^"\\\n]+)\\+"|@?"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\x60([^\x60\n]+)\x60"#;
