@@ -522,7 +522,7 @@ impl Follower {
         // rotated away from them): read before them, or an execution's record in the new file
         // would come before its denials in the roll.
         let globbed = self.files.len();
-        self.read_unrecorded(sink, &present);
+        self.read_unrecorded(sink, &present, opened_before + resumed);
         let recovered = self.files.len() - globbed;
         self.files[opened_before + resumed..].rotate_right(recovered);
         // Files opened now are read after those already followed, each sequence in roll order;

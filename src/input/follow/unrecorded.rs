@@ -185,8 +185,15 @@ struct Owed {
 }
 
 impl Follower {
-    /// Reads the rolls no state recorded beside the followed files ([module docs](self)).
-    pub(super) fn read_unrecorded(&mut self, sink: &mut impl Sink, globbed: &BTreeSet<Inode>) {
+    /// Reads the rolls no state recorded beside the followed files ([module docs](self)). The
+    /// first `older` files (followed before this scan, or resumed from the state) are older than
+    /// any roll found now: a roll read at once comes after what they hold unread.
+    pub(super) fn read_unrecorded(
+        &mut self,
+        sink: &mut impl Sink,
+        globbed: &BTreeSet<Inode>,
+        older: usize,
+    ) {
         // Each directory with the names of the logs followed there.
         let mut logs: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
         for f in &self.files {
@@ -228,6 +235,22 @@ impl Follower {
         }
         // Oldest first: a log's compressed rolls before its plain ones.
         owed.sort_by(|a, b| (a.mtime, &a.path).cmp(&(b.mtime, &b.path)));
+        // A compressed roll is read at once, a plain one in its place in the read order (after
+        // the older files): the older files of a compressed roll's directory are read to their
+        // end first. What a frozen exporter had not read of the file it followed was written
+        // before the rolls that came after it (an execution's denials there, its record in
+        // the roll).
+        let compressed_dirs: BTreeSet<&Path> = owed
+            .iter()
+            .filter(|roll| roll.gz_head.is_some())
+            .filter_map(|roll| roll.log.parent())
+            .collect();
+        for i in 0..older {
+            let dir = self.files[i].sequence_path.parent();
+            if dir.is_some_and(|dir| compressed_dirs.contains(dir)) {
+                self.read_ahead(i, sink);
+            }
+        }
         for roll in owed {
             self.read_owed(roll, sink);
         }
