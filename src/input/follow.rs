@@ -520,7 +520,8 @@ impl Follower {
         }
         // Rolls no state recorded are older than the files the globs match now (they were
         // rotated away from them): read before them, or an execution's record in the new file
-        // would come before its denials in the roll.
+        // would come before its denials in the roll. They are newer than the files followed
+        // before this scan or resumed from the state, whose unread ends come first.
         let globbed = self.files.len();
         self.read_unrecorded(sink, &present, opened_before + resumed);
         let recovered = self.files.len() - globbed;
