@@ -6,6 +6,10 @@
 //!
 //! Each denial line carries no correlation key: a line read twice would count twice, a line
 //! lost would be missing.
+//!
+//! And the order holds: a roll read at once from its `.gz` comes after the unread end of the
+//! older file the exporter was following when it froze, so an execution's denials there are
+//! counted with their reason before its record in the roll.
 
 #[path = "live/mod.rs"]
 mod live;
@@ -81,22 +85,33 @@ fn listing(dir: &Path) -> String {
     names.join(" ")
 }
 
-#[test]
-fn a_roll_made_and_compressed_while_frozen_is_read() {
-    let wf = "frozen";
+/// A work directory holding `logs/`, and logrotate configured for `logs/app.log` (`None` where
+/// logrotate is not installed).
+fn logs_and_rotator() -> Option<(tempfile::TempDir, PathBuf, Rotator)> {
     let work = tempfile::tempdir().unwrap();
     let logs = work.path().join("logs");
     fs::create_dir(&logs).unwrap();
-    let Some(rotator) = Rotator::new(work.path(), &logs) else {
+    let rotator = Rotator::new(work.path(), &logs)?;
+    Some((work, logs, rotator))
+}
+
+/// `run --path <log>` with a state file in `work`.
+fn with_state(work: &Path, log: &Path) -> Launch {
+    Launch::new(work, log)
+        .fast()
+        .arg("--state-file")
+        .arg(work.join("state.json").display().to_string())
+}
+
+#[test]
+fn a_roll_made_and_compressed_while_frozen_is_read() {
+    let wf = "frozen";
+    let Some((work, logs, rotator)) = logs_and_rotator() else {
         return;
     };
     let log = logs.join("app.log");
     Writer::open(&log).denials(wf, 10);
-    let exporter = Launch::new(work.path(), &log)
-        .fast()
-        .arg("--state-file")
-        .arg(work.path().join("state.json").display().to_string())
-        .start();
+    let exporter = with_state(work.path(), &log).start();
     exporter.wait_denials(wf, 10);
     // Frozen, as a paused container or a starved process is, across three rotations: the file
     // the second one creates is filled, renamed, and compressed before the exporter runs again.
@@ -115,6 +130,81 @@ fn a_roll_made_and_compressed_while_frozen_is_read() {
         "the compressed roll (the empty one after it holds nothing to read): {}",
         listing(&logs)
     );
+}
+
+/// A denial of the execution `execution` in `workflow`, refused by a permission rule.
+fn rule_denial(workflow: &str, execution: &str, tool_use: &str) -> String {
+    format!(
+        "{{\"level\":40,\"time\":1781251200139,\"executionId\":\"{execution}\",\"workflow\":\"{workflow}\",\
+         \"event\":\"agent.permission.denied\",\"toolName\":\"Bash\",\"toolUseId\":\"{tool_use}\",\
+         \"decisionReasonType\":\"rule\",\"decisionReason\":\"Denied by rule Bash(git push:*)\",\
+         \"msg\":\"agent permission denied\"}}\n"
+    )
+}
+
+/// The completed line of the execution `execution`, listing the denials `tool_uses`.
+fn record(workflow: &str, execution: &str, tool_uses: &[String]) -> String {
+    let denials: Vec<String> = tool_uses
+        .iter()
+        .map(|t| format!("{{\"toolName\":\"Bash\",\"toolUseId\":\"{t}\"}}"))
+        .collect();
+    format!(
+        "{{\"level\":30,\"time\":1781251200999,\"executionId\":\"{execution}\",\"workflow\":\"{workflow}\",\
+         \"sdkMsgType\":\"result\",\"subtype\":\"success\",\"numTurns\":3,\"permissionDenialCount\":{},\
+         \"permissionDenials\":[{}],\"msg\":\"Claude Agent SDK execution completed\"}}\n",
+        tool_uses.len(),
+        denials.join(",")
+    )
+}
+
+/// Frozen while its writer goes on: the file followed (`app.log`) gets an execution's denials
+/// after the last read, logrotate renames it, the writer reopens and writes the execution's
+/// record to the new file, which two more rotations compress (`app.log.2.gz`) before the
+/// exporter runs again. The roll is found at the scan the thaw's events cause and read at once;
+/// the older file's unread end must come first, or the record would book the denials as
+/// `reason="unknown"` before their own lines.
+#[test]
+fn a_compressed_roll_is_read_after_the_older_files_unread_end() {
+    let wf = "frozen_order";
+    let Some((work, logs, rotator)) = logs_and_rotator() else {
+        return;
+    };
+    let log = logs.join("app.log");
+    let mut older = Writer::open(&log);
+    older.denials("warm_up", 1);
+    let exporter = with_state(work.path(), &log).start();
+    exporter.wait_denials("warm_up", 1);
+    exporter.freeze();
+    rotator.rotate();
+    // The writer appends to the renamed file until it reopens the path (after logrotate's
+    // postrotate signal): these lines are in no file the exporter saw written.
+    let tool_uses: Vec<String> = (0..3).map(|i| format!("toolu_frozen_{i}")).collect();
+    for tool_use in &tool_uses {
+        older.write(&rule_denial(wf, "exec_frozen", tool_use));
+    }
+    Writer::open(&log).write(&(noise() + &record(wf, "exec_frozen", &tool_uses)));
+    rotator.rotate();
+    rotator.rotate();
+    exporter.thaw();
+    exporter.wait_value(
+        "agent_executions_total",
+        &[("workflow", wf), ("outcome", "success")],
+        1.0,
+    );
+    exporter.wait_denials(wf, 3);
+    std::thread::sleep(Duration::from_millis(300));
+    let m = exporter.metrics();
+    assert_eq!(
+        sum(&m, DENIALS, &[("workflow", wf), ("reason", "unknown")]),
+        0.0,
+        "the record was read before the denials it lists; files: {}\n{m}",
+        listing(&logs)
+    );
+    assert_eq!(
+        sum(&m, DENIALS, &[("workflow", wf), ("reason", "rule")]),
+        3.0
+    );
+    assert_eq!(exporter.value(RECOVERED, &[]), 1.0, "{}", listing(&logs));
 }
 
 /// The state directory made unusable (a file where the directory was: every write fails, also

@@ -520,9 +520,10 @@ impl Follower {
         }
         // Rolls no state recorded are older than the files the globs match now (they were
         // rotated away from them): read before them, or an execution's record in the new file
-        // would come before its denials in the roll.
+        // would come before its denials in the roll. They are newer than the files followed
+        // before this scan or resumed from the state, whose unread ends come first.
         let globbed = self.files.len();
-        self.read_unrecorded(sink, &present);
+        self.read_unrecorded(sink, &present, opened_before + resumed);
         let recovered = self.files.len() - globbed;
         self.files[opened_before + resumed..].rotate_right(recovered);
         // Files opened now are read after those already followed, each sequence in roll order;

@@ -148,6 +148,29 @@ impl Follower {
         Visit::Kept(signed)
     }
 
+    /// Reads the `i`th file to its end now, outside a pass: a roll read at once comes next, and
+    /// what this older file holds unread was written before it ([`super::unrecorded`]). Never
+    /// lets it go (its pass does), and leaves to its pass a file parked, one whose first bytes
+    /// are not read yet (a `.gz` being made), and one rewritten under the read (its truncation
+    /// is the pass's to notice: it is made due).
+    pub(super) fn read_ahead(&mut self, i: usize, sink: &mut impl Sink) {
+        let f = &self.files[i];
+        if f.file.is_none() || f.read_pos < 2 || !f.grew() {
+            return;
+        }
+        let tick = self.tick();
+        let (mut reading, f) = self.reading(i);
+        let read = reading.drain(f, sink);
+        if read.grew {
+            f.active = tick;
+        }
+        let signed = f.settle(reading.stats);
+        self.identities += u64::from(signed);
+        if read.rewritten {
+            self.mark_due(i);
+        }
+    }
+
     /// A read of the `i`th file, with the files before it as its possible predecessors (what
     /// [`Follower::visit`] makes for each file it reads; a test drives one read with it).
     pub(super) fn reading(&mut self, i: usize) -> (Reading<'_>, &mut Followed) {

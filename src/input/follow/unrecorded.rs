@@ -16,8 +16,12 @@
 //!   (plain) or its first bytes (compressed: the decompressed head);
 //! * it is not empty, and compressed, it decompresses whole (looked at again later otherwise).
 //!
-//! A compressed roll is read at once; a plain one is followed as a rotated file, read before the
-//! files the globs match now (it was rotated away from them).
+//! A compressed roll is read at once, after the older files of its directory (followed before
+//! the scan that found it, or resumed from the state) are read to their end; a plain one is
+//! followed as a rotated file, read after those and before the files the globs match now (it
+//! was rotated away from them). So a roll is read in its place among its log's files: found by
+//! the scan that opens the file after it (a directory whose names change while it is listed is
+//! listed again at once), and a roll listed both plain and compressed is read once, plain.
 //!
 //! Why this is exact: the state holds offsets and the counters they produced together, so a
 //! file no state (nor this process) recorded contributed nothing to the counters: all its lines
@@ -34,7 +38,9 @@
 //! roll read.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
 use std::fs::{self, File};
+use std::os::unix::fs::DirEntryExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -65,6 +71,10 @@ pub struct KnownHeads {
 /// again at the next scan.
 const SETTLED_AFTER: Duration = Duration::from_secs(1);
 
+/// How many times a directory whose names changed while it was judged is listed again at once;
+/// past them it is listed again at the next scan.
+const RELISTS: usize = 3;
+
 /// What the follower knows of the rolls beside its files ([module docs](self)).
 #[derive(Debug)]
 pub(super) struct Unrecorded {
@@ -76,6 +86,10 @@ pub(super) struct Unrecorded {
     judged: BTreeMap<PathBuf, BTreeMap<Inode, Changed>>,
     /// Each directory's mtime when it was last listed and nothing in it was left undecided.
     listed: BTreeMap<PathBuf, SystemTime>,
+    /// Run once, after the next listing of a directory and before its files are judged: what a
+    /// rotator does meanwhile (a unit test's).
+    #[cfg(test)]
+    pub(super) beside_listing: Option<fn(&Path)>,
 }
 
 impl Default for Unrecorded {
@@ -85,6 +99,8 @@ impl Default for Unrecorded {
             heads: BTreeMap::new(),
             judged: BTreeMap::new(),
             listed: BTreeMap::new(),
+            #[cfg(test)]
+            beside_listing: None,
         }
     }
 }
@@ -161,6 +177,24 @@ fn is_roll_of(name: &str, log: &str) -> bool {
     })
 }
 
+/// Whether one of two files' first bytes begins the other's: a file and its copy, one of them
+/// read while it was shorter.
+fn same_start(a: &[u8], b: &[u8]) -> bool {
+    a.starts_with(b) || b.starts_with(a)
+}
+
+/// The files in `dir` by name and inode number, as one `readdir` shows them (no `stat`): what
+/// tells whether the directory changed while it was judged. `None` if it cannot be listed.
+fn entries(dir: &Path) -> Option<Vec<(OsString, u64)>> {
+    let mut entries: Vec<(OsString, u64)> = fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| (e.file_name(), e.ino()))
+        .collect();
+    entries.sort_unstable();
+    Some(entries)
+}
+
 /// The first bytes of `file` (at most [`SIGNATURE_BYTES`]; none if it cannot be read).
 fn first_bytes(file: &File) -> Vec<u8> {
     identity::first_bytes(file, SIGNATURE_BYTES as u64).unwrap_or_default()
@@ -185,8 +219,15 @@ struct Owed {
 }
 
 impl Follower {
-    /// Reads the rolls no state recorded beside the followed files ([module docs](self)).
-    pub(super) fn read_unrecorded(&mut self, sink: &mut impl Sink, globbed: &BTreeSet<Inode>) {
+    /// Reads the rolls no state recorded beside the followed files ([module docs](self)). The
+    /// first `older` files (followed before this scan, or resumed from the state) are older than
+    /// any roll found now: a roll read at once comes after what they hold unread.
+    pub(super) fn read_unrecorded(
+        &mut self,
+        sink: &mut impl Sink,
+        globbed: &BTreeSet<Inode>,
+        older: usize,
+    ) {
         // Each directory with the names of the logs followed there.
         let mut logs: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
         for f in &self.files {
@@ -228,6 +269,22 @@ impl Follower {
         }
         // Oldest first: a log's compressed rolls before its plain ones.
         owed.sort_by(|a, b| (a.mtime, &a.path).cmp(&(b.mtime, &b.path)));
+        // A compressed roll is read at once, a plain one in its place in the read order (after
+        // the older files): the older files of a compressed roll's directory are read to their
+        // end first. What a frozen exporter had not read of the file it followed was written
+        // before the rolls that came after it (an execution's denials there, its record in
+        // the roll).
+        let compressed_dirs: BTreeSet<&Path> = owed
+            .iter()
+            .filter(|roll| roll.gz_head.is_some())
+            .filter_map(|roll| roll.log.parent())
+            .collect();
+        for i in 0..older {
+            let dir = self.files[i].sequence_path.parent();
+            if dir.is_some_and(|dir| compressed_dirs.contains(dir)) {
+                self.read_ahead(i, sink);
+            }
+        }
         for roll in owed {
             self.read_owed(roll, sink);
         }
@@ -235,7 +292,13 @@ impl Follower {
 
     /// Lists `dir`, judges each file there that continues one of `names` and was not judged
     /// since it last changed, and forgets the heads of files no longer there. Files owed are
-    /// added to `owed`; returns false if one was left undecided (a `.gz` not yet whole).
+    /// added to `owed`, each once; returns false if one was left undecided (a `.gz` not yet
+    /// whole, or the copy of a plain roll owed too).
+    ///
+    /// A directory whose names changed while it was judged (a rotation beside the listing
+    /// shifts every roll up one name: `app.log.1` is compressed and gone, its `.gz` now
+    /// `app.log.2.gz`) is listed again at once, so that no roll is missed by this scan and
+    /// found by a later one, after the newer files it opened were read.
     fn judge_dir(
         &mut self,
         dir: &Path,
@@ -243,16 +306,44 @@ impl Follower {
         globbed: &BTreeSet<Inode>,
         owed: &mut Vec<Owed>,
     ) -> bool {
-        let Ok(entries) = fs::read_dir(dir) else {
+        let Some(mut listing) = entries(dir) else {
             return true;
         };
+        let first = owed.len();
+        for _ in 0..=RELISTS {
+            #[cfg(test)]
+            if let Some(beside) = self.unrecorded.beside_listing.take() {
+                beside(dir);
+            }
+            let settled = self.judge_entries(dir, &listing, names, globbed, owed);
+            let Some(now) = entries(dir) else {
+                return true;
+            };
+            if now == listing {
+                return self.keep_once(dir, owed, first) && settled;
+            }
+            listing = now;
+        }
+        self.keep_once(dir, owed, first);
+        false // still changing: listed again at the next scan
+    }
+
+    /// Judges the files of `listing`, `dir`'s ([`Follower::judge_dir`]).
+    fn judge_entries(
+        &mut self,
+        dir: &Path,
+        listing: &[(OsString, u64)],
+        names: &BTreeSet<String>,
+        globbed: &BTreeSet<Inode>,
+        owed: &mut Vec<Owed>,
+    ) -> bool {
         let since = self.unrecorded.since;
         let old_judged = self.unrecorded.judged.remove(dir).unwrap_or_default();
         let mut judged = BTreeMap::new();
         let mut present = BTreeSet::new();
         let mut settled = true;
-        for dirent in entries.flatten() {
-            let path = dirent.path();
+        for (name, _) in listing {
+            let path = dir.join(name);
             let Ok(meta) = fs::symlink_metadata(&path) else {
                 continue;
             };
@@ -261,7 +352,6 @@ impl Follower {
             }
             let inode = Inode::of(&meta);
             present.insert(inode);
-            let name = dirent.file_name();
             let Some(name) = name.to_str() else { continue };
             let Some(log) = names.iter().find(|log| is_roll_of(name, log)) else {
                 continue;
@@ -330,6 +420,40 @@ impl Follower {
         settled
     }
 
+    /// Keeps once each roll of `dir` owed (`owed[first..]`): a file judged again after a rename
+    /// is dropped, and so is the `.gz` of a plain roll owed too (logrotate removes the plain file
+    /// once its `.gz` is whole: a listing may see both). The `.gz` is judged again later, known
+    /// by then by the plain roll read. Returns false if one was dropped that way.
+    fn keep_once(&mut self, dir: &Path, owed: &mut Vec<Owed>, first: usize) -> bool {
+        let mut seen = BTreeSet::new();
+        let plain_heads: Vec<Vec<u8>> = owed[first..]
+            .iter()
+            .filter(|roll| roll.gz_head.is_none())
+            .map(|roll| first_bytes(&roll.file))
+            .collect();
+        let mut copies = Vec::new();
+        let mut at = 0;
+        owed.retain(|roll| {
+            at += 1;
+            if at <= first {
+                return true;
+            }
+            let copy = roll.gz_head.as_deref().is_some_and(|head| {
+                plain_heads
+                    .iter()
+                    .any(|plain| !plain.is_empty() && same_start(head, plain))
+            });
+            if copy {
+                copies.push(roll.inode);
+            }
+            !copy && seen.insert(roll.inode)
+        });
+        if let Some(judged) = self.unrecorded.judged.get_mut(dir) {
+            judged.retain(|inode, _| !copies.contains(inode));
+        }
+        copies.is_empty()
+    }
+
     /// Whether the decompressed `head` of a compressed roll in `dir` is the first bytes of a file
     /// whose lines were handed up: followed, a state entry not yet matched, or remembered.
     fn knows_head(&self, dir: &Path, head: &[u8]) -> bool {
@@ -340,7 +464,7 @@ impl Follower {
             f.signature.is_short()
                 && f.file.as_ref().is_some_and(|file| {
                     let now = first_bytes(file);
-                    !now.is_empty() && (head.starts_with(&now) || now.starts_with(head))
+                    !now.is_empty() && same_start(head, &now)
                 })
         };
         self.files
@@ -484,5 +608,74 @@ mod tests {
         restarted.read_all(&mut sink);
         assert_eq!(text(&sink), "");
         assert_eq!(restarted.stats.rolls_recovered, 0);
+    }
+
+    /// A follower that has read `app.log` (3 lines "a") in `dir`, and was then frozen while
+    /// logrotate moved it to `app.log.2`, a roll it never saw was made (`app.log.1`, 4 lines
+    /// "r") and the writer went on in a new `app.log` (2 lines "b").
+    fn frozen_across_rotations(dir: &std::path::Path) -> (Follower, Recorder) {
+        let name = |n: &str| dir.join(n);
+        fs::write(name("app.log"), lines("a", 3)).unwrap();
+        let config = FollowConfig::for_test(&name("app.log"), Duration::ZERO);
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder::default();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        fs::rename(name("app.log"), name("app.log.2")).unwrap();
+        fs::write(name("app.log.1"), lines("r", 4)).unwrap();
+        fs::write(name("app.log"), lines("b", 2)).unwrap();
+        std::thread::sleep(Duration::from_millis(20)); // a new mtime for the directory
+        sink.regions.clear();
+        (follower, sink)
+    }
+
+    /// logrotate's next run, beside the exporter's listing: `app.log.1` compressed (the `.gz`
+    /// whole, then the plain file removed), every roll shifted up one name, a new `app.log`.
+    fn rotate_with_delaycompress(dir: &std::path::Path) {
+        let name = |n: &str| dir.join(n);
+        gzip(&name("app.log.1.gz"), &fs::read(name("app.log.1")).unwrap());
+        fs::remove_file(name("app.log.1")).unwrap();
+        fs::rename(name("app.log.2"), name("app.log.3")).unwrap();
+        fs::rename(name("app.log.1.gz"), name("app.log.2.gz")).unwrap();
+        fs::rename(name("app.log"), name("app.log.1")).unwrap();
+        fs::write(name("app.log"), b"").unwrap();
+    }
+
+    /// The roll a rotation beside the listing moved from a name not yet judged (`app.log.1`) to
+    /// one not listed (`app.log.2.gz`) is found by listing again at once: read by the scan that
+    /// opened the newer `app.log`, before it, not by a later scan after it.
+    #[test]
+    fn a_roll_renamed_during_the_listing_is_read_before_the_newer_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut follower, mut sink) = frozen_across_rotations(dir.path());
+        follower.unrecorded.beside_listing = Some(rotate_with_delaycompress);
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        let expected = [lines("r", 4), lines("b", 2)].concat();
+        assert_eq!(text(&sink), String::from_utf8(expected).unwrap());
+        assert_eq!(follower.stats.rolls_recovered, 1);
+    }
+
+    /// A listing between the end of the compression and the removal of the plain file sees a
+    /// roll no state recorded twice, plain and as its `.gz`: it is read once.
+    #[test]
+    fn a_roll_listed_both_plain_and_compressed_is_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut follower, mut sink) = frozen_across_rotations(dir.path());
+        let roll = fs::read(dir.path().join("app.log.1")).unwrap();
+        gzip(&dir.path().join("app.log.1.gz"), &roll);
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        fs::remove_file(dir.path().join("app.log.1")).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        for _ in 0..2 {
+            follower.scan(&mut sink);
+            follower.read_all(&mut sink);
+        }
+        let expected = [lines("r", 4), lines("b", 2)].concat();
+        assert_eq!(text(&sink), String::from_utf8(expected).unwrap());
+        assert_eq!(follower.stats.rolls_recovered, 1);
     }
 }
