@@ -24,6 +24,7 @@ pub mod usage;
 use serde_json::{Map, Value};
 
 use crate::config::{Fields, ReasonRules};
+use crate::vocab::digest::Digest;
 use crate::vocab::Reason;
 pub use calls::{Calls, Outcome};
 use object::Object;
@@ -107,6 +108,9 @@ pub(crate) fn tool_input(
 pub struct RecordedDenial {
     pub tool: String,
     pub tool_use_id: Option<String>,
+    /// The digest of `tool_use_id`, taken once where the id is read: the record's
+    /// reconciliation and the classes waiting for it both look the entry up by it.
+    pub tool_use_digest: Option<Digest>,
     pub input_summary: Option<String>,
     /// The entry's tool input, for the risk class; unredacted.
     pub attempted: Option<Attempted>,

@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 use super::object::Object;
 use super::{tool_input, RecordedDenial};
 use crate::config::Fields;
+use crate::vocab::digest::Digest;
 
 /// The entries of the first of `keys` that holds an array; `None` if none does.
 pub fn denial_list(
@@ -50,6 +51,7 @@ fn entry(item: &RawValue, fields: &Fields) -> Option<RecordedDenial> {
         tool_input(entry.raw("toolInput").or_else(|| entry.raw("tool_input")));
     Some(RecordedDenial {
         tool,
+        tool_use_digest: tool_use_id.as_deref().map(Digest::of),
         tool_use_id,
         input_summary,
         attempted,
