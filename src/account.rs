@@ -490,6 +490,11 @@ impl Accountant {
         let mut ids = Ids::new(at.execution_id, tool_use_id);
         let (tool, workflow) = (&waiting.tool, &waiting.workflow);
         self.count_risk(&waiting.path, tool, workflow, &risk, 1, &mut ids, at.time);
+        // Summarised only for an audit record that shows it.
+        let summary = at
+            .entry
+            .filter(|_| self.shows.builds())
+            .and_then(RecordedDenial::input_summary);
         let decided = DecidedRisk {
             time: at.time,
             tool: waiting.tool.clone(),
@@ -497,7 +502,7 @@ impl Accountant {
             path: waiting.path.clone(),
             reason: waiting.reason,
             risk,
-            input_summary: at.entry.and_then(|e| e.input_summary.as_deref()),
+            input_summary: summary.as_deref(),
             source: at.source,
             format: at.format,
         };

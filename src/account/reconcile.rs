@@ -348,7 +348,7 @@ impl Execution {
                             tool,
                             tool_use_id: Some(id.clone()),
                             digest: Some(digest),
-                            input_summary: item.input_summary.clone(),
+                            input_summary: item.input_summary(),
                             attempted: item.attempted.clone(),
                             count: 1,
                         });
@@ -361,7 +361,7 @@ impl Execution {
                             tool: tool.clone(),
                             tool_use_id: None,
                             digest: None,
-                            input_summary: item.input_summary.clone(),
+                            input_summary: item.input_summary(),
                             attempted: item.attempted.clone(),
                             count: 1,
                         }
@@ -680,7 +680,6 @@ mod tests {
             tool: tool.into(),
             tool_use_id: id.map(String::from),
             tool_use_digest: id.map(Digest::of),
-            input_summary: None,
             attempted: None,
         }
     }
