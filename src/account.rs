@@ -344,8 +344,11 @@ impl Accountant {
         let reason_text = heard.reason_text;
         let decision = match heard.attempted {
             Some(input) => Decision::Now(self.risks.classify(heard.tool, Some(input), None)),
-            None => match (heard.execution_id, heard.tool_use_id) {
-                (Some(_), Some(_)) => Decision::Wait(reason_text),
+            None => match (heard.execution_id, tool_use_id) {
+                (Some(_), Some(tool_use)) => Decision::Wait {
+                    tool_use,
+                    reason_text,
+                },
                 _ => Decision::Now(self.risks.classify(heard.tool, None, reason_text)),
             },
         };
@@ -410,7 +413,14 @@ impl Accountant {
     ) -> String {
         let risk = match (decision, ids.execution_id(), ids.tool_use_id()) {
             (Decision::Now(risk), _, _) => risk,
-            (Decision::Wait(reason_text), Some(execution), Some(tool_use)) => {
+            (
+                Decision::Wait {
+                    tool_use,
+                    reason_text,
+                },
+                Some(execution),
+                Some(_),
+            ) => {
                 let pending = self.risks.pending(key, tool, reason_text);
                 if self
                     .state
@@ -421,7 +431,9 @@ impl Accountant {
                 }
                 self.risks.classify(tool, None, reason_text)
             }
-            (Decision::Wait(reason_text), _, _) => self.risks.classify(tool, None, reason_text),
+            (Decision::Wait { reason_text, .. }, _, _) => {
+                self.risks.classify(tool, None, reason_text)
+            }
         };
         let label = self.risks.label(risk);
         self.count_risk(&key.path, &key.tool, &key.workflow, &label, n, ids, time);
@@ -443,7 +455,7 @@ impl Accountant {
         let entries: Vec<(Digest, &RecordedDenial)> = match denials {
             RecordedDenials::List(items) => items
                 .iter()
-                .filter_map(|i| Some((Digest::of(i.tool_use_id.as_deref()?), i)))
+                .filter_map(|i| Some((i.tool_use_digest?, i)))
                 .collect(),
             _ => Vec::new(),
         };
@@ -478,6 +490,11 @@ impl Accountant {
         let mut ids = Ids::new(at.execution_id, tool_use_id);
         let (tool, workflow) = (&waiting.tool, &waiting.workflow);
         self.count_risk(&waiting.path, tool, workflow, &risk, 1, &mut ids, at.time);
+        // Summarised only for an audit record that shows it.
+        let summary = at
+            .entry
+            .filter(|_| self.shows.builds())
+            .and_then(RecordedDenial::input_summary);
         let decided = DecidedRisk {
             time: at.time,
             tool: waiting.tool.clone(),
@@ -485,7 +502,7 @@ impl Accountant {
             path: waiting.path.clone(),
             reason: waiting.reason,
             risk,
-            input_summary: at.entry.and_then(|e| e.input_summary.as_deref()),
+            input_summary: summary.as_deref(),
             source: at.source,
             format: at.format,
         };

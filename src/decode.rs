@@ -24,6 +24,7 @@ pub mod usage;
 use serde_json::{Map, Value};
 
 use crate::config::{Fields, ReasonRules};
+use crate::vocab::digest::Digest;
 use crate::vocab::Reason;
 pub use calls::{Calls, Outcome};
 use object::Object;
@@ -87,19 +88,39 @@ pub const MAX_ATTEMPT_BYTES: usize = 64 * 1024;
 pub(crate) fn tool_input(
     raw: Option<&serde_json::value::RawValue>,
 ) -> (Option<String>, Option<Attempted>) {
-    let Some(raw) = raw.filter(|r| r.get() != "null") else {
-        return (None, None);
-    };
-    let summary = match serde_json::from_str::<Value>(raw.get()) {
+    let attempted = tool_attempt(raw);
+    (attempted.as_ref().and_then(Attempted::summary), attempted)
+}
+
+/// The attempt of a tool input given as its raw JSON text (`None`: absent), without its
+/// summary ([`Attempted::summary`] gives it when it is wanted): its text, or past
+/// [`MAX_ATTEMPT_BYTES`] its summary.
+pub(crate) fn tool_attempt(raw: Option<&serde_json::value::RawValue>) -> Option<Attempted> {
+    let raw = raw.filter(|r| r.get() != "null")?.get();
+    if raw.len() <= MAX_ATTEMPT_BYTES {
+        return Some(Attempted::Json(raw.to_string()));
+    }
+    summary_of_json(raw).map(Attempted::Text)
+}
+
+/// The summary of a tool input's JSON text: of its value, or of the text itself when it does
+/// not parse (nested past what the parser takes).
+fn summary_of_json(raw: &str) -> Option<String> {
+    match serde_json::from_str::<Value>(raw) {
         Ok(value) => summarize_input(&value),
-        Err(_) => Some(cut_summary(raw.get())),
-    };
-    let attempted = if raw.get().len() <= MAX_ATTEMPT_BYTES {
-        Some(Attempted::Json(raw.get().to_string()))
-    } else {
-        summary.clone().map(Attempted::Text)
-    };
-    (summary, attempted)
+        Err(_) => Some(cut_summary(raw)),
+    }
+}
+
+impl Attempted {
+    /// The one-string description of the input an audit record shows ([`summarize_input`]),
+    /// the same whether taken when the line is read or later.
+    pub fn summary(&self) -> Option<String> {
+        match self {
+            Attempted::Json(raw) => summary_of_json(raw),
+            Attempted::Text(summary) => Some(summary.clone()),
+        }
+    }
 }
 
 /// One denial as listed in an execution's record.
@@ -107,9 +128,19 @@ pub(crate) fn tool_input(
 pub struct RecordedDenial {
     pub tool: String,
     pub tool_use_id: Option<String>,
-    pub input_summary: Option<String>,
+    /// The digest of `tool_use_id`, taken once where the id is read: the record's
+    /// reconciliation and the classes waiting for it both look the entry up by it.
+    pub tool_use_digest: Option<Digest>,
     /// The entry's tool input, for the risk class; unredacted.
     pub attempted: Option<Attempted>,
+}
+
+impl RecordedDenial {
+    /// A short description of the entry's tool input, unredacted: taken from the input only
+    /// when asked (an audit record wants it), since most entries are never shown.
+    pub fn input_summary(&self) -> Option<String> {
+        self.attempted.as_ref().and_then(Attempted::summary)
+    }
 }
 
 /// What the record says about denials, most authoritative first.

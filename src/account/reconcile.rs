@@ -331,11 +331,10 @@ impl Execution {
                 for item in items {
                     let tool = label(&item.tool);
                     *listed.entry(tool.clone()).or_default() += 1;
-                    let Some(id) = &item.tool_use_id else {
+                    let (Some(id), Some(digest)) = (&item.tool_use_id, item.tool_use_digest) else {
                         without_id.entry(tool).or_default().push(item);
                         continue;
                     };
-                    let digest = Digest::of(id);
                     if !self.remember(digest) {
                         continue;
                     }
@@ -349,7 +348,7 @@ impl Execution {
                             tool,
                             tool_use_id: Some(id.clone()),
                             digest: Some(digest),
-                            input_summary: item.input_summary.clone(),
+                            input_summary: item.input_summary(),
                             attempted: item.attempted.clone(),
                             count: 1,
                         });
@@ -362,7 +361,7 @@ impl Execution {
                             tool: tool.clone(),
                             tool_use_id: None,
                             digest: None,
-                            input_summary: item.input_summary.clone(),
+                            input_summary: item.input_summary(),
                             attempted: item.attempted.clone(),
                             count: 1,
                         }
@@ -402,10 +401,10 @@ impl Execution {
         }
     }
 
-    /// Keeps `pending` until the record brings the input of the tool use `id`; false (and
-    /// nothing kept) when the id is not remembered (past [`MAX_IDS_PER_EXECUTION`]).
-    pub fn hold_pending(&mut self, id: &str, pending: PendingRisk) -> bool {
-        let digest = Digest::of(id);
+    /// Keeps `pending` until the record brings the input of the tool use with digest `id`;
+    /// false (and nothing kept) when the id is not remembered (past [`MAX_IDS_PER_EXECUTION`]).
+    pub fn hold_pending(&mut self, id: Digest, pending: PendingRisk) -> bool {
+        let digest = id;
         if !self.ids.contains(&digest) {
             return false;
         }
@@ -474,6 +473,46 @@ pub struct Executions {
     /// drained by the accountant within the line that evicted them, so never saved.
     #[serde(skip)]
     ended: Vec<Arc<PendingRisk>>,
+    /// The digests of the execution ids looked up last.
+    #[serde(skip)]
+    recent: RecentKeys,
+}
+
+/// Execution ids looked up last, at most.
+const RECENT_KEYS: usize = 8;
+
+/// The longest execution id [`RecentKeys`] keeps, in bytes; a longer one is digested each time.
+const RECENT_KEY_MAX_BYTES: usize = 64;
+
+/// The digests of the last [`RECENT_KEYS`] execution ids looked up, with the ids: a line's
+/// execution is nearly always one of the few in flight, and its id is then found here rather
+/// than hashed again (a SHA-256 per line that visits an execution). In memory only, never
+/// saved, and bounded (at most [`RECENT_KEYS`] ids of at most [`RECENT_KEY_MAX_BYTES`]): the
+/// state keeps holding digests only. Replaced round-robin; an id found here gives its own
+/// digest, since it is compared whole.
+#[derive(Debug, Clone, Default)]
+struct RecentKeys {
+    ids: Vec<(Box<str>, Digest)>,
+    next: usize,
+}
+
+impl RecentKeys {
+    /// The digest of the execution id `id`, as [`Digest::of`] gives it.
+    fn key(&mut self, id: &str) -> Digest {
+        if let Some((_, digest)) = self.ids.iter().find(|(known, _)| **known == *id) {
+            return *digest;
+        }
+        let digest = Digest::of(id);
+        if id.len() <= RECENT_KEY_MAX_BYTES {
+            if self.ids.len() < RECENT_KEYS {
+                self.ids.push((id.into(), digest));
+            } else {
+                self.ids[self.next] = (id.into(), digest);
+                self.next = (self.next + 1) % RECENT_KEYS;
+            }
+        }
+        digest
+    }
 }
 
 impl PartialEq for Executions {
@@ -495,7 +534,7 @@ impl Executions {
         f: impl FnOnce(&mut Execution) -> R,
     ) -> (R, u64) {
         self.rebuild_order_if_restored();
-        let key = Digest::of(id);
+        let key = self.recent.key(id);
         self.touches += 1;
         let touch = self.touches;
         let execution = self.map.entry(key).or_default();
@@ -599,11 +638,13 @@ impl Executions {
     }
 
     /// Holds `pending` in the execution `id` until its record brings the input of the tool use
-    /// `tool_use_id`; false (nothing held) when the execution or the id is not remembered.
-    pub fn hold_pending(&mut self, id: &str, tool_use_id: &str, pending: PendingRisk) -> bool {
+    /// with digest `tool_use`; false (nothing held) when the execution or the id is not
+    /// remembered.
+    pub fn hold_pending(&mut self, id: &str, tool_use: Digest, pending: PendingRisk) -> bool {
+        let key = self.recent.key(id);
         self.map
-            .get_mut(&Digest::of(id))
-            .is_some_and(|e| e.hold_pending(tool_use_id, pending))
+            .get_mut(&key)
+            .is_some_and(|e| e.hold_pending(tool_use, pending))
     }
 
     /// Every denial still waiting for its input.
@@ -638,7 +679,7 @@ mod tests {
         RecordedDenial {
             tool: tool.into(),
             tool_use_id: id.map(String::from),
-            input_summary: None,
+            tool_use_digest: id.map(Digest::of),
             attempted: None,
         }
     }
@@ -801,6 +842,40 @@ mod tests {
         }
     }
 
+    /// An execution id found among the recent ones gives its own digest, never a neighbour's,
+    /// whether it was kept, replaced since, or too long to keep.
+    #[test]
+    fn a_recent_execution_id_gives_its_own_digest() {
+        let mut recent = RecentKeys::default();
+        let long = format!("exec_{}", "9".repeat(RECENT_KEY_MAX_BYTES));
+        let ids: Vec<String> = (0..3 * RECENT_KEYS)
+            .map(|i| format!("exec_{i}"))
+            .chain([
+                long.clone(),
+                "exec_1x".into(),
+                "exec_".into(),
+                String::new(),
+            ])
+            .collect();
+        for round in 0..3 {
+            for (i, id) in ids.iter().enumerate() {
+                // The id just asked, and one asked a few before (kept, or replaced since).
+                for asked in [id, &ids[i.saturating_sub(round * 3)]] {
+                    assert_eq!(recent.key(asked), Digest::of(asked), "{asked:?}");
+                }
+            }
+        }
+        assert!(recent.ids.len() <= RECENT_KEYS);
+        assert!(recent.ids.iter().all(|(id, _)| **id != *long));
+        // Through the map: two executions whose ids share a prefix stay two.
+        let mut ex = Executions::default();
+        for id in ["exec_1", "exec_10", "exec_1", "exec_10"] {
+            ex.with(id, 1.0, 10, |e| e.note_denial("Bash", Some(id)));
+        }
+        assert_eq!(ex.len(), 2);
+        assert!(ex.map.contains_key(&Digest::of("exec_10")));
+    }
+
     #[test]
     fn remembered_ids_are_capped_over_all_executions() {
         let mut ex = Executions::default();
@@ -844,12 +919,12 @@ mod shared_tests {
             e.note_denial("other", Some(&format!("t{i}")));
             // Ten tools, one after the other, then one with another reason text.
             assert!(e.hold_pending(
-                &format!("t{i}"),
+                Digest::of(&format!("t{i}")),
                 waiting(&format!("{long}{}", i / 10), "no")
             ));
         }
         e.note_denial("other", Some("u"));
-        assert!(e.hold_pending("u", waiting(&format!("{long}9"), "other text")));
+        assert!(e.hold_pending(Digest::of("u"), waiting(&format!("{long}9"), "other text")));
         let distinct = |e: &Execution| {
             let mut seen: Vec<*const PendingRisk> = e.pending.values().map(Arc::as_ptr).collect();
             seen.sort();

@@ -5,8 +5,8 @@
 //! serde_json refuses a tree deeper than 128 levels: parsed as one `Value`, such a list failed
 //! whole and the execution's record-only denials vanished. Here the list is split into raw
 //! entries (skipping a value needs no recursion), and only each entry's own top-level fields are
-//! read; a tool input is summarised from its raw text when it is not a shallow object, and kept
-//! as raw text (bounded) for the risk class.
+//! read; a tool input is kept as raw text (bounded) for the risk class, and summarised from it
+//! only when an audit record wants the summary.
 //!
 //! **Not here:** what the entries mean for counting (`crate::account`).
 //!
@@ -15,8 +15,9 @@
 use serde_json::value::RawValue;
 
 use super::object::Object;
-use super::{tool_input, RecordedDenial};
+use super::{tool_attempt, RecordedDenial};
 use crate::config::Fields;
+use crate::vocab::digest::Digest;
 
 /// The entries of the first of `keys` that holds an array; `None` if none does.
 pub fn denial_list(
@@ -46,12 +47,11 @@ fn entry(item: &RawValue, fields: &Fields) -> Option<RecordedDenial> {
     let tool_use_id = entry
         .id(&fields.tool_use_id_key)
         .or_else(|| entry.id("tool_use_id"));
-    let (input_summary, attempted) =
-        tool_input(entry.raw("toolInput").or_else(|| entry.raw("tool_input")));
+    let attempted = tool_attempt(entry.raw("toolInput").or_else(|| entry.raw("tool_input")));
     Some(RecordedDenial {
         tool,
+        tool_use_digest: tool_use_id.as_deref().map(Digest::of),
         tool_use_id,
-        input_summary,
         attempted,
     })
 }
@@ -82,7 +82,13 @@ mod tests {
                 (entries[0].tool.as_str(), entries[0].tool_use_id.as_deref()),
                 ("Bash", Some("t1"))
             );
-            assert_eq!(entries[1].input_summary.as_deref(), Some("ls"));
+            assert_eq!(entries[1].input_summary().as_deref(), Some("ls"));
+            // Past the parser's depth, the summary is the raw text's, cut.
+            if depth >= 10_000 {
+                let deep = entries[0].input_summary().unwrap();
+                assert!(deep.starts_with(r#"{"x"#), "depth {depth}: {deep:.40}");
+                assert!(deep.len() < depth, "depth {depth}: cut");
+            }
         }
     }
 

@@ -268,7 +268,7 @@ mod tests {
         assert_eq!(list.len(), 1);
         assert_eq!(list[0].tool_use_id.as_deref(), Some("toolu_01"));
         assert!(list[0]
-            .input_summary
+            .input_summary()
             .as_deref()
             .unwrap()
             .starts_with("curl"));

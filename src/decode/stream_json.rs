@@ -188,7 +188,7 @@ mod tests {
         let RecordedDenials::List(list) = r.denials else {
             panic!()
         };
-        assert_eq!(list[0].input_summary.as_deref(), Some("rm -rf /"));
+        assert_eq!(list[0].input_summary().as_deref(), Some("rm -rf /"));
     }
 
     #[test]

@@ -100,6 +100,11 @@ fn a_midstream_denial_waits_for_its_record_and_is_classified_once() {
     assert_eq!(decided.len(), 1);
     assert_eq!(decided[0].risk, "history_rewrite");
     assert_eq!(decided[0].tool_use_id.as_deref(), Some("t1"));
+    // The record entry's input, summarised when the record is built.
+    assert_eq!(
+        decided[0].input_summary.as_deref(),
+        Some("git push --force origin main")
+    );
     // The mid-stream denial kept its reason; the risk series uses its label values.
     assert_eq!(
         a.metrics()
