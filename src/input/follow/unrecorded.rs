@@ -520,6 +520,7 @@ impl Follower {
             edge: None,
             size: None,
             rotated: true,
+            ended: false,
         };
         info!(path = %path.display(), "a compressed roll no state recorded (written and compressed while the exporter could not see it); reading it from its start");
         match self.read_compressed(&entry, &path, file, sink) {
