@@ -22,6 +22,10 @@ made unusable for 2-4 s (a file where it was: every write fails, for root too).
 
 At the end, each must hold or the script exits 1:
 * `permission_denials_total`, label set by label set, equals what the three writers recorded;
+* `denials_exporter_lines_total`, summed over its outcomes, equals the lines the three writers
+  wrote (every line, denial or not, read once: the kubelet's late lines in a renamed roll too);
+* no restart claimed a lost file (`denials_exporter_lost_files_total`, summed over every start
+  from the exporter's own log): the history kept outlasts every fault, so a claim is false;
 * a 10 Hz sampler of /metrics never saw a series go down (across every restart);
 * no planted secret appears in /metrics, the landing page, the state file, the audit log or the
   exporter's own log.
@@ -273,6 +277,18 @@ def slow_clients(port, n=100, hold=5.0):
         s.close()
 
 
+def lost_claimed(log):
+    """The lost files every start of the exporter claimed (its counter starts again at each):
+    the `files=N` of its warnings."""
+    claimed = 0
+    with open(log, errors="replace") as f:
+        for line in f:
+            if "files deleted before they were read to their end" in line:
+                m = re.search(r"\bfiles=(\d+)", line)
+                claimed += int(m.group(1)) if m else 1
+    return claimed
+
+
 def expected_pino(path):
     with open(path) as f:
         doc = json.load(f)
@@ -397,7 +413,7 @@ def main():
             pod.file.flush()
     rotate()  # one more, after the last line
     expected = dict(cri.expected)
-    lines = cri.lines
+    lines = sum(pod.lines for pod in cri.pods)  # the late lines after each rename too
     for name in ("roll", "rot"):
         got, doc = expected_pino(os.path.join(work, name + ".expected.json"))
         lines += doc.get("lines", 0)
@@ -443,6 +459,13 @@ def main():
     leaked = sorted(found & set(cri.secrets))
     if leaked:
         failures.append("%d planted secrets leaked, e.g. %s" % (len(leaked), leaked[0][:8]))
+    lines_read = sum(series(text, "denials_exporter_lines_total").values())
+    if lines_read != lines:
+        failures.append("%d lines read, %d written" % (lines_read, lines))
+    lost_files = lost_claimed(os.path.join(work, "exporter.log"))
+    if lost_files:
+        failures.append("%d lost files claimed at restarts, with %d of %d lines read"
+                        % (lost_files, lines_read, lines))
     kept = series(text, "denials_exporter_executions_tracked")
     kept = sum(kept.values()) or 1
     state_size = os.path.getsize(exporter.state)
@@ -457,7 +480,8 @@ def main():
         "state_bytes_per_execution": round(state_size / kept),
         "rss_peak_mib": round(sampler.rss_peak / 1024, 1),
         "rolls_recovered": sum(series(text, "denials_exporter_rolls_recovered_total").values()),
-        "lost_files": sum(series(text, "denials_exporter_lost_files_total").values()),
+        "lines_read": lines_read,
+        "lost_files": lost_files,
         "failures": failures,
     }
     print(json.dumps(report))

@@ -443,6 +443,7 @@ mod tests {
                     edge: None,
                     size: Some(9),
                     rotated: true,
+                    ended: false,
                 },
                 source: SourceState {
                     partials: vec![SavedPartial {

@@ -461,3 +461,120 @@ fn a_failed_final_state_write_is_an_error_exit() {
     assert!(stderr.contains("cannot write the final state"), "{stderr}");
     assert!(!stderr.contains("state written"), "{stderr}");
 }
+
+const LOST_FILES: &str = "denials_exporter_lost_files_total";
+const LOST_BYTES: &str = "denials_exporter_lost_bytes_total";
+const DROPPED: &str = "denials_exporter_state_entries_dropped_total";
+const LOST_WARNING: &str = "deleted before they were read";
+
+/// pino-roll's numbered rolls in a temporary directory: `app.1.log` and `app.2.log`, followed
+/// with a state written every 0.2 s.
+struct Rolls {
+    dir: tempfile::TempDir,
+    first: std::path::PathBuf,
+    second: std::path::PathBuf,
+    state: std::path::PathBuf,
+    launch: Launch,
+}
+
+impl Rolls {
+    fn new() -> Rolls {
+        let dir = tempfile::tempdir().unwrap();
+        let (first, second) = (dir.path().join("app.1.log"), dir.path().join("app.2.log"));
+        let state = dir.path().join("state.json");
+        let launch = launch(dir.path(), &state).args(["--state-interval", "0.2"]);
+        Rolls {
+            first,
+            second,
+            state,
+            launch,
+            dir,
+        }
+    }
+
+    /// Waits until the state holds `log` read to its end, then kills the exporter.
+    fn crash_once_saved(&self, mut exporter: Exporter, log: &Path) {
+        wait_saved(&exporter, &self.state, log, len(log));
+        exporter.crash();
+    }
+
+    /// The first roll deleted while the exporter is down (pino-roll's `limit.count`), then a
+    /// restart: its entry dropped, `denials` counted, `lost` files claimed.
+    fn restart_without_first(&self, wf: &str, denials: u64, lost: f64) -> Exporter {
+        fs::remove_file(&self.first).unwrap();
+        let exporter = self.launch.start();
+        exporter.wait_denials(wf, denials);
+        exporter.wait_value(DROPPED, &[], 1.0);
+        exporter.assert_denials(wf, denials);
+        let stderr = exporter.stderr();
+        assert_eq!(exporter.value(LOST_FILES, &[]), lost, "{stderr}");
+        assert_eq!(stderr.contains(LOST_WARNING), lost > 0.0, "{stderr}");
+        assert!(self.dir.path().exists());
+        exporter
+    }
+}
+
+/// pino-roll's numbered rolls (a line cut between them): the writer moved on to the next roll,
+/// whose first line was read after the end of the first, before the last state write; the first
+/// roll is then deleted while the exporter is down. Nothing was lost, and no file is claimed
+/// lost.
+#[test]
+fn a_roll_its_writer_moved_on_from_deleted_while_down_is_not_claimed_lost() {
+    let wf = "roll_done";
+    let rolls = Rolls::new();
+    let mut w = Writer::open(&rolls.first);
+    w.denials(wf, 5);
+    let line = denial(wf);
+    let (head, tail) = line.split_at(40);
+    w.write(head);
+    let exporter = rolls.launch.start();
+    exporter.wait_denials(wf, 5);
+    let mut next = Writer::open(&rolls.second);
+    next.write(tail);
+    next.denials(wf, 3);
+    exporter.wait_denials(wf, 9);
+    rolls.crash_once_saved(exporter, &rolls.second);
+
+    next.denials(wf, 2);
+    let exporter = rolls.restart_without_first(wf, 11, 0.0);
+    assert_eq!(exporter.value(LOST_BYTES, &[]), 0.0);
+}
+
+/// The same rolls, but the first was still being written when the state was last written: its
+/// writer appended to it after that (lines no state holds), then moved on, and the roll was
+/// deleted while the exporter was down. Those lines are lost, and the file is claimed lost.
+#[test]
+fn a_roll_written_after_the_last_state_write_and_deleted_while_down_is_lost() {
+    let wf = "roll_lost";
+    let rolls = Rolls::new();
+    let mut w = Writer::open(&rolls.first);
+    w.denials(wf, 5);
+    let exporter = rolls.launch.start();
+    exporter.wait_denials(wf, 5);
+    rolls.crash_once_saved(exporter, &rolls.first);
+
+    w.denials(wf, 3); // after the last state write: only the deleted roll held them
+    Writer::open(&rolls.second).denials(wf, 2);
+    rolls.restart_without_first(wf, 7, 1.0);
+}
+
+/// A roll its writer had moved on from, then appended to again (a second writer, or one that
+/// went back) after its next roll began: that it was done no longer holds. Written to after the
+/// last state write and deleted while the exporter is down, it is claimed lost.
+#[test]
+fn a_roll_written_again_after_its_next_began_is_claimed_lost_when_deleted_while_down() {
+    let wf = "roll_again";
+    let rolls = Rolls::new();
+    let mut w = Writer::open(&rolls.first);
+    w.denials(wf, 5);
+    let exporter = rolls.launch.start();
+    exporter.wait_denials(wf, 5);
+    Writer::open(&rolls.second).denials(wf, 2);
+    exporter.wait_denials(wf, 7);
+    w.denials(wf, 1); // the first roll written again
+    exporter.wait_denials(wf, 8);
+    rolls.crash_once_saved(exporter, &rolls.first);
+
+    w.denials(wf, 3); // after the last state write: only the deleted roll held them
+    rolls.restart_without_first(wf, 8, 1.0);
+}

@@ -74,7 +74,7 @@ step "the real logrotate (create, compress, delaycompress) against pino.destinat
   bash tests/e2e/logrotate.sh target/release/denials-exporter
 step "the exporter started over a growing backlog of pino-roll rolls" \
   env E2E_START_DELAY=4 E2E_RATE=40000 E2E_SIZE=2m E2E_DURATION=12 bash tests/e2e/run.sh target/release/denials-exporter
-step "chaos soak (smoke): pino-roll, logrotate and a CRI writer at once; kill -9, SIGTERM, SIGHUP, SIGSTOP, bursts, scrape storms, slow clients, an unwritable state; exact, no decrease, no secret out" \
+step "chaos soak (smoke): pino-roll, logrotate and a CRI writer at once; kill -9, SIGTERM, SIGHUP, SIGSTOP, bursts, scrape storms, slow clients, an unwritable state; exact, every line read once, no lost file claimed, no decrease, no secret out" \
   python3 bench/chaos_soak.py target/release/denials-exporter --seconds 75
 
 echo

@@ -255,6 +255,12 @@ pub struct FileState {
     /// writer had moved on, and its being gone at the restart loses nothing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rotated: bool,
+    /// Its writer had moved on when saved: it was read to its end after the first line of the
+    /// next roll of its sequence was read (a writer that rolls by number never writes to a roll
+    /// again once it started the next), and had not grown since. Gone at a restart, it lost
+    /// nothing: its last unterminated piece, if any, is `fragment`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ended: bool,
 }
 
 impl FileState {

@@ -182,6 +182,10 @@ impl Reading<'_> {
                 .zip(f.sequence.as_ref())
                 .is_some_and(|(g, f)| directions.precedes(g, f))
         });
+        if let Some(p) = older_roll {
+            // Caught up just now, after `f`'s first line was written: its writer moved on.
+            self.before[p].note_ended();
+        }
         let renamed = || {
             self.before
                 .iter()

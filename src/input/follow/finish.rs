@@ -144,6 +144,7 @@ mod tests {
             edge: Edge::at(&file, offset as u64).unwrap(),
             size: None,
             rotated: false,
+            ended: false,
         }
     }
 

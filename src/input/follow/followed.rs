@@ -72,6 +72,10 @@ pub(super) struct Followed {
     pub(super) head_unjudged: bool,
     /// A successor's head was judged against this file's fragment.
     pub(super) superseded: bool,
+    /// The size it had when it was seen read to its end after the next roll of its sequence
+    /// began ([`Followed::note_ended`]): its writer had moved on. Saved as the entry's `ended`
+    /// while it is still that size.
+    ended_at: Option<u64>,
     /// The fragment of the state entry it was resumed from, at that offset: what a state
     /// written before it is read again must keep (the bytes are in the file, not yet in the
     /// buffer).
@@ -98,6 +102,9 @@ pub(super) struct Start {
     pub(super) rotated: bool,
     /// The state entry's edge, at `offset` when it has one.
     pub(super) edge: Option<Edge>,
+    /// The state entry said its writer had moved on, and the file has not grown since: its
+    /// size.
+    pub(super) ended_at: Option<u64>,
 }
 
 impl Followed {
@@ -134,6 +141,7 @@ impl Followed {
             drained_since: None,
             head_unjudged: start.offset == 0,
             superseded: false,
+            ended_at: start.ended_at,
             resumed_fragment: start.resumed_fragment,
             earlier_heads: Vec::new(),
         }
@@ -197,6 +205,7 @@ impl Followed {
         self.edge = None;
         self.head_unjudged = false; // new content, not the rest of anything
         self.resumed_fragment = None;
+        self.ended_at = None; // rewritten: written again
         if self
             .file
             .as_mut()
@@ -358,6 +367,7 @@ impl Followed {
             edge: None,
             size: None,
             rotated: false,
+            ended: false,
         };
         match locate(&entry, lookup) {
             Located::Plain(path, _) => Some(path),
@@ -388,6 +398,35 @@ impl Followed {
             edge: self.edge.filter(|e| e.offset == self.read_pos),
             size: (self.size > self.buffer.committed()).then_some(self.size),
             rotated: self.rotated,
+            ended: self
+                .ended_at
+                .is_some_and(|at| at == self.size && self.read_to() == at),
+        }
+    }
+
+    /// Where its bytes were read to, counting the fragment of the entry it was resumed from
+    /// (in the file past `read_pos`, and in the state) while it is not read yet.
+    fn read_to(&self) -> u64 {
+        let resumed = self.resumed_fragment.as_ref();
+        let resumed = resumed.filter(|(at, _)| *at == self.read_pos);
+        self.read_pos + resumed.map_or(0, |(_, fragment)| fragment.len() as u64)
+    }
+
+    /// The next roll of its sequence began (its first line was read) and this file was read to
+    /// its end before that line is handed up: if it is open and that end is its size now, its
+    /// writer had moved on and will not write to it again. One `fstat`, once per roll.
+    pub(super) fn note_ended(&mut self) {
+        let Some(len) = self
+            .file
+            .as_ref()
+            .and_then(|f| f.metadata().ok())
+            .map(|m| m.len())
+        else {
+            return; // parked: its end is not known to be read
+        };
+        if len == self.read_pos {
+            self.size = len;
+            self.ended_at = Some(len);
         }
     }
 

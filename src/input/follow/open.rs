@@ -88,16 +88,21 @@ impl Follower {
             warn!(path = %entry.path, saved_offset = entry.offset,
                   "state entry no longer fits its file (rewritten or truncated, or its inode reused by a new file); dropped");
         } else {
-            info!(path = %entry.path, "state entry for a file that is gone (no file in its directory has its identity); dropped");
-            // Lost: bytes known unread, or a file still being written when saved whose directory
-            // is still there (its rotation deleted it). A directory gone is a pod deleted: what
-            // it wrote after the last state write cannot be known, and is not claimed.
+            // Lost: bytes known unread, or a file its writer may still have been writing when
+            // saved whose directory is still there (its rotation deleted it). Not lost: a file
+            // whose writer had moved on to its next roll and that was read to its end after
+            // that (`ended`; its last unterminated piece is the entry's fragment, kept below).
+            // A directory gone is a pod deleted: what it wrote after the last state write
+            // cannot be known, and is not claimed.
             let unread = entry
                 .size
                 .unwrap_or(entry.offset)
                 .saturating_sub(entry.offset);
             let dir_gone = Path::new(&entry.path).parent().is_some_and(|d| !d.exists());
-            if unread > 0 || !(entry.rotated || dir_gone) {
+            let lost = !entry.ended && (unread > 0 || !(entry.rotated || dir_gone));
+            info!(path = %entry.path, lost, unread,
+                  "state entry for a file that is gone (no file in its directory has its identity); dropped");
+            if lost {
                 self.stats.lost_files += 1;
                 self.stats.lost_bytes += unread;
             }
@@ -187,6 +192,7 @@ impl Follower {
         let mut offset = None;
         let mut resumed_fragment = None;
         let mut edge = None;
+        let mut ended_at = None;
         let mut first_path = match found {
             Found::Unrecorded(log) => log.to_path_buf(),
             _ => path.to_path_buf(),
@@ -200,6 +206,10 @@ impl Follower {
                 let entry = self.restored.remove(i);
                 offset = Some(entry.offset);
                 edge = entry.edge;
+                // Its writer had moved on, and it has not grown since.
+                let saved_end =
+                    entry.offset + entry.fragment.as_ref().map_or(0, |f| f.len() as u64);
+                ended_at = (entry.ended && size == saved_end).then_some(size);
                 resumed_fragment = entry.fragment.clone().map(|f| (entry.offset, f));
                 // Found under its rotated name, it is still the file of the path it was
                 // followed under: a new file there continues it (rename + create while down).
@@ -243,6 +253,7 @@ impl Follower {
             edge,
             resumed_fragment,
             rotated,
+            ended_at,
         };
         let mut f = Followed::new(id, path, file, (inode, signature), buffer, start);
         f.watched = self.is_watched(path);

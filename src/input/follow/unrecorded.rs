@@ -320,6 +320,7 @@ impl Follower {
                 return true;
             };
             if now == listing {
+                self.forget_gone(dir, &listing);
                 return self.keep_once(dir, owed, first) && settled;
             }
             listing = now;
@@ -340,7 +341,6 @@ impl Follower {
         let since = self.unrecorded.since;
         let old_judged = self.unrecorded.judged.remove(dir).unwrap_or_default();
         let mut judged = BTreeMap::new();
-        let mut present = BTreeSet::new();
         let mut settled = true;
         for (name, _) in listing {
             let path = dir.join(name);
@@ -351,7 +351,6 @@ impl Follower {
                 continue;
             }
             let inode = Inode::of(&meta);
-            present.insert(inode);
             let Some(name) = name.to_str() else { continue };
             let Some(log) = names.iter().find(|log| is_roll_of(name, log)) else {
                 continue;
@@ -413,11 +412,18 @@ impl Follower {
                 gz_head,
             });
         }
-        if let Some(heads) = self.unrecorded.heads.get_mut(dir) {
-            heads.retain(|h| present.contains(&h.inode));
-        }
         self.unrecorded.judged.insert(dir.to_path_buf(), judged);
         settled
+    }
+
+    /// Forgets the heads of `dir` whose file is not in `listing`, two listings alike: a file
+    /// renamed while the directory was listed or judged (logrotate shifting every roll up one
+    /// name) is missing from one listing or from the stats of its names, and its head must stay,
+    /// or its `.gz` would be read again as a roll never counted.
+    fn forget_gone(&mut self, dir: &Path, listing: &[(OsString, u64)]) {
+        if let Some(heads) = self.unrecorded.heads.get_mut(dir) {
+            heads.retain(|h| listing.iter().any(|(_, ino)| *ino == h.inode.ino));
+        }
     }
 
     /// Keeps once each roll of `dir` owed (`owed[first..]`): a file judged again after a rename
@@ -520,6 +526,7 @@ impl Follower {
             edge: None,
             size: None,
             rotated: true,
+            ended: false,
         };
         info!(path = %path.display(), "a compressed roll no state recorded (written and compressed while the exporter could not see it); reading it from its start");
         match self.read_compressed(&entry, &path, file, sink) {
@@ -656,6 +663,40 @@ mod tests {
         let expected = [lines("r", 4), lines("b", 2)].concat();
         assert_eq!(text(&sink), String::from_utf8(expected).unwrap());
         assert_eq!(follower.stats.rolls_recovered, 1);
+    }
+
+    /// logrotate shifts the `.gz` of a roll already counted up one name while the directory is
+    /// listed (after the listing, before its names are looked at): its head is kept, and the
+    /// `.gz` under its new name is not read again.
+    #[test]
+    fn a_counted_rolls_gz_renamed_during_the_listing_is_not_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = |n: &str| dir.path().join(n);
+        fs::write(name("app.log"), lines("a", 3)).unwrap();
+        let config = FollowConfig::for_test(&name("app.log"), Duration::ZERO);
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder::default();
+        let pass = |follower: &mut Follower, sink: &mut Recorder| {
+            std::thread::sleep(Duration::from_millis(20)); // a new mtime for the directory
+            follower.scan(sink);
+            follower.read_all(sink);
+            follower.read_all(sink); // the grace (zero) is over: let go
+        };
+        pass(&mut follower, &mut sink);
+        fs::rename(name("app.log"), name("app.log.1")).unwrap();
+        fs::write(name("app.log"), b"").unwrap();
+        pass(&mut follower, &mut sink);
+        gzip(&name("app.log.1.gz"), &fs::read(name("app.log.1")).unwrap());
+        fs::remove_file(name("app.log.1")).unwrap();
+        pass(&mut follower, &mut sink); // the `.gz` judged: known by its own inode from now on
+        fs::write(name("app.log.state"), b"").unwrap(); // the directory changed
+        follower.unrecorded.beside_listing = Some(|dir| {
+            fs::rename(dir.join("app.log.1.gz"), dir.join("app.log.2.gz")).unwrap();
+        });
+        pass(&mut follower, &mut sink);
+        pass(&mut follower, &mut sink);
+        assert_eq!(text(&sink), String::from_utf8(lines("a", 3)).unwrap());
+        assert_eq!(follower.stats.rolls_recovered, 0);
     }
 
     /// A listing between the end of the compression and the removal of the plain file sees a
