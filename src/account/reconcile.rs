@@ -53,8 +53,7 @@ pub struct Revealed {
     pub tool_use_id: Option<String>,
     /// The digest of `tool_use_id`, computed once.
     pub digest: Option<Digest>,
-    pub input_summary: Option<String>,
-    /// The entry's tool input, for the risk class.
+    /// The entry's tool input, for the risk class and the audit record's summary.
     pub attempted: Option<Attempted>,
     pub count: u64,
 }
@@ -140,10 +139,14 @@ impl Revealed {
             tool,
             tool_use_id: None,
             digest: None,
-            input_summary: None,
             attempted: None,
             count,
         }
+    }
+
+    /// The entry's input summary ([`Attempted::summary`]), taken when an audit record shows it.
+    pub fn input_summary(&self) -> Option<String> {
+        self.attempted.as_ref().and_then(Attempted::summary)
     }
 }
 
@@ -348,7 +351,6 @@ impl Execution {
                             tool,
                             tool_use_id: Some(id.clone()),
                             digest: Some(digest),
-                            input_summary: item.input_summary(),
                             attempted: item.attempted.clone(),
                             count: 1,
                         });
@@ -361,7 +363,6 @@ impl Execution {
                             tool: tool.clone(),
                             tool_use_id: None,
                             digest: None,
-                            input_summary: item.input_summary(),
                             attempted: item.attempted.clone(),
                             count: 1,
                         }
@@ -401,10 +402,9 @@ impl Execution {
         }
     }
 
-    /// Keeps `pending` until the record brings the input of the tool use with digest `id`;
+    /// Keeps `pending` until the record brings the input of the tool use with `digest`;
     /// false (and nothing kept) when the id is not remembered (past [`MAX_IDS_PER_EXECUTION`]).
-    pub fn hold_pending(&mut self, id: Digest, pending: PendingRisk) -> bool {
-        let digest = id;
+    pub fn hold_pending(&mut self, digest: Digest, pending: PendingRisk) -> bool {
         if !self.ids.contains(&digest) {
             return false;
         }

@@ -196,6 +196,11 @@ impl Accountant {
                 .risks
                 .classify(&denial.tool, denial.attempted.as_ref(), None);
             ids.with_tool_use(denial.tool_use_id.as_deref());
+            let summary = self
+                .shows
+                .builds()
+                .then(|| denial.input_summary())
+                .flatten();
             self.book(
                 &denial.tool,
                 Decision::Now(risk),
@@ -206,7 +211,7 @@ impl Accountant {
                     workflow: &workflow,
                     reason: Reason::Unknown,
                     reason_text: None,
-                    input_summary: denial.input_summary.as_deref(),
+                    input_summary: summary.as_deref(),
                     source: source.path,
                     path_labels: source.path_labels,
                     origin: Origin::Record,
