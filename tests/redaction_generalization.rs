@@ -96,6 +96,22 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A Wi-Fi pre-shared key, a Redis server's password.
     ("network={\n  ssid=\"office\"\n  psk=\"wifi-Pass-2291\"\n}", "wifi-Pass-2291", "ssid=\"office\""),
     ("echo 'requirepass rds-Pw-8812' >> /etc/redis/redis.conf", "rds-Pw-8812", "/etc/redis/redis.conf"),
+    // An element named by its `key` or `name` attribute (Java XML properties, Android
+    // resources), a call given a credential's name and its literal.
+    ("echo '<entry key=\"db.password\">xmlProp-Pw41</entry>' >> app.xml", "xmlProp-Pw41", ">> app.xml"),
+    ("<string name=\"maps_api_key\">andrRes7Kq2Wz9Lm4</string>", "andrRes7Kq2Wz9Lm4", "<string name="),
+    ("define('DB_PASSWORD', 'wpDef!ne-8812');", "wpDef!ne-8812", "define('DB_PASSWORD'"),
+    ("os.Setenv(\"API_TOKEN\", \"goEnv-Tok-5521\")", "goEnv-Tok-5521", "os.Setenv"),
+    // A password given to a call that logs in, a JWT's signing secret, a Key Vault value.
+    ("var cred = new NetworkCredential(\"svc\", \"netCred#6621\");", "netCred#6621", "\"svc\""),
+    ("Connection c = DriverManager.getConnection(url, \"app\", \"jdbcPos-Pw9\");", "jdbcPos-Pw9", "\"app\""),
+    ("server.login('bot@example.com', 'smtpLogin-Pw3')", "smtpLogin-Pw3", "bot@example.com"),
+    ("const tok = jwt.sign(payload, 'jwtSign-Secret-4471');", "jwtSign-Secret-4471", "payload"),
+    ("az keyvault secret set --vault-name kv --name db --value 'kvVal-Pw-3318'", "kvVal-Pw-3318", "--name db"),
+    // A secret piped to a command that stores it; a password holding `%s` not as a format.
+    ("echo 'ghPipe-Sec-7731' | gh secret set DB_PASSWORD --repo org/app", "ghPipe-Sec-7731", "--repo org/app"),
+    ("echo -n 'k8sPipe-Pw-9' | kubectl create secret generic db --from-file=password=/dev/stdin", "k8sPipe-Pw-9", "create secret generic db"),
+    ("sshpass -p 'nuG%sz7-Qx' ssh root@10.0.0.5", "nuG%sz7-Qx", "root@10.0.0.5"),
     // Vendor formats whose body holds `-` and `_`.
     ("SUPABASE_KEY=sb_secret_Qk7Wz2-Lm9Xt_4Rn8Hc3Vb ./seed", "sb_secret_Qk7Wz2-Lm9Xt_4Rn8Hc3Vb", "./seed"),
     ("contentful space use --management-token CFPAT-Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc9Xe5Gf0Js2Kw8Lu4Y", "CFPAT-Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc9Xe5Gf0Js2Kw8Lu4Y", "contentful space use"),
@@ -155,6 +171,15 @@ const READABLE: &[&str] = &[
     "requests.get(url, auth=(user, password))",
     "aws secretsmanager describe-secret --secret-id 6a174c20-f6de-a53c-74d2-6018fcceff64",
     "dsn := \"app:${DB_PASSWORD}@tcp(db:3306)/shop\"",
+    "<entry key=\"db.password\">${DB_PASSWORD}</entry>",
+    "<string name=\"password_hint\">Use 12 characters</string>",
+    "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
+    "os.Setenv(\"API_TOKEN\", token)",
+    "echo \"$DB_PASSWORD\" | gh secret set DB_PASSWORD",
+    "curl -H \"Authorization: Basic %s\" https://x",
+    "server.login(user, password)",
+    "jwt.sign(payload, process.env.JWT_SECRET, { expiresIn: '1h' })",
+    "az keyvault secret set --vault-name kv --name db --file secret.txt",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

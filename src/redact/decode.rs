@@ -7,10 +7,18 @@
 //! original (the escapes that spell it go with it); a secret found in a base64 run makes the
 //! whole run the replacement, since base64 has no character-aligned map.
 //!
+//! The JSON and percent decoders are this module's own because a view must map each byte back
+//! to the original (serde_json and the percent-encoding crates unescape without saying where a
+//! byte came from); base64 is the `base64` crate's.
+//!
 //! Not here: scanning (`engine` scans each view with every rule) or deciding what is a secret.
 //!
 //! Cost: cold. A view is built only when the text holds an escape, a `%XX`, or a run of base64
 //! characters; a run is decoded in one pass and dropped unless it decodes to printable UTF-8.
+
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::DecodePaddingMode;
+use base64::{alphabet, Engine};
 
 /// Shortest base64 run that is decoded (12 bytes of payload).
 pub(super) const MIN_BASE64_CHARS: usize = 16;
@@ -199,34 +207,21 @@ pub(super) fn base64_runs(text: &str) -> impl Iterator<Item = (usize, usize)> + 
 /// Decodes a base64 run (standard or URL-safe, padding optional) to printable UTF-8 text, or
 /// `None` when it is not base64 of text (most runs: paths, identifiers, hex digests).
 pub(super) fn base64_text(run: &str) -> Option<String> {
-    let digits = run.trim_end_matches('=').as_bytes();
-    if digits.len() % 4 == 1 {
-        return None;
-    }
-    let value = |b: u8| -> u32 {
-        match b {
-            b'A'..=b'Z' => u32::from(b - b'A'),
-            b'a'..=b'z' => u32::from(b - b'a') + 26,
-            b'0'..=b'9' => u32::from(b - b'0') + 52,
-            b'+' | b'-' => 62,
-            _ => 63, // `/` or `_`: the run holds nothing else
-        }
-    };
-    // Most runs are paths or identifiers: give up at the first byte that is no text.
-    let is_text_byte = |b: u8| b >= 0x20 && b != 0x7f || matches!(b, b'\n' | b'\r' | b'\t');
-    let mut out = Vec::new();
-    for chunk in digits.chunks(4) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (k, &b)| acc | value(b) << (18 - 6 * k));
-        let produced = &n.to_be_bytes()[1..=chunk.len() * 6 / 8];
-        if !produced.iter().all(|&b| is_text_byte(b)) {
-            return None;
-        }
-        out.extend_from_slice(produced);
-    }
-    let text = String::from_utf8(out).ok()?;
+    // A run may mix both alphabets (`base64_runs` takes either): read it as the standard one.
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::RequireNone),
+    );
+    let standard: Vec<u8> = (run.trim_end_matches('=').bytes())
+        .map(|b| match b {
+            b'-' => b'+',
+            b'_' => b'/',
+            b => b,
+        })
+        .collect();
+    let text = String::from_utf8(LENIENT.decode(standard).ok()?).ok()?;
     let printable = text
         .chars()
         .all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'));

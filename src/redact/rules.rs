@@ -227,12 +227,14 @@ fn named_assignment(kind: &'static str, name: &str, words: &str, requires: &'sta
         .requires(requires)
 }
 
-/// `<password>…</password>` (Maven settings.xml, NuGet, app configs).
+/// `<password>…</password>` (Maven settings.xml, NuGet, app configs), and an element named by
+/// its `key` or `name` attribute: `<entry key="db.password">…</entry>` (Java XML properties),
+/// `<string name="api_key">…</string>` (Android resources).
 fn xml_element(kind: &'static str, words: &str) -> Rule {
     rule(
         kind,
         &format!(
-            r"<(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))>(?:\s|\\[nrt])*([^<\s\\][^<]*?)(?:\s|\\[nrt])*</"
+            r#"<(?:[A-Za-z0-9_.:-]+[ \t][^<>\n]*?\b(?:key|name)=\\?["'])?(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))(?:\\?["'][^<>\n]*)?>(?:\s|\\[nrt])*([^<\s\\][^<]*?)(?:\s|\\[nrt])*</"#
         ),
     )
     .check(Check::Named)

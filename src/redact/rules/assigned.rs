@@ -56,6 +56,11 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         rule("named_secret", &format!(r"(?i-u:\b(?:set|with|use)_?)(?P<k>(?i-u:{VOCAB}))[ \t]*\([ \t]*(?:{quoted})[ \t]*\)"))
         .check(Check::Assigned)
         .anchors(ANCHORS),
+        // A call given a credential's name and its literal: `define('DB_PASSWORD', 'x')`,
+        // `os.Setenv("API_KEY", "x")`, `System.setProperty("db.password", "x")`.
+        rule("named_secret", &format!(r#"\b[A-Za-z_][A-Za-z0-9_.]*\([ \t]*["']{name}["'][ \t]*,[ \t]*(?:{quoted})"#))
+        .check(Check::Assigned)
+        .anchors(ANCHORS),
         // `"value" == password`, `"value" !== secret`.
         rule("named_secret", &format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#))
         .check(Check::Assigned)

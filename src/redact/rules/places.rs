@@ -21,8 +21,12 @@ pub(super) fn places() -> Vec<Rule> {
         .check(Check::Value),
         // Go's MySQL DSN, `user:password@tcp(host:3306)/db` (go-sql-driver/mysql docs).
         rule("url_credentials", r#"\b[A-Za-z0-9_.-]+:([^\s@:"'\\/]+)@(?:tcp|udp|unix)\("#).anchors("@tcp(|@udp(|@unix(").check(Check::Value),
-        // Python's `auth=("user", "PASS")` and `HTTPBasicAuth("user", "PASS")`.
-        rule("password", r#"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth)[ \t]*\()[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#).anchors("auth").check(Check::Value),
+        // A user and password given to a call that logs in: Python's `auth=("user", "PASS")`,
+        // `HTTPBasicAuth("user", "PASS")`, `smtp.login("user", "PASS")`, .NET's
+        // `NetworkCredential("user", "PASS")`, JDBC's `getConnection(url, "user", "PASS")`.
+        rule("password", r#"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login|getConnection|PDO|mysqli(?:_connect)?|mysql_connect)[ \t]*\((?:[^,()\n]*,)?)[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#).anchors("auth|Auth|Credential|login|Connection|PDO|mysql").check(Check::Value),
+        // The secret a JWT is signed or checked with: `jwt.sign(payload, "SECRET")`.
+        rule("named_secret", r#"\bjwt\.(?:sign|verify|encode|decode)[ \t]*\([^,()\n]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|\x60([^\x60\n]+)\x60)"#).anchors("jwt.").check(Check::Value),
         // `scheme://TOKEN@host` or `scheme://TOKEN:x-oauth-basic@host`: a token as the user.
         rule("url_credentials", r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://([A-Za-z0-9_.~%-]{20,})(?::[^\s/?#@"'\\<>]*)?@"#)
         .anchors("://")

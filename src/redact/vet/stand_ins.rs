@@ -252,9 +252,10 @@ pub(super) fn is_placeholder(value: &str, quote: Option<char>) -> bool {
     }
     // Templates and format strings: `{password}`, `'{}:{}'`, `"Basic %s"`, `"Bearer "`.
     if (v.starts_with('{') && v.ends_with('}'))
-        || ["%s", "%d", "%r", "{}", "{0}"]
-            .iter()
-            .any(|f| v.contains(f))
+        // A format spec ends a word (`%s@`, `%s`), unlike `%sz7` in a password.
+        || ["%s", "%d", "%r", "{}", "{0}"].iter().any(|f| {
+            (v.match_indices(f)).any(|(at, _)| !v[at + f.len()..].starts_with(char::is_alphanumeric))
+        })
         || has_template_reference(v)
         || value.starts_with(char::is_whitespace)
         || value.ends_with(char::is_whitespace)
