@@ -108,6 +108,16 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("server.login('bot@example.com', 'smtpLogin-Pw3')", "smtpLogin-Pw3", "bot@example.com"),
     ("const tok = jwt.sign(payload, 'jwtSign-Secret-4471');", "jwtSign-Secret-4471", "payload"),
     ("az keyvault secret set --vault-name kv --name db --value 'kvVal-Pw-3318'", "kvVal-Pw-3318", "--name db"),
+    // A Terraform variable's default, a literal written to a file named for a secret, an
+    // expect script's answer to a password prompt, a seed phrase, a here-string to `su`.
+    ("variable \"db_password\" {\n  type    = string\n  default = \"tfDef-Pw-2281\"\n}", "tfDef-Pw-2281", "type    = string"),
+    ("echo 'fileSec-Pw-6612' > /run/secrets/db_password && ls", "fileSec-Pw-6612", "&& ls"),
+    ("expect -c 'spawn ssh root@h; expect \"password:\"; send \"expPw-7731\\r\"; interact'", "expPw-7731", "interact"),
+    ("MNEMONIC=\"abandon ability able about above absent absorb abstract absurd abuse access accident\" node deploy.js", "abandon ability able about above absent absorb abstract absurd abuse access accident", "node deploy.js"),
+    ("su - app -c 'make install' <<< 'suHere-Pw-41'", "suHere-Pw-41", "make install"),
+    // A password named in prose: after `for …:`, after `set to`.
+    ("echo 'Password for the admin account: Adm1n-Acct-773' >> README.md", "Adm1n-Acct-773", ">> README.md"),
+    ("git commit -m 'set the admin password to Rk7-Set-To-9912'", "Rk7-Set-To-9912", "git commit"),
     // A secret piped to a command that stores it; a password holding `%s` not as a format.
     ("echo 'ghPipe-Sec-7731' | gh secret set DB_PASSWORD --repo org/app", "ghPipe-Sec-7731", "--repo org/app"),
     ("echo -n 'k8sPipe-Pw-9' | kubectl create secret generic db --from-file=password=/dev/stdin", "k8sPipe-Pw-9", "create secret generic db"),
@@ -178,6 +188,14 @@ const READABLE: &[&str] = &[
     "echo \"$DB_PASSWORD\" | gh secret set DB_PASSWORD",
     "curl -H \"Authorization: Basic %s\" https://x",
     "server.login(user, password)",
+    "echo 'from x import y' > tokenizer.py",
+    "echo \"$DB_PASSWORD\" > /run/secrets/db_password",
+    "variable \"password_length\" {\n  default = 16\n}",
+    "variable \"db_password\" {\n  type      = string\n  sensitive = true\n}",
+    "expect \"password:\"\nsend \"$env(DB_PW)\\r\"",
+    "the password for the admin account: see the vault",
+    "reset the token to its default",
+    "MNEMONIC=$WALLET_MNEMONIC ./sign",
     "jwt.sign(payload, process.env.JWT_SECRET, { expiresIn: '1h' })",
     "az keyvault secret set --vault-name kv --name db --file secret.txt",
 ];

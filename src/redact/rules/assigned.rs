@@ -20,10 +20,11 @@ use crate::redact::vet::Check;
 /// `auth` take only random-looking values (`vet::names`).
 const VOCAB: &str = concat!(
     r"password|passwd|passphrase|pwd|pass|secrete?|token|api[_.-]?key|private[_.-]?key",
-    r"|access[_.-]?key|credentials?|creds?|key|auth|session|psk",
+    r"|access[_.-]?key|credentials?|creds?|key|auth|session|psk|mnemonic",
 );
 /// The same words as anchors.
-const ANCHORS: &str = "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session|psk";
+const ANCHORS: &str =
+    "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session|psk|mnemonic";
 /// Quoted values: JSON-escaped, double, single, backtick; `@"…"` (Objective-C) too.
 const ANY_QUOTED: &str =
     r#"\\+"([^"\\\n]+)\\+"|@?"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\x60([^\x60\n]+)\x60"#;
@@ -61,6 +62,11 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         rule("named_secret", &format!(r#"\b[A-Za-z_][A-Za-z0-9_.]*\([ \t]*["']{name}["'][ \t]*,[ \t]*(?:{quoted})"#))
         .check(Check::Assigned)
         .anchors(ANCHORS),
+        // A Terraform variable named for a credential and its default:
+        // `variable "db_password" { default = "x" }`.
+        rule("named_secret", &format!(r#"\bvariable[ \t]+"{name}"[ \t]*\{{[^}}]*?\bdefault[ \t]*=[ \t]*(?:{quoted})"#))
+        .check(Check::Assigned)
+        .anchors(ANCHORS),
         // `"value" == password`, `"value" !== secret`.
         rule("named_secret", &format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#))
         .check(Check::Assigned)
@@ -73,8 +79,9 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         .check(Check::Assigned)
         .anchors(ANCHORS),
         // A label and its value after a space, in prose, logs and config blocks:
-        // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`.
-        rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*)?(?:{quoted}|{bare})"))
+        // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`,
+        // `password for the admin account: x`, `password was set to x`.
+        rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*|for[ \t][^:\n]{{1,40}}:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})"))
         .check(Check::Labelled)
         .anchors(ANCHORS),
     ]

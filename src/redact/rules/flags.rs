@@ -107,7 +107,9 @@ pub(super) fn password_flags() -> Vec<Rule> {
         ("passwd|mkpasswd", format!(r"\b(?:openssl[ \t]+passwd|mkpasswd)\b(?:[ \t]+-(?:salt|in|m|S|R)(?:[ \t]+|=)[^\s-][^\s]*|[ \t]+-[A-Za-z0-9-]+)*{SPACED}")),
         // A here-string to a command that reads a secret: `wrangler secret put K <<< X`,
         // `vercel env add K <<< X`, `chpasswd <<< 'user:X'`, `pass insert k <<< X`.
-        ("<<<", r#"(?i-u:\b(?:chpasswd|passwd|secrets?|password-stdin|with-token|token-stdin|env[ \t]+add|(?:go)?pass[ \t]+insert|keyring[ \t]+set))\b[^\n|;&]*?<<<[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\x60;&|<>\\$][^\s"'\x60;&|<>\\]*))"#.to_string()),
+        ("<<<", r#"(?i-u:\b(?:chpasswd|passwd|su|secrets?|password-stdin|with-token|token-stdin|env[ \t]+add|(?:go)?pass[ \t]+insert|keyring[ \t]+set))\b[^\n|;&]*?<<<[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\x60;&|<>\\$][^\s"'\x60;&|<>\\]*))"#.to_string()),
+        // A literal written to a file named for a secret: `echo X > /run/secrets/db_password`.
+        ("echo|printf", format!(r#"\b(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+["']%s(?:\\n)?["'])?{SPACED}[ \t]*>>?[ \t]*[^\s;&|<>]*(?i-u:password|passwd|secret|token|api[_-]?key|credentials?)(?:[^A-Za-z\s/;&|<>][^\s/;&|<>]*)?(?:[ \t;&|\n]|$)"#)),
         // Windows `net user NAME PASS` (not `net user NAME /add`, not `*`, which prompts).
         ("net", r#"\bnet[ \t]+user[ \t]+(?:"[^"\n]+"|[^\s/"'-][^\s/]*)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/*\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#.to_string()),
         // `net use \\host\share /user:DOMAIN\user PASS` (not `/persistent:no`).
