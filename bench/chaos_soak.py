@@ -29,6 +29,11 @@ At the end, each must hold or the script exits 1:
 * a 10 Hz sampler of /metrics never saw a series go down (across every restart);
 * no planted secret appears in /metrics, the landing page, the state file, the audit log or the
   exporter's own log.
+A failed run (or `--keep`) keeps its work directory: the exporter's own log, its state and audit
+log, the files left, and what each writer wrote (roll.expected.json, rot.expected.json,
+cri.expected.json: each pod's files by their rolled names, with their lines and the first and last
+sequence number); a CRI shortfall names the rolls whose denials the audit log lacks. The seed
+replays the faults and their moments (the load decides the rest).
 Printed (one JSON object): the faults, lines written, the state's bytes written per second (each
 successful write's count times the state file's size then), the state's size and its size per
 execution kept, peak and last RSS, the self-metrics of rolls recovered and files lost.
@@ -201,6 +206,7 @@ class CriWriter(threading.Thread):
         self.rate, self.rng = rate, rng
         self.stop, self.lock = threading.Event(), threading.Lock()
         self.expected, self.secrets, self.lines, self.seq = {}, [], 0, 0
+        self.denial_seqs = {pod.workflow: [] for pod in self.pods}
 
     def line(self, pod):
         self.seq += 1
@@ -215,8 +221,41 @@ class CriWriter(threading.Thread):
             key = labels_key("permission_denials_total",
                              {"tool": "Bash", "workflow": pod.workflow, "reason": "hook"})
             self.expected[key] = self.expected.get(key, 0) + 1
-        pod.write_line(text)
+            self.denial_seqs[pod.workflow].append(self.seq)
+        pod.write_line(text, self.seq)
         self.lines += 1
+
+    def record(self, path):
+        """Writes what went where (`--keep`'s cri.expected.json): the lines, the denials by label
+        set, and each pod's files with their lines and the first and last sequence number."""
+        with open(path, "w") as f:
+            json.dump({"lines": sum(pod.lines for pod in self.pods), "expected": self.expected,
+                       "pods": [{"dir": pod.dir, "workflow": pod.workflow, "lines": pod.lines,
+                                 "files": pod.files()} for pod in self.pods]}, f, indent=1)
+
+    def unaudited(self, audit):
+        """The denials written that the audit log does not hold once, by the file they were
+        written to: what names the roll a reader lost (or read twice), though it is deleted."""
+        audited = {}
+        with open(audit, errors="replace") as f:
+            for line in f:
+                m = re.search(r'"tool_use_id":"toolu_(\d+)"', line)
+                if m and '"workflow":"cri' in line:
+                    audited[int(m.group(1))] = audited.get(int(m.group(1)), 0) + 1
+        out = []
+        for pod in self.pods:
+            for file in pod.files():
+                if file["first"] is None:
+                    continue
+                seqs = [n for n in self.denial_seqs[pod.workflow]
+                        if file["first"] <= n <= file["last"]]
+                missing = sum(1 for n in seqs if n not in audited)
+                twice = sum(1 for n in seqs if audited.get(n, 0) > 1)
+                if missing or twice:
+                    out.append("%s/%s (lines %d, seq %d-%d): %d of %d denials missing, %d counted "
+                               "twice" % (pod.pod, file["name"], file["lines"], file["first"],
+                                          file["last"], missing, len(seqs), twice))
+        return out
 
     def burst(self, n):
         with self.lock:
@@ -351,6 +390,10 @@ def main():
     conf = logrotate_conf(work, os.path.join(work, "rot"))
     status = os.path.join(work, "logrotate.status")
     rotations = [0]
+    # The rotator's own generator: drawing from the faults' in its thread raced the schedule, so
+    # a seed did not replay its faults. Seeded with what its first draw took then (two words,
+    # as one uniform()), the schedule is the one a failed run got when the thread drew first.
+    rotator_rng = random.Random(rng.getrandbits(64))
 
     def rotate():
         subprocess.run([logrotate, "-f", "-s", status, conf], stderr=subprocess.DEVNULL)
@@ -358,7 +401,7 @@ def main():
 
     def rotator():
         while rot.poll() is None:
-            time.sleep(rng.uniform(1, 2))
+            time.sleep(rotator_rng.uniform(1, 2))
             rotate()
     threading.Thread(target=rotator, daemon=True).start()
     cri = CriWriter(os.path.join(work, "pods"), rate, random.Random(seed + 3), roll_kib)
@@ -413,6 +456,7 @@ def main():
             pod.file.flush()
     rotate()  # one more, after the last line
     expected = dict(cri.expected)
+    cri.record(os.path.join(work, "cri.expected.json"))
     lines = sum(pod.lines for pod in cri.pods)  # the late lines after each rename too
     for name in ("roll", "rot"):
         got, doc = expected_pino(os.path.join(work, name + ".expected.json"))
@@ -437,6 +481,7 @@ def main():
     got = series(text, "permission_denials_total")
     wrong = {k: (got.get(k, 0), expected.get(k, 0)) for k in set(got) | set(expected)
              if got.get(k, 0) != expected.get(k, 0)}
+    cri_wrong = any('workflow="cri' in k for k in wrong)
     if wrong:
         by_writer = {}
         for key, (g, e) in wrong.items():
@@ -448,6 +493,8 @@ def main():
         failures.append("a counter went down: %s" % sampler.decreases[:3])
     outputs = [text, fetch(exporter.url + "/")]
     exporter.stop(signal.SIGTERM)
+    if cri_wrong:  # the audit log whole, after the exporter stopped
+        failures.extend(cri.unaudited(exporter.audit))
     for path in (exporter.state, exporter.audit, os.path.join(work, "exporter.log")):
         try:
             with open(path, errors="replace") as f:

@@ -368,6 +368,11 @@ pub struct Follower {
     changes: u64,
     /// The first start and the heads of files handed up: what finds rolls no state recorded.
     unrecorded: unrecorded::Unrecorded,
+    /// Run once, after the next scan's globs were expanded and their paths `stat()`ed and before
+    /// any is opened, with the directory of the first pattern: what a rotator does meanwhile (a
+    /// unit test's).
+    #[cfg(test)]
+    beside_glob: Option<fn(&Path)>,
 }
 
 impl Follower {
@@ -402,6 +407,8 @@ impl Follower {
             followed: std::collections::HashSet::new(),
             changes: 0,
             unrecorded: unrecorded::Unrecorded::default(),
+            #[cfg(test)]
+            beside_glob: None,
         }
     }
 
@@ -461,6 +468,11 @@ impl Follower {
         let mut present: BTreeSet<Inode> = BTreeSet::new();
         let opened_before = self.files.len();
         let paths = matching_paths(&self.config.patterns, &mut self.directions);
+        #[cfg(test)]
+        if let Some(beside) = self.beside_glob.take() {
+            let pattern = Path::new(&self.config.patterns[0]);
+            beside(pattern.parent().unwrap_or(Path::new(".")));
+        }
         if !self.unopenable.is_empty() {
             // A path gone is no longer unopenable.
             let listed: std::collections::HashSet<&PathBuf> = paths.iter().map(|p| &p.0).collect();
@@ -529,7 +541,7 @@ impl Follower {
         // would come before its denials in the roll. They are newer than the files followed
         // before this scan or resumed from the state, whose unread ends come first.
         let globbed = self.files.len();
-        self.read_unrecorded(sink, &present, opened_before + resumed);
+        self.read_unrecorded(sink, opened_before + resumed);
         let recovered = self.files.len() - globbed;
         self.files[opened_before + resumed..].rotate_right(recovered);
         // Files opened now are read after those already followed, each sequence in roll order;

@@ -14,7 +14,9 @@ the time of a logical clock, one second per rotation, so two rotations within a 
 collide (the kubelet checks every 10 s, and would overwrite).
 
 `ContainerLog.write_denials(n)` writes `n` pino denial lines (each with its own tool use id)
-among `filler` ordinary lines each, and counts what it wrote in `.denials`.
+among `filler` ordinary lines each, and counts what it wrote in `.denials`. `ContainerLog.files()`
+says what went to which file (its name after the rename, its lines, the first and last tag given
+to `write_line`): what a reader that lost lines lost them from, though the file is long deleted.
 """
 
 import datetime
@@ -64,11 +66,27 @@ class ContainerLog:
         self.rotations = 0
         self.denials = 0
         self.lines = 0
+        self.rolled = []
+        self.current = self._file_record()
 
-    def _line(self, text):
+    @staticmethod
+    def _file_record():
+        return {"name": "0.log", "lines": 0, "first": None, "last": None}
+
+    def files(self):
+        """Every file written, oldest first: its name after its rename (`0.log` for the one still
+        written), its lines (the late lines too) and the first and last tag written to it."""
+        return self.rolled + [dict(self.current)]
+
+    def _line(self, text, tag=None):
         self.file.write(text)
         self.size += len(text)
         self.lines += 1
+        self.current["lines"] += 1
+        if tag is not None:
+            if self.current["first"] is None:
+                self.current["first"] = tag
+            self.current["last"] = tag
 
     def write_denials(self, n, filler=0):
         """`n` denials, each after `filler` ordinary lines; rotates when due; flushes."""
@@ -82,9 +100,10 @@ class ContainerLog:
                 self.rotate()
         self.file.flush()
 
-    def write_line(self, text):
-        """One application line; rotates when due; flushes."""
-        self._line(cri(text))
+    def write_line(self, text, tag=None):
+        """One application line (`tag`, if given, names it in `files()`); rotates when due;
+        flushes."""
+        self._line(cri(text), tag)
         if self.size >= self.max_size:
             self.rotate()
         self.file.flush()
@@ -114,13 +133,17 @@ class ContainerLog:
             os.remove(src)
         self.rotations += 1
         at = EPOCH + datetime.timedelta(seconds=self.rotations)
-        os.rename(self.path, os.path.join(self.dir, "0.log." + at.strftime("%Y%m%d-%H%M%S")))
+        roll = "0.log." + at.strftime("%Y%m%d-%H%M%S")
+        os.rename(self.path, os.path.join(self.dir, roll))
+        self.current["name"] = roll
         # The runtime still holds the renamed file until it reopens the path.
         for _ in range(self.late_lines):
             self._line(cri(FILLER % (1781251200000 + self.lines, self.execution, self.workflow, "x" * 150)))
         self.file.close()
         self.file = open(self.path, "a")
         self.size = 0
+        self.rolled.append(self.current)
+        self.current = self._file_record()
 
     def close(self):
         self.file.close()
