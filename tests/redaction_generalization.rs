@@ -115,6 +115,11 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("expect -c 'spawn ssh root@h; expect \"password:\"; send \"expPw-7731\\r\"; interact'", "expPw-7731", "interact"),
     ("MNEMONIC=\"abandon ability able about above absent absorb abstract absurd abuse access accident\" node deploy.js", "abandon ability able about above absent absorb abstract absurd abuse access accident", "node deploy.js"),
     ("su - app -c 'make install' <<< 'suHere-Pw-41'", "suHere-Pw-41", "make install"),
+    // Cisco's `secret 0 X` (type 0: plain text), a password to a login subcommand, a
+    // literal written to a credentials file.
+    ("echo 'enable secret 0 Cisc0-En4ble' >> router.cfg", "Cisc0-En4ble", ">> router.cfg"),
+    ("oc login https://api.ocp:6443 -u dev -p OcLogin-Pw-55", "OcLogin-Pw-55", "-u dev"),
+    ("printf 'vpnuser\\nVpn-Creds-8812\\n' > creds.txt", "Vpn-Creds-8812", "> creds.txt"),
     // A password named in prose: after `for …:`, after `set to`.
     ("echo 'Password for the admin account: Adm1n-Acct-773' >> README.md", "Adm1n-Acct-773", ">> README.md"),
     ("git commit -m 'set the admin password to Rk7-Set-To-9912'", "Rk7-Set-To-9912", "git commit"),
@@ -189,6 +194,8 @@ const READABLE: &[&str] = &[
     "curl -H \"Authorization: Basic %s\" https://x",
     "server.login(user, password)",
     "echo 'from x import y' > tokenizer.py",
+    "echo 'net 30' > credit_terms.txt",
+    "interface GigabitEthernet0/1\n no shutdown",
     "echo \"$DB_PASSWORD\" > /run/secrets/db_password",
     "variable \"password_length\" {\n  default = 16\n}",
     "variable \"db_password\" {\n  type      = string\n  sensitive = true\n}",

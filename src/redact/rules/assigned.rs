@@ -80,8 +80,8 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         .anchors(ANCHORS),
         // A label and its value after a space, in prose, logs and config blocks:
         // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`,
-        // `password for the admin account: x`, `password was set to x`.
-        rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*|for[ \t][^:\n]{{1,40}}:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})"))
+        // `password for the admin account: x`, `password was set to x`, Cisco's `secret 0 x`.
+        rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*|[0-9][ \t]+|for[ \t][^:\n]{{1,40}}:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})"))
         .check(Check::Labelled)
         .anchors(ANCHORS),
     ]

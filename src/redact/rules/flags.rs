@@ -39,7 +39,7 @@ enum Attach {
 const ROWS: &[(&str, &str, &str, Attach)] = &[
     ("mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mysqlbinlog|mysqlslap|mariadb|mariadb-dump", "", "-p", Attach::Glued),
     ("sshpass", "", "-p", Attach::Either),
-    ("docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|cosign|regctl|az|cf", r"\blogin\b", "-p|--password", Attach::Spaced),
+    ("docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|cosign|regctl|az|cf|oc|expo|eas|jf|jfrog", r"\blogin\b", "-p|--password", Attach::Spaced),
     ("redis-cli|keydb-cli", "", "-a|--pass|--askpass", Attach::Spaced),
     ("mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop|mongofiles", "", "-p", Attach::Spaced),
     ("sqlcmd|bcp|osql|isql|mssql-cli", "", "-P", Attach::Spaced),
@@ -109,7 +109,7 @@ pub(super) fn password_flags() -> Vec<Rule> {
         // `vercel env add K <<< X`, `chpasswd <<< 'user:X'`, `pass insert k <<< X`.
         ("<<<", r#"(?i-u:\b(?:chpasswd|passwd|su|secrets?|password-stdin|with-token|token-stdin|env[ \t]+add|(?:go)?pass[ \t]+insert|keyring[ \t]+set))\b[^\n|;&]*?<<<[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\x60;&|<>\\$][^\s"'\x60;&|<>\\]*))"#.to_string()),
         // A literal written to a file named for a secret: `echo X > /run/secrets/db_password`.
-        ("echo|printf", format!(r#"\b(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+["']%s(?:\\n)?["'])?{SPACED}[ \t]*>>?[ \t]*[^\s;&|<>]*(?i-u:password|passwd|secret|token|api[_-]?key|credentials?)(?:[^A-Za-z\s/;&|<>][^\s/;&|<>]*)?(?:[ \t;&|\n]|$)"#)),
+        ("echo|printf", format!(r#"\b(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+["']%s(?:\\n)?["'])?{SPACED}[ \t]*>>?[ \t]*[^\s;&|<>]*(?i-u:password|passwd|secret|token|api[_-]?key|cred(?:ential)?s?)(?:[^A-Za-z\s/;&|<>][^\s/;&|<>]*)?(?:[ \t;&|\n]|$)"#)),
         // Windows `net user NAME PASS` (not `net user NAME /add`, not `*`, which prompts).
         ("net", r#"\bnet[ \t]+user[ \t]+(?:"[^"\n]+"|[^\s/"'-][^\s/]*)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/*\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#.to_string()),
         // `net use \\host\share /user:DOMAIN\user PASS` (not `/persistent:no`).
