@@ -115,6 +115,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("expect -c 'spawn ssh root@h; expect \"password:\"; send \"expPw-7731\\r\"; interact'", "expPw-7731", "interact"),
     ("MNEMONIC=\"abandon ability able about above absent absorb abstract absurd abuse access accident\" node deploy.js", "abandon ability able about above absent absorb abstract absurd abuse access accident", "node deploy.js"),
     ("su - app -c 'make install' <<< 'suHere-Pw-41'", "suHere-Pw-41", "make install"),
+    // A YAML block scalar puts the value on the next line.
+    ("stringData:\n  password: |\n    Blk-Scal4r-Pw91\n  user: app", "Blk-Scal4r-Pw91", "user: app"),
     // Cisco's `secret 0 X` (type 0: plain text), a password to a login subcommand, a
     // literal written to a credentials file.
     ("echo 'enable secret 0 Cisc0-En4ble' >> router.cfg", "Cisc0-En4ble", ">> router.cfg"),
@@ -195,6 +197,8 @@ const READABLE: &[&str] = &[
     "server.login(user, password)",
     "echo 'from x import y' > tokenizer.py",
     "echo 'net 30' > credit_terms.txt",
+    "password: |\n  ${DB_PASSWORD}",
+    "secret_name: >-\n  db-credentials",
     "interface GigabitEthernet0/1\n no shutdown",
     "echo \"$DB_PASSWORD\" > /run/secrets/db_password",
     "variable \"password_length\" {\n  default = 16\n}",
