@@ -202,23 +202,15 @@ pub enum Input<'a> {
 /// assert_eq!(rules.classify(&Attempt { tool: "Bash", input: None, reason: None }), Risk::Unknown);
 /// # Ok::<(), denials_exporter::risk::RiskRuleError>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RiskRules {
     user: user::UserRules,
-}
-
-impl Default for RiskRules {
-    fn default() -> RiskRules {
-        RiskRules::builtin()
-    }
 }
 
 impl RiskRules {
     /// The built-in rules and the default allowlist.
     pub fn builtin() -> RiskRules {
-        RiskRules {
-            user: user::UserRules::default(),
-        }
+        RiskRules::default()
     }
 
     /// The built-in rules plus the user's: `rules` are `--risk-rule` values (`CLASS=REGEX`),

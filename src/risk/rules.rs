@@ -49,7 +49,7 @@ impl Effect {
 /// unit tests check this against every rule, over the corpus and variants of it).
 pub(super) type Anchors = &'static [&'static str];
 /// A pattern source with its anchors.
-type Anchored = (Anchors, String);
+pub(super) type Anchored = (Anchors, String);
 
 /// One built-in text rule.
 pub(super) struct Rule {
@@ -230,9 +230,7 @@ fn exfiltration() -> Vec<(Anchors, (Effect, String))> {
 }
 
 /// Every built-in text rule, in a fixed order.
-#[rustfmt::skip]
 pub(super) fn text_rules() -> Vec<Rule> {
-    let mut all = Vec::new();
     let classed = [
         (Risk::HistoryRewrite, history_rewrite()),
         (Risk::DataDestruction, data_destruction()),
@@ -241,17 +239,23 @@ pub(super) fn text_rules() -> Vec<Rule> {
         (Risk::InfraChange, infra_change()),
         (Risk::PrivilegeEscalation, privilege_escalation()),
     ];
-    for (risk, patterns) in classed {
-        all.extend(patterns.into_iter().map(|(anchors, source)| Rule {effect: Effect::Class(risk), anchors, source}));
-    }
-    all.extend(
-        exfiltration()
-            .into_iter()
-            .map(|(anchors, (effect, source))| Rule {
-                effect,
-                anchors,
-                source,
-            }),
-    );
-    all
+    let exfiltration = exfiltration().into_iter();
+    classed
+        .into_iter()
+        .flat_map(|(risk, patterns)| classed_rules(risk, patterns))
+        .chain(exfiltration.map(|(anchors, (effect, source))| Rule {
+            effect,
+            anchors,
+            source,
+        }))
+        .collect()
+}
+
+/// The rules of one class, from its patterns.
+pub(super) fn classed_rules(risk: Risk, patterns: Vec<Anchored>) -> impl Iterator<Item = Rule> {
+    patterns.into_iter().map(move |(anchors, source)| Rule {
+        effect: Effect::Class(risk),
+        anchors,
+        source,
+    })
 }

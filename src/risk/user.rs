@@ -55,7 +55,7 @@ pub enum RiskRuleError {
 }
 
 /// The user's part of [`super::RiskRules`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct UserRules {
     /// User class names, in the order first named; `Risk::User(i)` is `classes[i]`.
     pub(super) classes: Vec<String>,
@@ -64,17 +64,6 @@ pub(super) struct UserRules {
     /// The class of each regex in `set`, by index.
     pub(super) class_of: Vec<Risk>,
     pub(super) allow: Allowlist,
-}
-
-impl Default for UserRules {
-    fn default() -> UserRules {
-        UserRules {
-            classes: Vec::new(),
-            set: None,
-            class_of: Vec::new(),
-            allow: Allowlist { extra: Vec::new() },
-        }
-    }
 }
 
 impl UserRules {
@@ -149,19 +138,20 @@ impl UserRules {
                 class: name.to_string(),
             });
         }
-        if let Some(i) = self.classes.iter().position(|c| c == name) {
-            return Ok(Risk::User(u8::try_from(i).expect("at most 8 user classes")));
-        }
-        if self.classes.len() == MAX_USER_CLASSES {
-            return Err(RiskRuleError::TooManyClasses {
-                class: name.to_string(),
-                max: MAX_USER_CLASSES,
-            });
-        }
-        self.classes.push(name.to_string());
-        Ok(Risk::User(
-            u8::try_from(self.classes.len() - 1).expect("at most 8 user classes"),
-        ))
+        let i = match self.classes.iter().position(|c| c == name) {
+            Some(i) => i,
+            None if self.classes.len() == MAX_USER_CLASSES => {
+                return Err(RiskRuleError::TooManyClasses {
+                    class: name.to_string(),
+                    max: MAX_USER_CLASSES,
+                })
+            }
+            None => {
+                self.classes.push(name.to_string());
+                self.classes.len() - 1
+            }
+        };
+        Ok(Risk::User(u8::try_from(i).expect("at most 8 user classes")))
     }
 }
 
