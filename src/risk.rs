@@ -215,13 +215,10 @@ impl RiskRules {
 
     /// The built-in rules plus the user's: `rules` are `--risk-rule` values (`CLASS=REGEX`),
     /// `allow_hosts` are `--risk-allow-host` values. Fails on the first invalid value, naming it.
-    pub fn new<R, H>(rules: R, allow_hosts: H) -> Result<RiskRules, RiskRuleError>
-    where
-        R: IntoIterator,
-        R::Item: AsRef<str>,
-        H: IntoIterator,
-        H::Item: AsRef<str>,
-    {
+    pub fn new(
+        rules: impl IntoIterator<Item = impl AsRef<str>>,
+        allow_hosts: impl IntoIterator<Item = impl AsRef<str>>,
+    ) -> Result<RiskRules, RiskRuleError> {
         Ok(RiskRules {
             user: user::UserRules::parse(rules, allow_hosts)?,
         })

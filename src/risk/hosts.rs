@@ -57,9 +57,8 @@ const BARE_TLDS: &[&str] = &[
 ];
 
 /// The socat address types (`TCP:host:port`) that name a host.
-const SOCAT_KINDS: &[&str] = &[
-    "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6", "openssl", "ssl",
-];
+#[rustfmt::skip]
+const SOCAT_KINDS: &[&str] = &["tcp", "tcp4", "tcp6", "udp", "udp4", "udp6", "openssl", "ssl"];
 
 /// The allowlist: defaults plus the user's hosts, lowercase, without a trailing dot.
 #[derive(Debug, Clone, Default)]
@@ -91,15 +90,13 @@ fn is_metadata(host: &str) -> bool {
     METADATA_HOSTS.iter().any(|m| host.eq_ignore_ascii_case(m))
 }
 
+/// True if a sink holds the URL: its host is the sink's (or under it), and its path starts with
+/// the sink's path, when the sink has one.
 fn is_sink(host: &str, path: &str) -> bool {
-    SINKS.iter().any(|sink| match sink.split_once('/') {
-        Some((domain, prefix)) => {
-            is_within(host, domain)
-                && path
-                    .strip_prefix('/')
-                    .is_some_and(|p| p.starts_with(prefix))
-        }
-        None => is_within(host, sink),
+    SINKS.iter().any(|sink| {
+        let (domain, prefix) = sink.split_once('/').unwrap_or((sink, ""));
+        let under = |p: &str| p.starts_with(prefix);
+        is_within(host, domain) && (prefix.is_empty() || path.strip_prefix('/').is_some_and(under))
     })
 }
 
@@ -230,12 +227,9 @@ pub(super) fn sends_outside(text: &str, allow: &Allowlist) -> bool {
             variable = true;
             continue;
         }
-        let Some(host) = destination(word) else {
+        let Some(host) = destination(word).filter(|host| !is_metadata(host)) else {
             continue;
         };
-        if is_metadata(host) {
-            continue;
-        }
         named = true;
         if !allow.allows(host) {
             return true;

@@ -137,9 +137,8 @@ pub(super) fn classify(user: &UserRules, attempt: &Attempt<'_>) -> Risk {
 fn is_write_tool(tool: &str) -> bool {
     // The name after the last `__` (an MCP tool's own name).
     let name = tool
-        .rsplit("__")
-        .next()
-        .unwrap_or(tool)
+        .rsplit_once("__")
+        .map_or(tool, |(_, own)| own)
         .to_ascii_lowercase();
     WRITE_WORDS.iter().any(|word| name.contains(word))
 }

@@ -67,13 +67,10 @@ pub(super) struct UserRules {
 }
 
 impl UserRules {
-    pub(super) fn parse<R, H>(rules: R, hosts: H) -> Result<UserRules, RiskRuleError>
-    where
-        R: IntoIterator,
-        R::Item: AsRef<str>,
-        H: IntoIterator,
-        H::Item: AsRef<str>,
-    {
+    pub(super) fn parse(
+        rules: impl IntoIterator<Item = impl AsRef<str>>,
+        hosts: impl IntoIterator<Item = impl AsRef<str>>,
+    ) -> Result<UserRules, RiskRuleError> {
         let mut out = UserRules::default();
         let mut sources = Vec::new();
         for value in rules {
@@ -120,9 +117,9 @@ impl UserRules {
     /// user class.
     fn class(&mut self, name: &str) -> Result<Risk, RiskRuleError> {
         match Risk::from_builtin_name(name) {
-            Some(risk @ (Risk::None | Risk::Unknown)) => {
+            Some(Risk::None | Risk::Unknown) => {
                 return Err(RiskRuleError::ReservedClass {
-                    class: risk.builtin_name().expect("built-in").to_string(),
+                    class: name.to_string(),
                 })
             }
             Some(risk) => return Ok(risk),
