@@ -202,34 +202,23 @@ pub enum Input<'a> {
 /// assert_eq!(rules.classify(&Attempt { tool: "Bash", input: None, reason: None }), Risk::Unknown);
 /// # Ok::<(), denials_exporter::risk::RiskRuleError>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RiskRules {
     user: user::UserRules,
-}
-
-impl Default for RiskRules {
-    fn default() -> RiskRules {
-        RiskRules::builtin()
-    }
 }
 
 impl RiskRules {
     /// The built-in rules and the default allowlist.
     pub fn builtin() -> RiskRules {
-        RiskRules {
-            user: user::UserRules::default(),
-        }
+        RiskRules::default()
     }
 
     /// The built-in rules plus the user's: `rules` are `--risk-rule` values (`CLASS=REGEX`),
     /// `allow_hosts` are `--risk-allow-host` values. Fails on the first invalid value, naming it.
-    pub fn new<R, H>(rules: R, allow_hosts: H) -> Result<RiskRules, RiskRuleError>
-    where
-        R: IntoIterator,
-        R::Item: AsRef<str>,
-        H: IntoIterator,
-        H::Item: AsRef<str>,
-    {
+    pub fn new(
+        rules: impl IntoIterator<Item = impl AsRef<str>>,
+        allow_hosts: impl IntoIterator<Item = impl AsRef<str>>,
+    ) -> Result<RiskRules, RiskRuleError> {
         Ok(RiskRules {
             user: user::UserRules::parse(rules, allow_hosts)?,
         })

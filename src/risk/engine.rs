@@ -66,13 +66,26 @@ pub(super) fn write_path_rules_compiled() -> &'static RuleSet {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
     use crate::risk::text::fold;
 
     /// Every rule (text or write-path) that matches a folded text also has an anchor in it, so
     /// the anchored pass finds what running every rule finds.
-    pub(crate) fn assert_anchors_hide_nothing(texts: impl IntoIterator<Item = String>) {
+    #[test]
+    fn anchors_hide_no_match_of_the_corpus_or_of_generated_text() {
+        let mut texts = crate::risk::tests::corpus_texts();
+        // Spellings the corpus may lack: case, separators, wrappers, absolute paths, other
+        // whitespace.
+        for text in texts.clone() {
+            texts.push(text.to_uppercase());
+            texts.push(format!("bash -c '{text}'"));
+            texts.push(text.replace(' ', "\n"));
+            texts.push(text.replace(' ', "\u{b}"));
+            texts.push(format!("/usr/local/bin/{text}"));
+            texts.push(format!("true;{text}"));
+            texts.push(format!("({text})"));
+        }
         let sets = [text_rules_compiled(), write_path_rules_compiled()];
         let mut folded = String::new();
         for text in texts {

@@ -34,12 +34,10 @@ pub(super) const SINKS: &[&str] = &[
     "discordapp.com/api/webhooks", "api.telegram.org/bot",
 ];
 
+/// The instance metadata addresses (AWS, ECS, GCP, Azure, Alibaba).
+#[rustfmt::skip]
 const METADATA_HOSTS: &[&str] = &[
-    "169.254.169.254",
-    "169.254.170.2",
-    "metadata.google.internal",
-    "fd00:ec2::254",
-    "100.100.100.200",
+    "169.254.169.254", "169.254.170.2", "metadata.google.internal", "fd00:ec2::254", "100.100.100.200",
 ];
 
 /// Query parameter names that say the value is data being handed over.
@@ -58,8 +56,12 @@ const BARE_TLDS: &[&str] = &[
     "internal", "local", "fun", "live", "pro", "link", "click", "cloud", "tech", "store", "icu",
 ];
 
+/// The socat address types (`TCP:host:port`) that name a host.
+#[rustfmt::skip]
+const SOCAT_KINDS: &[&str] = &["tcp", "tcp4", "tcp6", "udp", "udp4", "udp6", "openssl", "ssl"];
+
 /// The allowlist: defaults plus the user's hosts, lowercase, without a trailing dot.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Allowlist {
     pub(super) extra: Vec<String>,
 }
@@ -88,15 +90,13 @@ fn is_metadata(host: &str) -> bool {
     METADATA_HOSTS.iter().any(|m| host.eq_ignore_ascii_case(m))
 }
 
+/// True if a sink holds the URL: its host is the sink's (or under it), and its path starts with
+/// the sink's path, when the sink has one.
 fn is_sink(host: &str, path: &str) -> bool {
-    SINKS.iter().any(|sink| match sink.split_once('/') {
-        Some((domain, prefix)) => {
-            is_within(host, domain)
-                && path
-                    .strip_prefix('/')
-                    .is_some_and(|p| p.starts_with(prefix))
-        }
-        None => is_within(host, sink),
+    SINKS.iter().any(|sink| {
+        let (domain, prefix) = sink.split_once('/').unwrap_or((sink, ""));
+        let under = |p: &str| p.starts_with(prefix);
+        is_within(host, domain) && (prefix.is_empty() || path.strip_prefix('/').is_some_and(under))
     })
 }
 
@@ -108,19 +108,21 @@ struct Url<'t> {
     rest: &'t str,
 }
 
-/// `text` read as `scheme://[userinfo@]host[:port][rest]`, if it is one.
-fn parse_url(text: &str) -> Option<Url<'_>> {
-    let (scheme, after) = text.split_once("://")?;
-    let scheme_ok = scheme
+/// The URL inside a word (`--url=https://…`, `@https://…`), read as
+/// `scheme://[userinfo@]host[:port][rest]`, if there is one.
+fn url_in(word: &str) -> Option<Url<'_>> {
+    // A byte search: a `str` pattern's searcher costs more to set up than these short words.
+    let at = word.as_bytes().windows(3).position(|w| w == b"://")?;
+    let is_scheme = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
+    let start = word[..at]
         .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic())
-        && scheme
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'));
-    if !scheme_ok {
+        .rposition(|b| !is_scheme(b))
+        .map_or(0, |i| i + 1);
+    // The scheme starts with a letter (an empty one meets the `:`).
+    if !word.as_bytes()[start].is_ascii_alphabetic() {
         return None;
     }
+    let after = &word[at + 3..];
     let end = after.find(['/', '?', '#']).unwrap_or(after.len());
     let (authority, rest) = after.split_at(end);
     let (userinfo, hostport) = authority.rsplit_once('@').unwrap_or(("", authority));
@@ -187,26 +189,12 @@ fn carries_data(url: &Url<'_>) -> bool {
 /// Exfiltration by URL: each URL in `text` that names a sink, or carries data, on a host
 /// outside the allowlist.
 pub(super) fn has_leaking_url(text: &str, allow: &Allowlist) -> bool {
-    words(text).filter_map(url_start).any(|candidate| {
-        parse_url(candidate).is_some_and(|url| {
-            !url.host.is_empty()
-                && !is_metadata(url.host)
-                && !allow.allows(url.host)
-                && (is_sink(url.host, url.rest) || carries_data(&url))
-        })
+    words(text).filter_map(url_in).any(|url| {
+        !url.host.is_empty()
+            && !is_metadata(url.host)
+            && !allow.allows(url.host)
+            && (is_sink(url.host, url.rest) || carries_data(&url))
     })
-}
-
-/// The URL inside a word (`--url=https://…`, `@https://…`), if any.
-fn url_start(word: &str) -> Option<&str> {
-    // A byte search: a `str` pattern's searcher costs more to set up than these short words.
-    let at = word.as_bytes().windows(3).position(|w| w == b"://")?;
-    let start = word[..at]
-        .char_indices()
-        .rev()
-        .find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-')))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    Some(&word[start..])
 }
 
 /// The words of a command line: the runs between ASCII whitespace and the shell's separators
@@ -239,12 +227,9 @@ pub(super) fn sends_outside(text: &str, allow: &Allowlist) -> bool {
             variable = true;
             continue;
         }
-        let Some(host) = destination(word) else {
+        let Some(host) = destination(word).filter(|host| !is_metadata(host)) else {
             continue;
         };
-        if is_metadata(host) {
-            continue;
-        }
         named = true;
         if !allow.allows(host) {
             return true;
@@ -256,7 +241,7 @@ pub(super) fn sends_outside(text: &str, allow: &Allowlist) -> bool {
 /// The host a word names as a destination: a URL's host, `/dev/tcp/HOST/PORT`, `user@host`,
 /// `host:path`, `host:port`, `host/path`, or a bare name with a known TLD or an IPv4 address.
 fn destination(word: &str) -> Option<&str> {
-    if let Some(url) = url_start(word).and_then(parse_url) {
+    if let Some(url) = url_in(word) {
         return (!url.host.is_empty()).then_some(url.host);
     }
     if let Some(rest) = word
@@ -270,13 +255,7 @@ fn destination(word: &str) -> Option<&str> {
     let word = word.rsplit_once('=').map_or(word, |(_, value)| value);
     let word = word
         .split_once(':')
-        .filter(|(kind, _)| {
-            [
-                "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6", "openssl", "ssl",
-            ]
-            .iter()
-            .any(|k| kind.eq_ignore_ascii_case(k))
-        })
+        .filter(|(kind, _)| SOCAT_KINDS.iter().any(|k| kind.eq_ignore_ascii_case(k)))
         .map_or(word, |(_, address)| address);
     if word.starts_with(['-', '/', '.', '@', '~', '$']) {
         return None;

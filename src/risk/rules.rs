@@ -49,7 +49,7 @@ impl Effect {
 /// unit tests check this against every rule, over the corpus and variants of it).
 pub(super) type Anchors = &'static [&'static str];
 /// A pattern source with its anchors.
-type Anchored = (Anchors, String);
+pub(super) type Anchored = (Anchors, String);
 
 /// One built-in text rule.
 pub(super) struct Rule {
@@ -209,30 +209,30 @@ fn privilege_escalation() -> Vec<Anchored> {
     ]
 }
 
-fn exfiltration() -> Vec<(Anchors, (Effect, String))> {
-    let send = |p: String| (Effect::Send, p);
-    let always = |p: String| (Effect::Class(Risk::Exfiltration), p);
+#[rustfmt::skip]
+fn exfiltration() -> Vec<Rule> {
+    let rule = |effect, anchors: Anchors, source: String| Rule { effect, anchors, source };
+    let send = |anchors, source| rule(Effect::Send, anchors, source);
+    let always = |anchors, source| rule(Effect::Class(Risk::Exfiltration), anchors, source);
     vec![
-        (&[r"\bcurl\b"], send(format!(r"{S}curl\b{A}\s(?:-[a-zA-Z]*[dFT]|--data|--form|--upload-file|--json|-X\s*(?:POST|PUT|PATCH)|--request\s*(?:POST|PUT|PATCH))"))),
-        (&[r"\bwget\b"], send(format!(r"{S}wget\b{A}\s--(?:post-(?:data|file)|body-(?:data|file)|method[=\s]\s*(?:POST|PUT|PATCH))"))),
-        (&[r"\bpost ", r"\bput ", r"\bpatch "], send(format!(r"{S}(?:http|https|xh|xhs)\s+(?:-\S+\s+)*(?:POST|PUT|PATCH)\s"))),
-        (&[r"\binvoke-webrequest\b", r"\binvoke-restmethod\b", r"\biwr\b", r"\birm\b"], send(r"(?i)\b(?:Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n]*-(?:Method\s+(?:Post|Put|Patch)|InFile|Body)\b".to_string())),
-        (&[r"\bnc ", r"\bncat ", r"\bnetcat ", r"\btelnet ", r"\bsocat ", "/dev/tcp/", "/dev/udp/"], send(format!(r"{S}(?:nc|ncat|netcat|telnet|socat)\s+\S|/dev/(?:tcp|udp)/"))),
-        (&[r"\bscp ", r"\bsftp ", r"\brsync ", r"\bssh "], send(format!(r"{S}(?:scp|sftp)\s|{S}rsync\s{A}\S:|\|\s*ssh\s"))),
-        (&[r"\bpush ", r"\bremote "], send(format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)"))),
-        (&["$("], send(format!(r"{S}(?:dig|nslookup|host|ping|drill)\s{A}\$\("))),
-        (&["s3://"], always(format!(r"{S}aws\s+s3\s+(?:cp|mv|sync)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}s3://"))),
-        (&["gs://", r"\bstorage ", r"\brclone "], always(format!(r"{S}gsutil\s{A}\b(?:cp|rsync|mv)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}gs://|{S}az\s+storage\s+(?:blob|file)\s+upload|{S}rclone\s+(?:copy|sync|move)\s"))),
-        (&[r"\bgh "], always(format!(r"{S}gh\s+(?:gist\s+create\b|repo\s+edit\s{A}--visibility[=\s]+public|repo\s+create\s{A}--public\b)"))),
-        (&[r"\bsendmail\b", r"\bmailx\b", r"\bmutt\b", r"\bmail ", r"\bpastebinit\b"], always(format!(r"(?i)\b(?:sendmail|mailx|mutt)\b|{S}mail\s+-s\s|{S}pastebinit\b"))),
-        (&["://"], (Effect::Url, r"(?i)\b[a-z][a-z0-9+.-]*://".to_string())),
+        send(&[r"\bcurl\b"], format!(r"{S}curl\b{A}\s(?:-[a-zA-Z]*[dFT]|--data|--form|--upload-file|--json|-X\s*(?:POST|PUT|PATCH)|--request\s*(?:POST|PUT|PATCH))")),
+        send(&[r"\bwget\b"], format!(r"{S}wget\b{A}\s--(?:post-(?:data|file)|body-(?:data|file)|method[=\s]\s*(?:POST|PUT|PATCH))")),
+        send(&[r"\bpost ", r"\bput ", r"\bpatch "], format!(r"{S}(?:http|https|xh|xhs)\s+(?:-\S+\s+)*(?:POST|PUT|PATCH)\s")),
+        send(&[r"\binvoke-webrequest\b", r"\binvoke-restmethod\b", r"\biwr\b", r"\birm\b"], r"(?i)\b(?:Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b[^\n]*-(?:Method\s+(?:Post|Put|Patch)|InFile|Body)\b".to_string()),
+        send(&[r"\bnc ", r"\bncat ", r"\bnetcat ", r"\btelnet ", r"\bsocat ", "/dev/tcp/", "/dev/udp/"], format!(r"{S}(?:nc|ncat|netcat|telnet|socat)\s+\S|/dev/(?:tcp|udp)/")),
+        send(&[r"\bscp ", r"\bsftp ", r"\brsync ", r"\bssh "], format!(r"{S}(?:scp|sftp)\s|{S}rsync\s{A}\S:|\|\s*ssh\s")),
+        send(&[r"\bpush ", r"\bremote "], format!(r"{S}git\s{A}\b(?:push|remote\s+(?:add|set-url))\s{A}(?:(?:https?|ssh|git)://|@[a-zA-Z0-9.-]+:)")),
+        send(&["$("], format!(r"{S}(?:dig|nslookup|host|ping|drill)\s{A}\$\(")),
+        always(&["s3://"], format!(r"{S}aws\s+s3\s+(?:cp|mv|sync)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}s3://")),
+        always(&["gs://", r"\bstorage ", r"\brclone "], format!(r"{S}gsutil\s{A}\b(?:cp|rsync|mv)\s+(?:-\S+\s+)*[^-\s]\S*\s{A}gs://|{S}az\s+storage\s+(?:blob|file)\s+upload|{S}rclone\s+(?:copy|sync|move)\s")),
+        always(&[r"\bgh "], format!(r"{S}gh\s+(?:gist\s+create\b|repo\s+edit\s{A}--visibility[=\s]+public|repo\s+create\s{A}--public\b)")),
+        always(&[r"\bsendmail\b", r"\bmailx\b", r"\bmutt\b", r"\bmail ", r"\bpastebinit\b"], format!(r"(?i)\b(?:sendmail|mailx|mutt)\b|{S}mail\s+-s\s|{S}pastebinit\b")),
+        rule(Effect::Url, &["://"], r"(?i)\b[a-z][a-z0-9+.-]*://".to_string()),
     ]
 }
 
 /// Every built-in text rule, in a fixed order.
-#[rustfmt::skip]
 pub(super) fn text_rules() -> Vec<Rule> {
-    let mut all = Vec::new();
     let classed = [
         (Risk::HistoryRewrite, history_rewrite()),
         (Risk::DataDestruction, data_destruction()),
@@ -241,17 +241,18 @@ pub(super) fn text_rules() -> Vec<Rule> {
         (Risk::InfraChange, infra_change()),
         (Risk::PrivilegeEscalation, privilege_escalation()),
     ];
-    for (risk, patterns) in classed {
-        all.extend(patterns.into_iter().map(|(anchors, source)| Rule {effect: Effect::Class(risk), anchors, source}));
-    }
-    all.extend(
-        exfiltration()
-            .into_iter()
-            .map(|(anchors, (effect, source))| Rule {
-                effect,
-                anchors,
-                source,
-            }),
-    );
-    all
+    classed
+        .into_iter()
+        .flat_map(|(risk, patterns)| classed_rules(risk, patterns))
+        .chain(exfiltration())
+        .collect()
+}
+
+/// The rules of one class, from its patterns.
+pub(super) fn classed_rules(risk: Risk, patterns: Vec<Anchored>) -> impl Iterator<Item = Rule> {
+    patterns.into_iter().map(move |(anchors, source)| Rule {
+        effect: Effect::Class(risk),
+        anchors,
+        source,
+    })
 }

@@ -31,10 +31,9 @@ enum Key {
     Path,
     /// The pattern of a `Glob`, examined as a path read.
     Glob,
-    /// Content being written: `content`, `new_string`, …
+    /// Content being written: `content`, `new_string`, … (also in each of a multi-edit's
+    /// `edits`).
     Content,
-    /// A multi-edit's list of edits, whose content is examined.
-    Edits,
 }
 
 /// The examined entry `key` names, if any: one `match` on the key (a switch on its length, then
@@ -47,7 +46,6 @@ fn key_of(key: &str) -> Option<Key> {
         | "source" | "destination" | "target" | "directory" => Key::Path,
         "pattern" => Key::Glob,
         "content" | "contents" | "new_string" | "new_source" | "patch" => Key::Content,
-        "edits" => Key::Edits,
         _ => return None,
     })
 }
@@ -139,9 +137,8 @@ pub(super) fn classify(user: &UserRules, attempt: &Attempt<'_>) -> Risk {
 fn is_write_tool(tool: &str) -> bool {
     // The name after the last `__` (an MCP tool's own name).
     let name = tool
-        .rsplit("__")
-        .next()
-        .unwrap_or(tool)
+        .rsplit_once("__")
+        .map_or(tool, |(_, own)| own)
         .to_ascii_lowercase();
     WRITE_WORDS.iter().any(|word| name.contains(word))
 }
@@ -153,16 +150,11 @@ fn write_path_classes(folded: &[u8]) -> Found {
     engine::write_path_rules_compiled().for_each_match(
         folded,
         |_| true,
-        |effect| {
-            if let Effect::Class(risk) = effect {
-                found.add(risk);
-            }
-        },
+        |effect| found.add(effect.class()),
     );
     if found.has(Risk::PrivilegeEscalation) {
-        let mut only = Found::default();
-        only.add(Risk::PrivilegeEscalation);
-        return only;
+        found = Found::default();
+        found.add(Risk::PrivilegeEscalation);
     }
     found
 }
@@ -216,10 +208,8 @@ impl<'r> Scan<'r> {
         if writes {
             self.keys(object, Key::Content, Role::Content);
             if let Some(Value::Array(edits)) = object.get("edits") {
-                for edit in edits {
-                    if let Value::Object(edit) = edit {
-                        self.keys(edit, Key::Content, Role::Content);
-                    }
+                for edit in edits.iter().filter_map(Value::as_object) {
+                    self.keys(edit, Key::Content, Role::Content);
                 }
             }
         }
@@ -236,10 +226,8 @@ impl<'r> Scan<'r> {
             match item {
                 Value::String(text) => self.field(text, role),
                 Value::Array(items) => {
-                    for item in items {
-                        if let Value::String(text) = item {
-                            self.field(text, role);
-                        }
+                    for text in items.iter().filter_map(Value::as_str) {
+                        self.field(text, role);
                     }
                 }
                 _ => {}
@@ -292,11 +280,6 @@ impl<'r> Scan<'r> {
             }
         }
         found
-    }
-
-    #[cfg(test)]
-    fn is_spent(&self) -> bool {
-        self.budget.is_spent()
     }
 }
 

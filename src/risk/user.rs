@@ -55,7 +55,7 @@ pub enum RiskRuleError {
 }
 
 /// The user's part of [`super::RiskRules`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct UserRules {
     /// User class names, in the order first named; `Risk::User(i)` is `classes[i]`.
     pub(super) classes: Vec<String>,
@@ -66,25 +66,11 @@ pub(super) struct UserRules {
     pub(super) allow: Allowlist,
 }
 
-impl Default for UserRules {
-    fn default() -> UserRules {
-        UserRules {
-            classes: Vec::new(),
-            set: None,
-            class_of: Vec::new(),
-            allow: Allowlist { extra: Vec::new() },
-        }
-    }
-}
-
 impl UserRules {
-    pub(super) fn parse<R, H>(rules: R, hosts: H) -> Result<UserRules, RiskRuleError>
-    where
-        R: IntoIterator,
-        R::Item: AsRef<str>,
-        H: IntoIterator,
-        H::Item: AsRef<str>,
-    {
+    pub(super) fn parse(
+        rules: impl IntoIterator<Item = impl AsRef<str>>,
+        hosts: impl IntoIterator<Item = impl AsRef<str>>,
+    ) -> Result<UserRules, RiskRuleError> {
         let mut out = UserRules::default();
         let mut sources = Vec::new();
         for value in rules {
@@ -131,9 +117,9 @@ impl UserRules {
     /// user class.
     fn class(&mut self, name: &str) -> Result<Risk, RiskRuleError> {
         match Risk::from_builtin_name(name) {
-            Some(risk @ (Risk::None | Risk::Unknown)) => {
+            Some(Risk::None | Risk::Unknown) => {
                 return Err(RiskRuleError::ReservedClass {
-                    class: risk.builtin_name().expect("built-in").to_string(),
+                    class: name.to_string(),
                 })
             }
             Some(risk) => return Ok(risk),
@@ -149,19 +135,20 @@ impl UserRules {
                 class: name.to_string(),
             });
         }
-        if let Some(i) = self.classes.iter().position(|c| c == name) {
-            return Ok(Risk::User(u8::try_from(i).expect("at most 8 user classes")));
-        }
-        if self.classes.len() == MAX_USER_CLASSES {
-            return Err(RiskRuleError::TooManyClasses {
-                class: name.to_string(),
-                max: MAX_USER_CLASSES,
-            });
-        }
-        self.classes.push(name.to_string());
-        Ok(Risk::User(
-            u8::try_from(self.classes.len() - 1).expect("at most 8 user classes"),
-        ))
+        let i = match self.classes.iter().position(|c| c == name) {
+            Some(i) => i,
+            None if self.classes.len() == MAX_USER_CLASSES => {
+                return Err(RiskRuleError::TooManyClasses {
+                    class: name.to_string(),
+                    max: MAX_USER_CLASSES,
+                })
+            }
+            None => {
+                self.classes.push(name.to_string());
+                self.classes.len() - 1
+            }
+        };
+        Ok(Risk::User(u8::try_from(i).expect("at most 8 user classes")))
     }
 }
 
