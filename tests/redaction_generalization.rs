@@ -115,6 +115,13 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("expect -c 'spawn ssh root@h; expect \"password:\"; send \"expPw-7731\\r\"; interact'", "expPw-7731", "interact"),
     ("MNEMONIC=\"abandon ability able about above absent absorb abstract absurd abuse access accident\" node deploy.js", "abandon ability able about above absent absorb abstract absurd abuse access accident", "node deploy.js"),
     ("su - app -c 'make install' <<< 'suHere-Pw-41'", "suHere-Pw-41", "make install"),
+    // Password hashes: phpass (WordPress), Drupal 7, MySQL's native hash, passlib's PHC
+    // strings, Django's salted SHA-1.
+    ("echo 'admin:$P$BXC8ALTBN3XXMI2Y/Ev4SXVbrg4QLjF' >> users.db", "$P$BXC8ALTBN3XXMI2Y/Ev4SXVbrg4QLjF", ">> users.db"),
+    ("UPDATE users SET pass='$S$DA7grCgKoesWFaDskycMinGfIurZoiS.rYrzK7gUtsEWKXOtVf0bH' WHERE uid=1", "$S$DA7grCgKoesWFaDskycMinGfIurZoiS.rYrzK7gUtsEWKXOtVf0bH", "WHERE uid=1"),
+    ("mysql -e \"UPDATE mysql.user SET authentication_string='*9EEC48BA4D2459B6B22C5ABA59002B355F235F79'\"", "*9EEC48BA4D2459B6B22C5ABA59002B355F235F79", "mysql.user"),
+    ("echo '$scrypt$ln=16,r=8,p=1$aKrism/BB/7v3UPuwl6RLY$czEL7PiCMlcN6Riud9DcxhPpLm.hAHac/7qzSDQKVXc' > h", "czEL7PiCMlcN6Riud9DcxhPpLm.hAHac/7qzSDQKVXc", "> h"),
+    ("echo 'sha1$lAFeW$996da560fd8adda68820c894a252686f3a0e6527' > h", "996da560fd8adda68820c894a252686f3a0e6527", "> h"),
     // A YAML block scalar puts the value on the next line.
     ("stringData:\n  password: |\n    Blk-Scal4r-Pw91\n  user: app", "Blk-Scal4r-Pw91", "user: app"),
     // Cisco's `secret 0 X` (type 0: plain text), a password to a login subcommand, a
@@ -197,6 +204,7 @@ const READABLE: &[&str] = &[
     "server.login(user, password)",
     "echo 'from x import y' > tokenizer.py",
     "echo 'net 30' > credit_terms.txt",
+    "SELECT * FROM t; -- *NOTE* see ticket",
     "password: |\n  ${DB_PASSWORD}",
     "secret_name: >-\n  db-credentials",
     "interface GigabitEthernet0/1\n no shutdown",
