@@ -122,6 +122,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("mysql -e \"UPDATE mysql.user SET authentication_string='*9EEC48BA4D2459B6B22C5ABA59002B355F235F79'\"", "*9EEC48BA4D2459B6B22C5ABA59002B355F235F79", "mysql.user"),
     ("echo '$scrypt$ln=16,r=8,p=1$aKrism/BB/7v3UPuwl6RLY$czEL7PiCMlcN6Riud9DcxhPpLm.hAHac/7qzSDQKVXc' > h", "czEL7PiCMlcN6Riud9DcxhPpLm.hAHac/7qzSDQKVXc", "> h"),
     ("echo 'sha1$lAFeW$996da560fd8adda68820c894a252686f3a0e6527' > h", "996da560fd8adda68820c894a252686f3a0e6527", "> h"),
+    // A Wi-Fi passphrase after the network's name, a heredoc fed to a command that stores a secret.
+    ("wpa_passphrase \"Home Net\" Wpa-Pass-8812 > /etc/wpa.conf", "Wpa-Pass-8812", "> /etc/wpa.conf"),
+    ("cat <<EOF | docker secret create db_password -\nHeredoc-Sec-441\nEOF", "Heredoc-Sec-441", "docker secret create"),
     // A YAML block scalar puts the value on the next line.
     ("stringData:\n  password: |\n    Blk-Scal4r-Pw91\n  user: app", "Blk-Scal4r-Pw91", "user: app"),
     // Cisco's `secret 0 X` (type 0: plain text), a password to a login subcommand, a
@@ -204,6 +207,8 @@ const READABLE: &[&str] = &[
     "server.login(user, password)",
     "echo 'from x import y' > tokenizer.py",
     "echo 'net 30' > credit_terms.txt",
+    "wpa_passphrase Office < pass.txt",
+    "cat <<EOF | kubectl apply -f -\napiVersion: v1\nEOF",
     "SELECT * FROM t; -- *NOTE* see ticket",
     "password: |\n  ${DB_PASSWORD}",
     "secret_name: >-\n  db-credentials",

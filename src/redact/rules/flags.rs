@@ -110,6 +110,11 @@ pub(super) fn password_flags() -> Vec<Rule> {
         ("<<<", r#"(?i-u:\b(?:chpasswd|passwd|su|secrets?|password-stdin|with-token|token-stdin|env[ \t]+add|(?:go)?pass[ \t]+insert|keyring[ \t]+set))\b[^\n|;&]*?<<<[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\x60;&|<>\\$][^\s"'\x60;&|<>\\]*))"#.to_string()),
         // A literal written to a file named for a secret: `echo X > /run/secrets/db_password`.
         ("echo|printf", format!(r#"\b(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+["']%s(?:\\n)?["'])?{SPACED}[ \t]*>>?[ \t]*[^\s;&|<>]*(?i-u:password|passwd|secret|token|api[_-]?key|cred(?:ential)?s?)(?:[^A-Za-z\s/;&|<>][^\s/;&|<>]*)?(?:[ \t;&|\n]|$)"#)),
+        // `wpa_passphrase SSID PASS`: the Wi-Fi passphrase after the network's name.
+        ("wpa_passphrase", format!(r#"\bwpa_passphrase[ \t]+(?:"[^"\n]+"|'[^'\n]+'|[^\s'"]+){SPACED}"#)),
+        // A heredoc's first line fed to a command that stores or reads a secret:
+        // `cat <<EOF | docker secret create db -`, `cat <<EOF | chpasswd`.
+        ("<<", r#"<<-?[ \t]*['"]?[A-Za-z_]+['"]?[^\n]*?(?i-u:\b(?:secrets?[ \t]+(?:set|put|create|add)|env[ \t]+add|chpasswd|password-stdin|with-token)\b)[^\n]*\n([^\n]+)"#.to_string()),
         // Windows `net user NAME PASS` (not `net user NAME /add`, not `*`, which prompts).
         ("net", r#"\bnet[ \t]+user[ \t]+(?:"[^"\n]+"|[^\s/"'-][^\s/]*)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/*\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#.to_string()),
         // `net use \\host\share /user:DOMAIN\user PASS` (not `/persistent:no`).
