@@ -125,6 +125,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A Wi-Fi passphrase after the network's name, a heredoc fed to a command that stores a secret.
     ("wpa_passphrase \"Home Net\" Wpa-Pass-8812 > /etc/wpa.conf", "Wpa-Pass-8812", "> /etc/wpa.conf"),
     ("cat <<EOF | docker secret create db_password -\nHeredoc-Sec-441\nEOF", "Heredoc-Sec-441", "docker secret create"),
+    // A numbered Vault AppRole secret_id.
+    ("vault write auth/approle/login role_id=db02de05-fa39-4855-059b-67221c5c2f63 secret_id2=7b285d31-07ef-b43d-85b5-0c7e1f2a9d44", "7b285d31-07ef-b43d-85b5-0c7e1f2a9d44", "role_id="),
     // A YAML block scalar puts the value on the next line.
     ("stringData:\n  password: |\n    Blk-Scal4r-Pw91\n  user: app", "Blk-Scal4r-Pw91", "user: app"),
     // Cisco's `secret 0 X` (type 0: plain text), a password to a login subcommand, a

@@ -520,10 +520,11 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
     !names::is_host(value)
 }
 
-/// A secret's id names it (AWS `--secret-id db`), but Vault AppRole's `secret_id` is a UUID
-/// that logs in.
+/// A secret's id names it (AWS `--secret-id db`), but Vault AppRole's `secret_id` (or a
+/// numbered `secret_id2`) is a UUID that logs in.
 fn is_vault_secret_id(name: &str, value: &str) -> bool {
-    normalise(name).ends_with("secretid") && is_uuid(value)
+    (normalise(name).trim_end_matches(|c: char| c.is_ascii_digit())).ends_with("secretid")
+        && is_uuid(value)
 }
 
 /// A password may start with `=` or `@` and hold any word.
