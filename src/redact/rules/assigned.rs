@@ -68,7 +68,7 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         // `variable "db_password" { default = "x" }`.
         rule("named_secret", &format!(r#"\bvariable[ \t]+"{name}"[ \t]*\{{[^}}]*?\bdefault[ \t]*=[ \t]*(?:{quoted})"#))
         .check(Check::Assigned)
-        .anchors(ANCHORS),
+        .anchors("default"),
         // `"value" == password`, `"value" !== secret`.
         rule("named_secret", &format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#))
         .check(Check::Assigned)
@@ -83,7 +83,7 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         // A label and its value after a space, in prose, logs and config blocks:
         // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`,
         // `password for the admin account: x`, `password was set to x`, Cisco's `secret 0 x`.
-        rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*|[0-9][ \t]+|for[ \t][^:\n]{{1,40}}:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})"))
+        rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*|[0-9][ \t]+|for[ \t][^:\n]+?:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})"))
         .check(Check::Labelled)
         .anchors(ANCHORS),
     ]

@@ -102,14 +102,14 @@ pub(super) fn password_flags() -> Vec<Rule> {
         // `echo X | docker login --password-stdin`, `| gh auth login --with-token`,
         // `| passwd [--stdin] user`, `| chpasswd`, `| sudo -S …`, `| gh secret set K`,
         // `| docker secret create K -`: a secret piped to a command that reads or stores it.
-        ("password-stdin|with-token|stdin|passwd|passphrase-fd|sudo|secret|env", format!(r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bsecrets?[ \t]+(?:set|put|create|add|versions[ \t]+add)\b|\benv[ \t]+add\b|=/dev/stdin\b|\bchpasswd\b|[ \t]passwd(?:[ \t;&|\n]|$)|--passphrase-fd[ \t]+0|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*\b)")),
+        ("password-stdin|with-token|stdin|passwd|passphrase-fd|sudo|secret set|secret put|secret create|secret add|secrets set|secrets put|secrets create|secrets add|secrets versions|env add", format!(r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bsecrets?[ \t]+(?:set|put|create|add|versions[ \t]+add)\b|\benv[ \t]+add\b|=/dev/stdin\b|\bchpasswd\b|[ \t]passwd(?:[ \t;&|\n]|$)|--passphrase-fd[ \t]+0|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*\b)")),
         // `openssl passwd -6 PASS`, `mkpasswd -m sha-512 PASS`: the plain password to hash.
         ("passwd|mkpasswd", format!(r"\b(?:openssl[ \t]+passwd|mkpasswd)\b(?:[ \t]+-(?:salt|in|m|S|R)(?:[ \t]+|=)[^\s-][^\s]*|[ \t]+-[A-Za-z0-9-]+)*{SPACED}")),
         // A here-string to a command that reads a secret: `wrangler secret put K <<< X`,
         // `vercel env add K <<< X`, `chpasswd <<< 'user:X'`, `pass insert k <<< X`.
         ("<<<", r#"(?i-u:\b(?:chpasswd|passwd|su|secrets?|password-stdin|with-token|token-stdin|env[ \t]+add|(?:go)?pass[ \t]+insert|keyring[ \t]+set))\b[^\n|;&]*?<<<[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\x60;&|<>\\$][^\s"'\x60;&|<>\\]*))"#.to_string()),
         // A literal written to a file named for a secret: `echo X > /run/secrets/db_password`.
-        ("echo|printf", format!(r#"\b(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+["']%s(?:\\n)?["'])?{SPACED}[ \t]*>>?[ \t]*[^\s;&|<>]*(?i-u:password|passwd|secret|token|api[_-]?key|cred(?:ential)?s?)(?:[^A-Za-z\s/;&|<>][^\s/;&|<>]*)?(?:[ \t;&|\n]|$)"#)),
+        ("password|passwd|secret|token|api_key|api-key|apikey|cred", format!(r#"\b(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+["']%s(?:\\n)?["'])?{SPACED}[ \t]*>>?[ \t]*[^\s;&|<>]*(?i-u:password|passwd|secret|token|api[_-]?key|cred(?:ential)?s?)(?:[^A-Za-z\s/;&|<>][^\s/;&|<>]*)?(?:[ \t;&|\n]|$)"#)),
         // `wpa_passphrase SSID PASS`: the Wi-Fi passphrase after the network's name.
         ("wpa_passphrase", format!(r#"\bwpa_passphrase[ \t]+(?:"[^"\n]+"|'[^'\n]+'|[^\s'"]+){SPACED}"#)),
         // A heredoc's first line fed to a command that stores or reads a secret:

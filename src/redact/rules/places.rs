@@ -24,9 +24,9 @@ pub(super) fn places() -> Vec<Rule> {
         // A user and password given to a call that logs in: Python's `auth=("user", "PASS")`,
         // `HTTPBasicAuth("user", "PASS")`, `smtp.login("user", "PASS")`, .NET's
         // `NetworkCredential("user", "PASS")`, JDBC's `getConnection(url, "user", "PASS")`.
-        rule("password", r#"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login|getConnection|PDO|mysqli(?:_connect)?|mysql_connect)[ \t]*\((?:[^,()\n]*,)?)[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#).anchors("auth|Auth|Credential|login|Connection|PDO|mysql").check(Check::Value),
+        rule("password", r#"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login|getConnection|PDO|mysqli(?:_connect)?|mysql_connect)[ \t]*\((?:[^,()\n]*,)?)[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#).anchors("auth=|auth =|auth(|auth (|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login(|login (|getConnection|PDO|mysqli|mysql_connect").check(Check::Value),
         // An expect script's answer to a password prompt: `expect "password:"; send "X\r"`.
-        rule("password", r#"(?i-u:assword|passphrase)(?s:.){0,60}?\bsend[ \t]+(?:--[ \t]+)?"([^"\\\n$][^"\\\n]*)(?:\\r|\\n)?""#).anchors("send").check(Check::Value),
+        rule("password", r#"(?i-u:assword|passphrase)[^\n]*?(?:\n[^\n]*?)?\bsend[ \t]+(?:--[ \t]+)?"([^"\\\n$][^"\\\n]*)(?:\\r|\\n)?""#).anchors(r"\bsend ").check(Check::Value),
         // The secret a JWT is signed or checked with: `jwt.sign(payload, "SECRET")`.
         rule("named_secret", r#"\bjwt\.(?:sign|verify|encode|decode)[ \t]*\([^,()\n]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|\x60([^\x60\n]+)\x60)"#).anchors("jwt.").check(Check::Value),
         // `scheme://TOKEN@host` or `scheme://TOKEN:x-oauth-basic@host`: a token as the user.
