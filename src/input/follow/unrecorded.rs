@@ -567,9 +567,7 @@ mod tests {
             .set_modified(hour_ago)
             .unwrap();
         fs::write(name("app.log"), lines("first", 3)).unwrap();
-        let config = FollowConfig::for_test(&name("app.log"), Duration::ZERO);
-        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
-        let mut sink = Recorder::default();
+        let (mut follower, mut sink) = following(&name("app.log"));
         follower.scan(&mut sink);
         follower.read_all(&mut sink);
         assert_eq!(text(&sink), String::from_utf8(lines("first", 3)).unwrap());
@@ -610,12 +608,19 @@ mod tests {
     /// A follower that has read `app.log` (3 lines "a") in `dir`, and was then frozen while
     /// logrotate moved it to `app.log.2`, a roll it never saw was made (`app.log.1`, 4 lines
     /// "r") and the writer went on in a new `app.log` (2 lines "b").
+    /// A follower of `pattern` on its first start, no grace after a file's end, and its sink.
+    fn following(pattern: &std::path::Path) -> (Follower, Recorder) {
+        let config = FollowConfig::for_test(pattern, Duration::ZERO);
+        (
+            Follower::new(config, Vec::new(), Vec::new(), true),
+            Recorder::default(),
+        )
+    }
+
     fn frozen_across_rotations(dir: &std::path::Path) -> (Follower, Recorder) {
         let name = |n: &str| dir.join(n);
         fs::write(name("app.log"), lines("a", 3)).unwrap();
-        let config = FollowConfig::for_test(&name("app.log"), Duration::ZERO);
-        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
-        let mut sink = Recorder::default();
+        let (mut follower, mut sink) = following(&name("app.log"));
         follower.scan(&mut sink);
         follower.read_all(&mut sink);
         fs::rename(name("app.log"), name("app.log.2")).unwrap();
@@ -663,9 +668,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let name = |n: &str| dir.path().join(n);
         fs::write(name("app.log"), lines("a", 3)).unwrap();
-        let config = FollowConfig::for_test(&name("app.log"), Duration::ZERO);
-        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
-        let mut sink = Recorder::default();
+        let (mut follower, mut sink) = following(&name("app.log"));
         let pass = |follower: &mut Follower, sink: &mut Recorder| {
             std::thread::sleep(Duration::from_millis(20)); // a new mtime for the directory
             follower.scan(sink);
@@ -700,16 +703,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let name = |n: &str| dir.path().join(n);
         fs::write(name("0.log"), lines("a", 3)).unwrap();
-        let config = FollowConfig::for_test(&name("0.log*"), Duration::ZERO);
-        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
-        let mut sink = Recorder::default();
+        let (mut follower, mut sink) = following(&name("0.log*"));
         follower.scan(&mut sink);
         follower.read_all(&mut sink);
         // Frozen: `0.log` rotated, a new `0.log` written.
         fs::rename(name("0.log"), name("0.log.20260612-100001")).unwrap();
         fs::write(name("0.log"), lines("b", 4)).unwrap();
-        std::thread::sleep(Duration::from_millis(20)); // a new mtime for the directory
-                                                       // Thawed: rotated again between the scan's `stat` of `0.log` and its `open`.
+        // A new mtime for the directory. Thawed: rotated again between the scan's `stat` of
+        // `0.log` and its `open`.
+        std::thread::sleep(Duration::from_millis(20));
         follower.beside_glob = Some(|dir| {
             fs::rename(dir.join("0.log"), dir.join("0.log.20260612-100002")).unwrap();
             fs::write(dir.join("0.log"), lines("c", 2)).unwrap();
