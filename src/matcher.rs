@@ -12,10 +12,13 @@
 //!
 //! Regexes are `regex-automata`'s meta regex with its defaults (its own literal prefilter
 //! included) over bytes, without Unicode: classes, `\b` and `(?i)` are ASCII, as the rules are
-//! written. Built on first use, so a process compiles only the rules its texts need. Two
-//! defaults are turned off, for memory: the one-pass DFA, and the lazy DFAs (with them the
-//! reverse NFA they need); a regex answers with its prefilter, then the bounded backtracker or
-//! the PikeVM, linear in the text. docs/performance.md has what each cost.
+//! written. Built on first use, so a process compiles only the rules its texts need. Three
+//! defaults are turned off, for memory: the one-pass DFA, the lazy DFAs and the full DFA (on
+//! wherever a dependency enables `regex-automata`'s `dfa-build`), and with the last two the
+//! reverse NFA they need, which the full DFA's default had built for every regex although the
+//! DFA itself is built only for the smallest; a regex answers with its prefilter, then the
+//! bounded backtracker or the PikeVM, linear in the text. docs/performance.md has what each
+//! cost.
 //!
 //! **Not here:** the rules themselves, vetting or scoring a match, decoding texts.
 
@@ -180,7 +183,8 @@ fn build(pattern: &str, captures: WhichCaptures) -> Regex {
     let config = Regex::config()
         .which_captures(captures)
         .onepass(false)
-        .hybrid(false);
+        .hybrid(false)
+        .dfa(false);
     Regex::builder()
         .syntax(syntax::Config::new().unicode(false).utf8(false))
         .configure(config)
@@ -224,6 +228,25 @@ pub(crate) fn minimise(anchors: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_regex_holds_its_forward_nfa_and_no_reverse_one() {
+        // Too many states for a full DFA: with any DFA engine on, the regex would also hold a
+        // reverse NFA about as large as the forward one.
+        let pattern = r"[A-Za-z0-9_-]{20,40}\.[A-Za-z0-9_-]{6,7}";
+        let forward = regex_automata::nfa::thompson::Compiler::new()
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
+            .build(pattern)
+            .unwrap();
+        let regex = compile(pattern);
+        assert!(
+            regex.memory_usage() < forward.memory_usage() * 3 / 2,
+            "regex {} bytes, its forward NFA {} bytes",
+            regex.memory_usage(),
+            forward.memory_usage()
+        );
+        assert!(regex.is_match(b"key abcdefghijklmnopqrstuvwx.abcdef"));
+    }
 
     #[test]
     fn anchors_come_from_prefixes_or_suffixes() {
