@@ -2,12 +2,17 @@
 """Peak RSS of `denials-exporter run` while it follows, redacts and serves (python3 stdlib only).
 
     run_footprint.py BINARY LOG [--rate LINES_PER_S] [--piece-lines N] [--scrape-ms MS] [--runs N]
+                     [--wrap 'COMMAND ARGS']
 
 Starts `BINARY run` on an empty directory (recent-denials ring on, its default), then appends LOG
 to a file there in pieces of N whole lines, paced at LINES_PER_S, while a second thread GETs
 /metrics, / and /api/v1/denials every MS milliseconds. When the exporter has read every byte, its
 VmHWM and VmRSS (from /proc/PID/status) are the figures. Each run is a fresh process and a fresh
 directory; prints one JSON object per run and a last one with the medians.
+
+With --wrap, the exporter runs under that command, e.g. --wrap 'valgrind --tool=massif
+--massif-out-file=run.massif' to see what its heap holds at the peak (massif writes the file when
+the exporter exits); the RSS figures are then the wrapper's.
 
 With DUMP_SMAPS=1 in the environment, the largest mappings (by RSS) of each run go to stderr:
 the binary, libc, the heap and each malloc arena, to see where a peak comes from.
@@ -19,6 +24,7 @@ import argparse
 import http.client
 import json
 import os
+import shlex
 import shutil
 import socket
 import statistics
@@ -69,7 +75,7 @@ def one_run(args, data):
     port = free_port()
     err = open(os.path.join(work, "exporter.log"), "w")
     proc = subprocess.Popen(
-        [args.binary, "run", "--path", os.path.join(logs, "*.log"),
+        shlex.split(args.wrap) + [args.binary, "run", "--path", os.path.join(logs, "*.log"),
          "--web.listen-address", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL, stderr=err)
     try:
@@ -142,7 +148,7 @@ def one_run(args, data):
     finally:
         proc.terminate()
         try:
-            proc.wait(10)
+            proc.wait(60 if args.wrap else 10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
@@ -158,6 +164,7 @@ def main():
     p.add_argument("--piece-lines", type=int, default=1000)
     p.add_argument("--scrape-ms", type=float, default=100)
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--wrap", default="", help="a command to run the exporter under")
     args = p.parse_args()
     with open(args.log, "rb") as f:
         data = f.read()
