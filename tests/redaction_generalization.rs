@@ -144,6 +144,26 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // Vendor formats whose body holds `-` and `_`.
     ("SUPABASE_KEY=sb_secret_Qk7Wz2-Lm9Xt_4Rn8Hc3Vb ./seed", "sb_secret_Qk7Wz2-Lm9Xt_4Rn8Hc3Vb", "./seed"),
     ("contentful space use --management-token CFPAT-Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc9Xe5Gf0Js2Kw8Lu4Y", "CFPAT-Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc9Xe5Gf0Js2Kw8Lu4Y", "contentful space use"),
+    // A name/value pair in XML elements (Hadoop, Hive), and on a command line.
+    ("echo '<property><name>fs.azure.account.key</name><value>hdpXml-Val-8812</value></property>' >> core-site.xml", "hdpXml-Val-8812", ">> core-site.xml"),
+    ("aws ssm put-parameter --name /prod/api/token --type SecureString --value 'ssmPut-Tok-4471'", "ssmPut-Tok-4471", "--type SecureString"),
+    // A weak word (`key`) naming something else before a strong one (`password`).
+    ("System.setProperty(\"javax.net.ssl.keyStorePassword\", \"ksPw-Prop-3318\");", "ksPw-Prop-3318", "System.setProperty"),
+    // A secret beside the account it belongs to; a user and password after a login label.
+    ("acmemail: Zk7Qp2Wx9Lm4Rt8N / ops@example.com", "Zk7Qp2Wx9Lm4Rt8N", "ops@example.com"),
+    ("login: admin / Lgn-Slash-Pw91", "Lgn-Slash-Pw91", "login: admin"),
+    // A UUID given to a service by its bare name; a variable named for an API.
+    ("acmepush: 4e1f8a2c-9b3d-4c7e-8f1a-2b6d9e0c3a5f", "4e1f8a2c-9b3d-4c7e-8f1a-2b6d9e0c3a5f", "acmepush:"),
+    ("client := NewAcmeAPI(\"7c2e9f4a-1b8d-4e3c-9a6f-0d5b2e8c1f7a\")", "7c2e9f4a-1b8d-4e3c-9a6f-0d5b2e8c1f7a", "NewAcmeAPI"),
+    ("apiBilling := \"Qx7Lm2Vb9RtK4wPz8NcJ3hYd6Gs1Fa\"", "Qx7Lm2Vb9RtK4wPz8NcJ3hYd6Gs1Fa", "apiBilling :="),
+    // Tableau's token secret (a key id and its random part); Jira Data Center's token.
+    ("tableau: using Qm3xZ8vT2kLp9WnR4bYc7A==:Xk2Lm9Qp4Rt7Vb3Nz8Wc5Hy1Jd6Fs0Ga for ci", "Qm3xZ8vT2kLp9WnR4bYc7A==:Xk2Lm9Qp4Rt7Vb3Nz8Wc5Hy1Jd6Fs0Ga", "for ci"),
+    ("jira_dc=MzE0NTkyNjUzNTg5OkZ7pQ2xLm9Rt4Vb8Nz3Wc6HyQ2x ./sync", "MzE0NTkyNjUzNTg5OkZ7pQ2xLm9Rt4Vb8Nz3Wc6HyQ2x", "./sync"),
+    // A header set by a config directive; a `#` typed into a URL's password.
+    ("echo 'proxy_set_header Authorization \"Basic Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc\";' >> nginx.conf", "Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc", ">> nginx.conf"),
+    ("DATABASE_URL=mysql://root:Hash#Pw-41@db:3306/app ./migrate", "Hash#Pw-41", "db:3306/app"),
+    // A secret whose first character is a dot is no jq path.
+    ("secret: .w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", ".w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", "secret:"),
 ];
 
 /// Texts that must come out unchanged.
@@ -224,6 +244,23 @@ const READABLE: &[&str] = &[
     "MNEMONIC=$WALLET_MNEMONIC ./sign",
     "jwt.sign(payload, process.env.JWT_SECRET, { expiresIn: '1h' })",
     "az keyvault secret set --vault-name kv --name db --file secret.txt",
+    "<property><name>fs.s3a.secret.key</name><value>${S3_SECRET}</value></property>",
+    "<property><name>dfs.replication</name><value>3</value></property>",
+    "aws ssm put-parameter --name /prod/api/url --value https://api.internal",
+    "System.setProperty(\"javax.net.ssl.keyStore\", \"/etc/ssl/app.jks\");",
+    "owner: docs team / ops@example.com",
+    "request_id: 4e1f8a2c-9b3d-4c7e-8f1a-2b6d9e0c3a5f",
+    "\"parent\": \"7c2e9f4a-1b8d-4e3c-9a6f-0d5b2e8c1f7a\"",
+    "node: 4e1f8a2c-9b3d-4c7e-8f1a-2b6d9e0c3a5f",
+    "apiVersion := \"2024-06-01\"",
+    "jq -r .spec.template.metadata.name",
+    // A token format filled by hand: camel-case words, a pattern over and over, blocks of one
+    // character.
+    "- (void)hf_loadPretrainedTokenizerFromHubConfiguration;",
+    "runner token GR1348941454545454545454545454545",
+    "datadog: 1111111111aaaaaaaaaa2222222222bbbbbbbbbb",
+    "authorization basic check failed for user",
+    "see https://example.com/docs#section@v2",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

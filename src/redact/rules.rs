@@ -200,6 +200,9 @@ const NAME_SECRET: &str = concat!(
     r"|[A-Za-z0-9_.-]*[A-Za-z0-9](?:Key|Auth))",
 );
 const WORDS_SECRET: &str = "token|secret|credentials|credential|creds|auth|key";
+/// Both sets of words, for rules whose vetting reads the name.
+const WORDS_ANY: &str =
+    "password|passwd|passphrase|pwd|pass|token|secret|credentials|credential|creds|auth|key";
 /// What every match of [`named_assignment`] holds: a word of the name, [`CLOSE`], then `=`,
 /// `:` or `-` (the first character of [`SEP`], [`TYPED`] and ` - `).
 const ASSIGNED_PASSWORD: &str = concat!(

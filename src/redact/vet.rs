@@ -144,10 +144,12 @@ pub(super) fn accept(
         Check::Header => header_ok(name, value, ctx),
         Check::Cookie => value.contains('=') && !is_placeholder(value, ctx.quote),
         Check::Random(min) => {
-            // One character over and over (`discord=000000000000000000`) is a stand-in, as
-            // for a named value; a digit otherwise lets a low-entropy value through.
+            // One character over and over (`discord=000000000000000000`), or blocks of one
+            // character each (`aaaaaaaaaa1111111111bbbbbbbbbb…`), is a stand-in, as for a named
+            // value; a digit otherwise lets a low-entropy value through.
             (value.bytes().any(|b| b.is_ascii_digit()) || entropy(value) >= min)
                 && entropy(value) > 0.0
+                && !stand_ins::is_blocks_of_one(value)
                 && !is_mangled_token(value)
                 && !name.is_some_and(|keyword| stand_ins::is_inside_a_word(text, keyword))
         }
@@ -155,7 +157,7 @@ pub(super) fn accept(
         Check::Labelled => {
             let trimmed = value.trim_end_matches([',', ';', '.', ')']);
             let name = name.unwrap_or("");
-            let ok = names::names_a_credential(name) != names::Naming::No
+            let ok = names::labels_a_credential(name) != names::Naming::No
                 && !names::prose_word_before_says_otherwise(text, name)
                 && names::labelled_value_ok(trimmed, ctx.quote);
             return ok.then_some((start, start + trimmed.len()));
@@ -258,7 +260,7 @@ const BENIGN_NAME_SUFFIXES: &[&str] = &[
     "synctoken", "resumetoken", "eostoken", "bostoken", "padtoken", "unktoken", "septoken",
     "clstoken", "masktoken", "maxtoken", "mintoken", "numtoken", "withcredentials",
     "existingsecret", "secretname", "secretref", "secretkeyref", "secretarn", "secretid",
-    "schemakey",
+    "schemakey", "authenticitytoken", "csrftoken", "xsrftoken",
 ];
 
 fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {

@@ -16,15 +16,15 @@ use super::*;
 use crate::redact::vet::Check;
 
 /// The credential vocabulary (case-insensitive): every name these rules take holds one, and
-/// the vetting asks that it start a word of the name (`mypass` is not `pass`); `key` and
-/// `auth` take only random-looking values (`vet::names`).
+/// the vetting asks that it start a word of the name (`mypass` is not `pass`); `key`, `auth`,
+/// `session` and `api` (`apiBilling`) take only random-looking values (`vet::names`).
 const VOCAB: &str = concat!(
     r"password|passwd|passphrase|pwd|pass|secrete?|token|api[_.-]?key|private[_.-]?key",
-    r"|access[_.-]?key|credentials?|creds?|key|auth|session|psk|mnemonic",
+    r"|access[_.-]?key|credentials?|creds?|key|auth|session|api|psk|mnemonic",
 );
 /// The same words as anchors.
 const ANCHORS: &str =
-    "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session|psk|mnemonic";
+    "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session|api|psk|mnemonic";
 /// Quoted values: JSON-escaped, double, single, backtick; `@"…"` (Objective-C) too.
 const ANY_QUOTED: &str =
     r#"\\+"([^"\\\n]+)\\+"|@?"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\x60([^\x60\n]+)\x60"#;

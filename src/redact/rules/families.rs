@@ -40,6 +40,8 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("connection_string", r"(?i-u)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([A-Za-z0-9+/%]{30,}={0,2})", "accountkey=|sharedaccesskey=|sharedaccesssignature=", "Azure Storage / Service Bus connection strings: Microsoft Learn"),
     ("password", r#"(?i-u)(?:(?:^|[;"'\s{])(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*);|;[ \t]*(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*)["'])"#, "pwd|password", "ODBC and ADO.NET connection strings, the password to its `;`: Microsoft Learn, connection string syntax"),
     ("connection_string", r"api\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/([a-z0-9]{64})\b", "softlayer", "IBM SoftLayer API URLs: detect-secrets softlayer plugin"),
+    // A secret made of a key's id (16 bytes in base64) and its random part.
+    ("tableau_token", r"[A-Za-z0-9+/]{22}==:[A-Za-z0-9]{32}\b", "==:", "Tableau personal access token secrets: Tableau REST API docs; trufflehog tableau"),
     // Vendor tokens whose body holds `-` and `_` anywhere.
     ("supabase_secret_key", r"\bsb_secret_[A-Za-z0-9_-]{20,}", "sb_secret_", "Supabase secret API keys: Supabase docs, API keys"),
     ("contentful_token", r"\bCFPAT-[A-Za-z0-9_-]{43}", "cfpat-", "Contentful personal access tokens: Contentful docs"),

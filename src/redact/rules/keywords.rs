@@ -17,7 +17,9 @@ pub(super) fn keyword_families() -> Vec<Rule> {
         kw("algolia_api_key", "algolia", "[a-z0-9]{32}"),
         kw("alibaba_access_key", "alibaba", "[a-z0-9]{30}"),
         kw("asana_secret", "asana", "[0-9]{16}|[a-z0-9]{32}"),
-        kw("atlassian_api_token", "atlassian|confluence|jira", "[a-z0-9]{20}[a-f0-9]{4}"),
+        // Data Center and Server personal access tokens: base64 of a numeric id, `:` and a
+        // random part (trufflehog atlassian data center).
+        kw("atlassian_api_token", "atlassian|confluence|jira|bitbucket", "[a-z0-9]{20}[a-f0-9]{4}|[mno][a-z0-9+/]{43}"),
         kw("beamer_api_token", "beamer", "b_[a-z0-9=_-]{44}"),
         kw("bitbucket_secret", "bitbucket", "[a-z0-9]{32}|[a-z0-9=_-]{64}"),
         kw("bittrex_key", "bittrex", "[a-z0-9]{32}"),

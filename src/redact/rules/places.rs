@@ -16,7 +16,8 @@ pub(super) fn places() -> Vec<Rule> {
         rule("telegram_bot_token", r"api\.telegram\.org/(?:file/)?bot([0-9]{5,16}:[A-Za-z0-9_-]{34,})"),
         rule("sidekiq_secret", r"(?i-u)\bhttps?://([a-f0-9]{8}:[a-f0-9]{8})@(?:gems|enterprise)\.contribsys\.com"),
         // `scheme://user:password@host`: the password; the user and host stay readable.
-        rule("url_credentials", r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/?#@:"'\\<>]*:([^\s/?#"'\\<>]+)@[^\s/?#@"'\\<>]"#)
+        // A `#` typed into a password unescaped (`root:Pa#ss@db`) stays part of it.
+        rule("url_credentials", r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/?#@:"'\\<>]*:([^\s/?#"'\\<>@]+(?:#[^\s/?#"'\\<>@]+)*)@[^\s/?#@"'\\<>]"#)
         .anchors("://")
         .check(Check::Value),
         // Go's MySQL DSN, `user:password@tcp(host:3306)/db` (go-sql-driver/mysql docs).
@@ -25,6 +26,14 @@ pub(super) fn places() -> Vec<Rule> {
         // `HTTPBasicAuth("user", "PASS")`, `smtp.login("user", "PASS")`, .NET's
         // `NetworkCredential("user", "PASS")`, JDBC's `getConnection(url, "user", "PASS")`.
         rule("password", r#"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login|getConnection|PDO|mysqli(?:_connect)?|mysql_connect)[ \t]*\((?:[^,()\n]*,)?)[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#).anchors("auth=|auth =|auth(|auth (|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login(|login (|getConnection|PDO|mysqli|mysql_connect").check(Check::Value),
+        // A secret written beside the account it belongs to: `cloudflare: KEY / bot@x.com`;
+        // a user and password after a label that says so: `login: admin / PASS`.
+        rule("named_secret", r#"(?:^|[\s"'(]|\\[nt])[A-Za-z][A-Za-z0-9_.-]*:[ \t]*([^\s"']{8,})[ \t]*/[ \t]+(?:[A-Za-z0-9_]+[ \t]*=[ \t]*)?[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9.-]+"#)
+        .anchors(" / ")
+        .check(Check::Random(3.0)),
+        rule("password", r#"(?i-u:\b(?:logins?|credentials?|creds|user(?:name)?[ \t]*/[ \t]*pass(?:word)?))[ \t]*[:=][ \t]*[^\s/"']+[ \t]+/[ \t]+([^\s"']+)"#)
+        .anchors(" / ")
+        .check(Check::Value),
         // An expect script's answer to a password prompt: `expect "password:"; send "X\r"`.
         rule("password", r#"(?i-u:assword|passphrase)[^\n]*?(?:\n[^\n]*?)?\bsend[ \t]+(?:--[ \t]+)?"([^"\\\n$][^"\\\n]*)(?:\\r|\\n)?""#).anchors(r"\bsend ").check(Check::Value),
         // The secret a JWT is signed or checked with: `jwt.sign(payload, "SECRET")`.
@@ -47,6 +56,11 @@ pub(super) fn places() -> Vec<Rule> {
         )
         .anchors("authorization")
         .check(Check::Header),
+        // A header set by a config directive, its name and value apart: nginx's
+        // `proxy_set_header Authorization "Basic X"`, Apache's `RequestHeader set Authorization`.
+        rule("authorization_header", r#"(?i-u:\bauthorization\\?["']?[ \t]+\\?["']?(?:basic|bearer|token|digest)[ \t]+)([^\s"'\\,;]{8,})"#)
+        .anchors("authorization")
+        .check(Check::Random(4.0)),
         rule("auth_header", concat!(r#"(?i-u:(?:^|[\s'"]|\\[nrt])(?:x-[a-z0-9-]*(?:api-?key|token|auth|secret|password|signature|session)[a-z0-9-]*"#, r#"|private-token|job-token|circle-token|ocp-apim-subscription-key)[ \t]*:[ \t]*)([^\s"'\\,;]+)"#))
         .anchors("key|token|auth|secret|password|signature|session")
         .check(Check::Value),

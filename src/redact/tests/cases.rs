@@ -144,6 +144,7 @@ pub(super) fn positive_cases() -> Vec<Case> {
     c.add("slack_token", "SLACK_USER_TOKEN={}", format!("xoxp-{}-{}-{}-{}", fake(DIG, 12), fake(DIG, 12), fake(DIG, 13), fake(HEX, 32)), "SLACK_USER_TOKEN=");
     c.add("slack_token", "SLACK_APP_TOKEN={}", format!("xapp-1-A{}-{}-{}", fake(UP, 10), fake(DIG, 13), fake(HEX, 64)), "SLACK_APP_TOKEN=");
     c.add("slack_webhook_url", "curl -X POST -d '{\"text\":\"hi\"}' https://hooks.slack.com/services/{}", format!("T{}/B{}/{}", fake(UP, 8), fake(UP, 10), fake(AN, 24)), "https://hooks.slack.com/services/");
+    c.add("tableau_token", "tabcmd PAT {}", format!("{}==:{}", fake(B64, 22), fake(AN, 32)), "tabcmd PAT ");
     c.add("microsoft_teams_webhook", "curl -X POST https://acme.webhook.office.com/webhookb2/{}", format!("{}@{}/IncomingWebhook/{}/{}", uuid(), uuid(), fake(HEX, 32), uuid()), "https://acme.webhook.office.com/webhookb2/");
     c.add("discord_token", "curl -X POST https://discord.com/api/webhooks/123456789012345678/{}", fake(URL, 68), "https://discord.com/api/webhooks/");
     c.add("discord_token", "DISCORD_CLIENT_SECRET={}", fake(URL, 32), "DISCORD_CLIENT_SECRET=");

@@ -59,6 +59,9 @@ pub(in crate::redact) fn looks_random(
     if is_unnamed_prefixed_token(run) {
         return Some("prefixed_token");
     }
+    if is_uuid(run) && is_given_to_a_service(&text[..start]) {
+        return Some(KEYLESS_KIND);
+    }
     let quote = start.checked_sub(1).map(|i| bytes[i]);
     let quoted = matches!(quote, Some(b'"' | b'\'' | b'`')) && bytes.get(end) == quote.as_ref();
     if quoted && !is_named(&text[..start - 1]) && is_random(run) {
@@ -111,6 +114,50 @@ fn is_labelled_random(run: &str) -> bool {
         && vowels * 5 < letters.count() * 2
         && entropy(body) >= MIN_LABELLED_RANDOMNESS * libm::log2(body.len().min(64) as f64)
         && base64_text(run).is_none()
+}
+
+/// Whether the text before a UUID gives it to a service by its bare name, not to an id:
+/// `onesignal: e8b1…`, `railway = 'a52a…'`, `mux '87c6…'`, `new HubSpotAPI("76a8…")`. The name
+/// is one unquoted word of letters and digits (a quoted key, `"parent": "…"`, is data; a
+/// compound name, `request_id`, says what it holds), and no word of it is an id's or a
+/// thing's that is not a credential (`node`, `domain`, `user`…).
+fn is_given_to_a_service(before: &str) -> bool {
+    #[rustfmt::skip]
+    const NOT_A_SERVICE: &[&str] = &[
+        "id", "ids", "uuid", "guid", "uid", "ref", "key", "trace", "span", "request", "run",
+        "job", "build", "version", "instance", "device", "node", "pod", "object", "item",
+        "record", "row", "entity", "resource", "message", "event", "order", "tenant", "org",
+        "project", "workspace", "team", "user", "owner", "account", "subscription", "client",
+        "app", "session", "execution", "tool", "file", "name", "domain", "host", "email", "url",
+        "parent", "thread", "conversation", "task", "step", "batch", "payment", "customer",
+        "product", "model", "agent", "workflow", "group", "role", "policy", "correlation",
+        "nonce", "state", "etag", "hash", "seed", "salt", "source", "target", "uuid4", "is",
+    ];
+    // Given by `=`, `:` or a call's `(`, or quoted after a space: a bare word and a space
+    // before an unquoted UUID is a command's argument (`git log -n prod 9560…`).
+    let quoted = before.ends_with(['"', '\'', '`']);
+    let before = before.trim_end_matches(['"', '\'', '`']);
+    let called = before.ends_with('(');
+    let before = before.trim_end_matches(['(', ' ', '\t']);
+    let assigned = before.ends_with(['=', ':']);
+    if !(quoted || called || assigned) {
+        return false;
+    }
+    let before = before
+        .strip_suffix(['=', ':'])
+        .unwrap_or(before)
+        .trim_end_matches([' ', '\t']);
+    let name = before
+        .rsplit(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or("");
+    let edge = before[..before.len() - name.len()].chars().next_back();
+    name.len() >= 3
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && edge.is_none_or(|c| c.is_whitespace() || "({[,;\"'".contains(c))
+        && !super::names::words(name)
+            .iter()
+            .any(|w| NOT_A_SERVICE.contains(&w.as_str()))
 }
 
 /// Whether the text before a quoted value gives it a name (`role_id = '…'`, `"sha": "…"`,

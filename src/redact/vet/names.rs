@@ -50,12 +50,13 @@ const NOT_THE_VALUE_BEFORE: &[&str] = &[
     "cache", "sort", "partition", "primary", "foreign", "idempotency", "routing", "object",
     "map", "group", "lookup", "dedup", "hot", "shortcut", "translation", "message", "label",
     "tag", "metric", "field", "schema", "row", "hash", "range", "ssh", "gpg", "pgp", "host",
+    "authenticity", "csrf", "xsrf",
 ];
 
 /// The lowercase words of a name: split at every character that is no letter or digit, where
 /// a lowercase letter or digit meets an uppercase one (`dbPassword`), and where digits follow
 /// letters (`token1`).
-fn words(name: &str) -> Vec<String> {
+pub(super) fn words(name: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut word = String::new();
     let mut prev_lower = false;
@@ -78,8 +79,12 @@ fn words(name: &str) -> Vec<String> {
 }
 
 /// Words that name a credential only with a random-looking value (`key`: a cache key, a sort
-/// key, a map key are words; `auth`; `session`: a session's id or token, or its name).
-const WEAK_WORDS: &[&str] = &["key", "auth", "session"];
+/// key, a map key are words; `auth`; `session`: a session's id or token, or its name; `api`:
+/// `apiBilling := "<random>"` is a key, `api_base` a URL).
+const WEAK_WORDS: &[&str] = &["key", "auth", "session", "api"];
+/// The weak words that may also label a value in prose: `api` there is a service's name
+/// (`kubectl rollout restart api 7f9c…`), not a key's.
+const WEAK_LABELS: &[&str] = &["key", "auth", "session"];
 
 /// How surely a name names a credential.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,6 +101,15 @@ pub(super) enum Naming {
 /// word, no word after it says the name is of something else (its file, type, id…), and the
 /// word before it does not either (`public_key`, `page_token`).
 pub(super) fn names_a_credential(name: &str) -> Naming {
+    naming(name, WEAK_WORDS)
+}
+
+/// As [`names_a_credential`], for a label in prose, which only [`WEAK_LABELS`] make weak.
+pub(super) fn labels_a_credential(name: &str) -> Naming {
+    naming(name, WEAK_LABELS)
+}
+
+fn naming(name: &str, weak_words: &[&str]) -> Naming {
     let words = words(name);
     let mut naming = Naming::No;
     for (i, word) in words.iter().enumerate() {
@@ -106,7 +120,7 @@ pub(super) fn names_a_credential(name: &str) -> Naming {
             || ENDINGS
                 .iter()
                 .any(|e| word.len() > e.len() && word.ends_with(e));
-        let hit = strong || WEAK_WORDS.contains(&word.as_str());
+        let hit = strong || weak_words.contains(&word.as_str());
         if !hit {
             continue;
         }
@@ -116,10 +130,14 @@ pub(super) fn names_a_credential(name: &str) -> Naming {
             .iter()
             .any(|w| NOT_THE_VALUE_AFTER.contains(&w.as_str()))
             && !before.is_some_and(|w| NOT_THE_VALUE_BEFORE.contains(&w));
-        if !names_it || strong {
+        if strong {
             return if names_it { Naming::Strong } else { Naming::No };
         }
-        naming = Naming::Weak;
+        // A weak word that names something else (`keyStore`) may still precede a strong one
+        // (`keyStorePassword`).
+        if names_it {
+            naming = Naming::Weak;
+        }
     }
     naming
 }

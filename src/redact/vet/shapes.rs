@@ -153,8 +153,11 @@ pub(super) fn looks_like_code(value: &str, ctx: Context) -> bool {
             return true;
         }
     }
-    // jq paths and member accesses: `.spec.tokenRef`.
-    value.starts_with('.') && value[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+    // jq paths and member accesses: `.spec.tokenRef`; not one long random segment
+    // (`.v2QPKHl7LcdVYsjaR4…`, a secret that starts with a dot).
+    let path = value.strip_prefix('.').unwrap_or("");
+    let one_random_segment = !path.contains('.') && path.len() > 20 && has_digit;
+    path.starts_with(|c: char| c.is_ascii_alphabetic()) && !one_random_segment
 }
 
 /// A UUID: five groups of 8, 4, 4, 4 and 12 hex digits.

@@ -7,6 +7,10 @@
 //!
 //! Cost: cold, once per regex match.
 
+use std::sync::OnceLock;
+
+use regex::Regex;
+
 use crate::redact::spans::MARKER_OPEN;
 
 /// Whether a token format's match `text[start..end]` stands as a token: the characters around it
@@ -90,8 +94,44 @@ pub(in crate::redact) fn stands_as_token(
     // Key material holds long runs (`AAAA` in DER), and so may a real token of digits; a run
     // of a filler character is a stand-in, and so are words: 16 lowercase letters in a row and
     // no digit (`hf_servingcellpriority…`; `…abcdefghijklmnopqrstuvwxyz0123…` is a token).
-    let words = longest_lowercase_run(value) >= 16 && !value.bytes().any(|b| b.is_ascii_digit());
-    longest_filler_run(value) < 10 && !words
+    let no_digit = !value.bytes().any(|b| b.is_ascii_digit());
+    let words = no_digit && (longest_lowercase_run(value) >= 16 || is_camel_words(value));
+    longest_filler_run(value) < 10 && !words && !ends_repeating(value)
+}
+
+/// Words in camel case fill four-fifths of the letters (`requiredCharacteristicTypesFor…`):
+/// an identifier's name, where a random body of letters alone breaks into short pieces.
+fn is_camel_words(value: &str) -> bool {
+    static WORD: OnceLock<Regex> = OnceLock::new();
+    let word = WORD.get_or_init(|| Regex::new("[A-Z]?[a-z]{3,}").expect("a valid pattern"));
+    let letters = value.bytes().filter(u8::is_ascii_alphabetic).count();
+    let in_words: usize = word.find_iter(value).map(|m| m.len()).sum();
+    letters >= 24 && in_words * 5 >= letters * 4
+}
+
+/// Whether a value is runs of one character, each six or more long, but for fewer than eight
+/// others (`aaaaaaaaaa1111111111bbbbbbbbbb2222222222`, `000…000TUVWXYZ`): a format filled by
+/// hand.
+pub(super) fn is_blocks_of_one(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let short_runs = bytes.chunk_by(|a, b| a == b).filter(|run| run.len() < 6);
+    bytes.len() >= 16 && short_runs.map(<[u8]>::len).sum::<usize>() < 8
+}
+
+/// Whether the value ends in a short pattern of two characters or more over and over, 16
+/// characters or more (`GR1348941` and `123123123…`): typed to fill a format.
+fn ends_repeating(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    (2..=4).any(|period| {
+        let same = bytes
+            .iter()
+            .rev()
+            .zip(bytes.iter().rev().skip(period))
+            .take_while(|(a, b)| a == b)
+            .count();
+        let unit = &bytes[bytes.len().saturating_sub(period)..];
+        same + period >= 16 && unit.iter().any(|b| *b != unit[0])
+    })
 }
 
 /// The longest word of letters and digits a token may be glued to (`keyghp_…`, `a1b2ghp_…`).
