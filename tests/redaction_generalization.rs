@@ -162,6 +162,10 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A header set by a config directive; a `#` typed into a URL's password.
     ("echo 'proxy_set_header Authorization \"Basic Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc\";' >> nginx.conf", "Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc", ">> nginx.conf"),
     ("DATABASE_URL=mysql://root:Hash#Pw-41@db:3306/app ./migrate", "Hash#Pw-41", "db:3306/app"),
+    // A config directive: a line of a credential's name and one value.
+    ("auth {\n  username admin\n  password hunter2\n}", "hunter2", "username admin"),
+    ("ENV DB_PASSWORD Dock3r-Env\nRUN make", "Dock3r-Env", "RUN make"),
+    ("db.password jdbcProp-9\ndb.user app", "jdbcProp-9", "db.user app"),
     // A secret whose first character is a dot is no jq path.
     ("secret: .w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", ".w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", "secret:"),
 ];
@@ -261,6 +265,9 @@ const READABLE: &[&str] = &[
     "datadog: 1111111111aaaaaaaaaa2222222222bbbbbbbbbb",
     "authorization basic check failed for user",
     "see https://example.com/docs#section@v2",
+    "password required\ntoken expired",
+    "credentials file:\n  path: ~/.aws/credentials",
+    "  password_file /run/secrets/db",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

@@ -169,7 +169,10 @@ pub(super) fn accept(
                 value
             };
             let name = name.unwrap_or("");
+            // An unquoted word ending in `:` opens a YAML mapping (`credentials file:`).
+            let key = ctx.quote.is_none() && trimmed.ends_with(':');
             let ok = !trimmed.is_empty()
+                && !key
                 && match names::names_a_credential(name) {
                     names::Naming::Strong => true,
                     names::Naming::Weak => names::labelled_value_ok(trimmed, ctx.quote),
