@@ -160,12 +160,12 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("tableau: using Qm3xZ8vT2kLp9WnR4bYc7A==:Xk2Lm9Qp4Rt7Vb3Nz8Wc5Hy1Jd6Fs0Ga for ci", "Qm3xZ8vT2kLp9WnR4bYc7A==:Xk2Lm9Qp4Rt7Vb3Nz8Wc5Hy1Jd6Fs0Ga", "for ci"),
     ("jira_dc=MzE0NTkyNjUzNTg5OkZ7pQ2xLm9Rt4Vb8Nz3Wc6HyQ2x ./sync", "MzE0NTkyNjUzNTg5OkZ7pQ2xLm9Rt4Vb8Nz3Wc6HyQ2x", "./sync"),
     // A header set by a config directive; a `#` typed into a URL's password.
-    ("echo 'proxy_set_header Authorization \"Basic Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc\";' >> nginx.conf", "Zq8vW2nLx4Pk7Ty1Hm3Rd6Bc", ">> nginx.conf"),
+    ("echo 'proxy_set_header Authorization \"Basic 5WOc8eFsL93AwsNAwiEEyemm\";' >> nginx.conf", "5WOc8eFsL93AwsNAwiEEyemm", ">> nginx.conf"),
     ("DATABASE_URL=mysql://root:Hash#Pw-41@db:3306/app ./migrate", "Hash#Pw-41", "db:3306/app"),
     // A config directive: a line of a credential's name and one value.
     ("auth {\n  username admin\n  password hunter2\n}", "hunter2", "username admin"),
     ("ENV DB_PASSWORD Dock3r-Env\nRUN make", "Dock3r-Env", "RUN make"),
-    ("db.password jdbcProp-9\ndb.user app", "jdbcProp-9", "db.user app"),
+    ("db.password s3cret!\ndb.user app", "s3cret!", "db.user app"),
     // A secret whose first character is a dot is no jq path.
     ("secret: .w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", ".w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", "secret:"),
 ];

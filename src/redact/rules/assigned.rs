@@ -80,10 +80,10 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         rule("named_secret", &format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}[ \t]*:?=[ \t]*{other}[ \t]*,[ \t]*(?:{quoted})"))
         .check(Check::Assigned)
         .anchors(ANCHORS),
-        // A config directive: a line that is a credential's name and one value, which has a
-        // digit or a sign (`  password hunter2`, a `.properties`
+        // A config directive: a line (or a JSON string) that is a credential's name and one
+        // value, which has a digit or a sign (`  password hunter2`, a `.properties`
         // `db.password x9`, a Dockerfile's `ENV DB_PASSWORD x9`); `password required` is prose.
-        rule("named_secret", &format!(r#"(?:(?m:^)|\\n)[ \t]*(?:(?:ENV|set)[ \t]+)?{name}[ \t]+(?:{quoted}|([^\s"'\x60;&|<>\\]*[0-9!@#$%^&*+=?~.,:/_-][^\s"'\x60;&|<>\\]*))[ \t]*;?[ \t]*(?:(?m:$)|\\[nr])"#))
+        rule("named_secret", &format!(r#"(?:(?m:^)|\\n|\{{"[^"\n]*":")[ \t]*(?:(?:ENV|set)[ \t]+)?{name}[ \t]+(?:{quoted}|([^\s"'\x60;&|<>\\]*[0-9!@#$%^&*+=?~.,:/_-][^\s"'\x60;&|<>\\]*))[ \t]*;?[ \t]*(?:(?m:$)|\\[nr])"#))
         .check(Check::Assigned)
         .anchors(ANCHORS),
         // A label and its value after a space, in prose, logs and config blocks:
