@@ -1,8 +1,9 @@
 //! Values with no key name, judged by their characters alone: a quoted string that is random
 //! by its charset, length and entropy (`"2b00042f…"`, `'I6FwzQZFL9l-44nv…'`), a token of
 //! a short prefix and a random body that no rule names (`abc_` and 24 or more letters and
-//! digits of three kinds, `CCDB1_…`), and a strongly random value after a bare label and a
-//! space (`mixpanel M0UX…`, `jira 'Z7Vo…'`): the generic shape of a secret pasted after the
+//! digits of three kinds, `CCDB1_…`), a strongly random value after a bare label and a
+//! space (`mixpanel M0UX…`, `jira 'Z7Vo…'`), and a UUID given to a service by its bare name
+//! (`railway = '<uuid>'`; not to an id's name): the generic shape of a secret pasted after the
 //! name of what it is for, whatever the vendor. The first bounds are detect-secrets' (4.5 bits
 //! a character for base64, 3.0 for hex, 20 characters); the label's are calibrated on the
 //! scanners' tests (docs/redaction.md has the counts). Other unquoted words are never judged
