@@ -578,3 +578,47 @@ fn a_roll_written_again_after_its_next_began_is_claimed_lost_when_deleted_while_
     w.denials(wf, 3); // after the last state write: only the deleted roll held them
     rolls.restart_without_first(wf, 8, 1.0);
 }
+
+/// The kubelet's own layout, followed by a glob that matches its rolls too (`0.log*`): `0.log` is
+/// renamed to `0.log.<time>` (still matched, so followed on under its new name), the runtime
+/// writes its last line there and reopens `0.log`. Read to its end and saved, the roll is then
+/// deleted while the exporter is down (the kubelet compresses it and later deletes the `.gz`, as
+/// a burst of lines does in moments). Its writer had moved on when it was renamed away: nothing
+/// was lost, and no file is claimed lost.
+#[test]
+fn a_renamed_roll_the_globs_still_match_deleted_while_down_is_not_claimed_lost() {
+    let wf = "kubelet_roll_done";
+    let dir = tempfile::tempdir().unwrap();
+    let (live, roll) = (
+        dir.path().join("0.log"),
+        dir.path().join("0.log.20260101-000001"),
+    );
+    let state = dir.path().join("state.json");
+    let launch = Launch::new(dir.path(), &dir.path().join("0.log*"))
+        .fast()
+        .args(["--state-file", &state.display().to_string()])
+        .args(["--state-interval", "0.2"]);
+    let mut w = Writer::open(&live);
+    w.denials(wf, 5);
+    let exporter = launch.start();
+    exporter.wait_denials(wf, 5);
+    fs::rename(&live, &roll).unwrap();
+    w.denials(wf, 1); // the runtime's late line, before it reopens 0.log
+    let mut next = Writer::open(&live);
+    next.denials(wf, 3);
+    exporter.wait_denials(wf, 9);
+    wait_saved(&exporter, &state, &roll, len(&roll));
+    wait_saved(&exporter, &state, &live, len(&live));
+    let mut exporter = exporter;
+    exporter.crash();
+
+    fs::remove_file(&roll).unwrap();
+    next.denials(wf, 2);
+    let exporter = launch.start();
+    exporter.wait_denials(wf, 11);
+    exporter.wait_value(DROPPED, &[], 1.0);
+    exporter.assert_denials(wf, 11);
+    let stderr = exporter.stderr();
+    assert_eq!(exporter.value(LOST_FILES, &[]), 0.0, "{stderr}");
+    assert!(!stderr.contains(LOST_WARNING), "{stderr}");
+}

@@ -251,8 +251,9 @@ pub struct FileState {
     /// not yet read, lost if the file is gone at the restart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
-    /// It was rotated (renamed away, or deleted while open) when saved: read to its end, its
-    /// writer had moved on, and its being gone at the restart loses nothing.
+    /// It was rotated (renamed away, even to a name the globs still match, or deleted while
+    /// open) when saved: read to its end, its writer had moved on, and its being gone at the
+    /// restart loses nothing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rotated: bool,
     /// Its writer had moved on when saved: it was read to its end after the first line of the

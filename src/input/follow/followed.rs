@@ -397,7 +397,9 @@ impl Followed {
                 .then(|| self.first_path.to_string_lossy().into_owned()),
             edge: self.edge.filter(|e| e.offset == self.read_pos),
             size: (self.size > self.buffer.committed()).then_some(self.size),
-            rotated: self.rotated,
+            // Renamed away from the path its writer opens, even to a name the globs still match
+            // (the kubelet's `0.log` -> `0.log.<time>`): that writer reopens the path.
+            rotated: self.rotated || self.path != self.first_path,
             ended: self
                 .ended_at
                 .is_some_and(|at| at == self.size && self.read_to() == at),
