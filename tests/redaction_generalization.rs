@@ -168,6 +168,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("db.password s3cret!\ndb.user app", "s3cret!", "db.user app"),
     // A secret whose first character is a dot is no jq path.
     ("secret: .w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", ".w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", "secret:"),
+    // A JWE: five segments, redacted whole.
+    ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
 
 /// Texts that must come out unchanged.

@@ -128,8 +128,8 @@ pub(super) fn token_formats() -> Vec<Rule> {
             concat!(
                 // An unsigned token has two parts: header and payload.
                 r"\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*)?",
-                // A JSON header (`{"alg"…`, `{"typ"…`) and two more segments, whatever the payload.
-                r"|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
+                // A JSON header (`{"alg"…`, `{"typ"…`) and two more segments (four: a JWE).
+                r"|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?",
                 r"|\bZXlK[A-Za-z0-9+/]{40,}={0,2}",
             ),
         ),
