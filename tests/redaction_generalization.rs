@@ -168,6 +168,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("db.password s3cret!\ndb.user app", "s3cret!", "db.user app"),
     // A secret whose first character is a dot is no jq path.
     ("secret: .w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", ".w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", "secret:"),
+    // A vendor's prefix no rule names, and a body of lowercase letters and digits only.
+    ("neonctl connect napi_zymlopifqy78f5m0nxynj3lvf7f4uzcr9a1nx8f37m3dwink2l6lchbk40f1fjta --project app", "napi_zymlopifqy78f5m0nxynj3lvf7f4uzcr9a1nx8f37m3dwink2l6lchbk40f1fjta", "--project app"),
+    ("./bench --api csk-yvi7zmdn2q8ziw4dij0hghjsll0jn9u5oqhxle6sadvnyzvz --model llama", "csk-yvi7zmdn2q8ziw4dij0hghjsll0jn9u5oqhxle6sadvnyzvz", "--model llama"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -270,6 +273,9 @@ const READABLE: &[&str] = &[
     "password required\ntoken expired",
     "credentials file:\n  path: ~/.aws/credentials",
     "  password_file /run/secrets/db",
+    // A prefix before a commit's hash, or before words and a date, is no vendor's token.
+    "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
+    "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

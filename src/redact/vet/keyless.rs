@@ -42,8 +42,9 @@ pub(in crate::redact) const KEYLESS_KIND: &str = "high_entropy_string";
 /// the vowel bound of [`is_labelled_random`] stops.
 const MIN_LABELLED_RANDOMNESS: f64 = 0.8;
 
-/// Least entropy of an unnamed prefixed token's body.
+/// Least entropy of an unnamed prefixed token's body; of one in lowercase and digits only.
 const MIN_PREFIXED_ENTROPY: f64 = 4.0;
+const MIN_LOWER_PREFIXED_ENTROPY: f64 = 4.5;
 
 /// The kind of the secret the run `text[start..end]` (base64 characters, from
 /// `decode::base64_runs`) is with no key: `prefixed_token` for a short prefix and a random body,
@@ -181,7 +182,8 @@ fn is_named(before: &str) -> bool {
         && before[..before.len() - name.len()].ends_with('#'))
 }
 
-/// `abc_` or `CCDB1_` and 24 or more letters and digits, upper and lower case, random.
+/// `abc_` or `CCDB1_` and 24 or more letters and digits, upper and lower case (32 or more in
+/// lowercase and digits), random.
 fn is_unnamed_prefixed_token(run: &str) -> bool {
     let Some(at) = run.find(['_', '-']) else {
         return false;
@@ -194,14 +196,13 @@ fn is_unnamed_prefixed_token(run: &str) -> bool {
         && letters.bytes().all(|b| b.is_ascii_alphabetic())
         && body.len() >= 24
         && body.bytes().all(|b| b.is_ascii_alphanumeric())
-        && [
-            u8::is_ascii_digit,
-            u8::is_ascii_lowercase,
-            u8::is_ascii_uppercase,
-        ]
-        .into_iter()
-        .all(has)
-        && entropy(body) >= MIN_PREFIXED_ENTROPY
+        && has(u8::is_ascii_digit)
+        && has(u8::is_ascii_lowercase)
+        && match has(u8::is_ascii_uppercase) {
+            true => entropy(body) >= MIN_PREFIXED_ENTROPY,
+            // Lowercase and digits alone (`napi_…`): a longer body, nearer that alphabet's most.
+            false => body.len() >= 32 && entropy(body) >= MIN_LOWER_PREFIXED_ENTROPY,
+        }
 }
 
 /// A random string by charset, length and entropy.
