@@ -168,6 +168,11 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("db.password s3cret!\ndb.user app", "s3cret!", "db.user app"),
     // A secret whose first character is a dot is no jq path.
     ("secret: .w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", ".w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", "secret:"),
+    // A bare password's `&` before a digit is the password's, after a flag as after a name; `&&`
+    // still ends the command.
+    ("ipmitool -I lanplus -H 10.0.0.9 -U admin -P Zq7&4mWx power status", "Zq7&4mWx", "power status"),
+    ("mysql -uroot -pHash&9Kq -e 'show databases'", "Hash&9Kq", "-e 'show databases'"),
+    ("mysql -uroot -pK9x!vq2&&echo ok", "K9x!vq2", "&&echo ok"),
     // A vendor's prefix no rule names, and a body of lowercase letters and digits only.
     ("neonctl connect napi_zymlopifqy78f5m0nxynj3lvf7f4uzcr9a1nx8f37m3dwink2l6lchbk40f1fjta --project app", "napi_zymlopifqy78f5m0nxynj3lvf7f4uzcr9a1nx8f37m3dwink2l6lchbk40f1fjta", "--project app"),
     ("./bench --api csk-yvi7zmdn2q8ziw4dij0hghjsll0jn9u5oqhxle6sadvnyzvz --model llama", "csk-yvi7zmdn2q8ziw4dij0hghjsll0jn9u5oqhxle6sadvnyzvz", "--model llama"),
