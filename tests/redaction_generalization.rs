@@ -168,6 +168,10 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("db.password s3cret!\ndb.user app", "s3cret!", "db.user app"),
     // A secret whose first character is a dot is no jq path.
     ("secret: .w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", ".w8Kq2Zt9Lm4Xv7Bn3Hc6Jf1Gd5Sa0Pe", "secret:"),
+    // A directive line written by `echo` or `printf`, and Redis' and OpenLDAP's own names.
+    ("echo 'password PinP38C@0wIi' >> ~/.config/app.conf", "PinP38C@0wIi", ">> ~/.config/app.conf"),
+    ("printf 'rootpw S3cr3t!\\n' >> slapd.conf", "S3cr3t!", ">> slapd.conf"),
+    ("redis-cli CONFIG SET requirepass Pq4@1xWz9k", "Pq4@1xWz9k", "CONFIG SET requirepass"),
     // A bare password's `&` before a digit is the password's, after a flag as after a name; `&&`
     // still ends the command.
     ("ipmitool -I lanplus -H 10.0.0.9 -U admin -P Zq7&4mWx power status", "Zq7&4mWx", "power status"),
@@ -278,6 +282,9 @@ const READABLE: &[&str] = &[
     "password required\ntoken expired",
     "credentials file:\n  path: ~/.aws/credentials",
     "  password_file /run/secrets/db",
+    "echo 'password required' >> notes.txt",
+    "echo 'token expired at 10:42' >> log.txt",
+    "git config --global core.compass v2.1",
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",

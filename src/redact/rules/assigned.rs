@@ -20,11 +20,11 @@ use crate::redact::vet::Check;
 /// `session` and `api` (`apiBilling`) take only random-looking values (`vet::names`).
 const VOCAB: &str = concat!(
     r"password|passwd|passphrase|pwd|pass|secrete?|token|api[_.-]?key|private[_.-]?key",
-    r"|access[_.-]?key|credentials?|creds?|key|auth|session|api|psk|mnemonic",
+    r"|access[_.-]?key|credentials?|creds?|key|auth|session|api|psk|mnemonic|rootpw|bindpw",
 );
 /// The same words as anchors.
 const ANCHORS: &str =
-    "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session|api|psk|mnemonic";
+    "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session|api|psk|mnemonic|rootpw|bindpw";
 /// Quoted values: JSON-escaped, double, single, backtick; `@"…"` (Objective-C) too.
 const ANY_QUOTED: &str =
     r#"\\+"([^"\\\n]+)\\+"|@?"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\x60([^\x60\n]+)\x60"#;
@@ -80,10 +80,11 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         rule("named_secret", &format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}[ \t]*:?=[ \t]*{other}[ \t]*,[ \t]*(?:{quoted})"))
         .check(Check::Assigned)
         .anchors(ANCHORS),
-        // A config directive: a line (or a JSON string) that is a credential's name and one
-        // value, which has a digit or a sign (`  password hunter2`, a `.properties`
-        // `db.password x9`, a Dockerfile's `ENV DB_PASSWORD x9`); `password required` is prose.
-        rule("named_secret", &format!(r#"(?:(?m:^)|\\n|\{{"[^"\n]*":")[ \t]*(?:(?:ENV|set)[ \t]+)?{name}[ \t]+(?:{quoted}|([^\s"'\x60;&|<>\\]*[0-9!@#$%^&*+=?~.,:/_-][^\s"'\x60;&|<>\\]*))[ \t]*;?[ \t]*(?:(?m:$)|\\[nr])"#))
+        // A config directive: a line (or a JSON string, or what `echo` writes to a file) that
+        // is a credential's name and one value, which has a digit or a sign (`  password
+        // hunter2`, a `.properties` `db.password x9`, a Dockerfile's `ENV DB_PASSWORD x9`,
+        // `echo 'requirepass x9' >> redis.conf`); `password required` is prose.
+        rule("named_secret", &format!(r#"(?:(?m:^)|\\n|\{{"[^"\n]*":"|\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?\\?['"])[ \t]*(?:(?:ENV|set)[ \t]+)?{name}[ \t]+(?:{quoted}|([^\s"'\x60;&|<>\\]*[0-9!@#$%^&*+=?~.,:/_-][^\s"'\x60;&|<>\\]*))[ \t]*;?[ \t]*(?:(?m:$)|\\[nr]|\\?['"])"#))
         .check(Check::Assigned)
         .anchors(ANCHORS),
         // A label and its value after a space, in prose, logs and config blocks:

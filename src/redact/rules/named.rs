@@ -26,7 +26,7 @@ pub(super) fn named_values() -> Vec<Rule> {
         .check(Check::Value),
         // `git config --global x.token VALUE`, `npm config set //host/:_authToken VALUE`,
         // `gh secret set NAME --body VALUE`: a secret given as a separate argument.
-        rule("named_secret", &format!(concat!(r"(?i-u:\b(?:config(?::set)?|configure[ \t]+set)\b)[^\n|;&]*?[ \t]", r"(?P<k>[A-Za-z0-9_./:@-]*(?i-u:password|passwd|token|secret|api[_.-]?key|authtoken|_auth))[ \t]+", r"(?:{q}|{b})", r"|\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:-b|--body)(?:=|[ \t]+)(?:{q}|{b})"), q = QUOTED, b = BARE_FLAG))
+        rule("named_secret", &format!(concat!(r"(?i-u:\b(?:config(?::set)?|configure[ \t]+set)\b)[^\n|;&]*?[ \t]", r"(?P<k>[A-Za-z0-9_./:@-]*(?i-u:password|passwd|[_.]pass|requirepass|masterauth|token|secret|api[_.-]?key|authtoken|_auth))[ \t]+", r"(?:{q}|{b})", r"|\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:-b|--body)(?:=|[ \t]+)(?:{q}|{b})"), q = QUOTED, b = BARE_FLAG))
         .check(Check::Named),
         // A sed replacement that writes a credential: `sed -i 's/^PW=.*/PW=x/' .env`.
         rule("password", &format!(r#"\bs(?:/[^/\n]*/{n}([^/\s'"\\]+)/|\|[^|\n]*\|{n}([^|\s'"\\]+)\||#[^#\n]*#{n}([^#\s'"\\]+)#)"#, n = r#"[A-Za-z0-9_.-]*(?i-u:password|passwd|pwd|secret|token|key)[A-Za-z0-9_]*[ \t]*[=:][ \t]*["']?"#)).anchors("password|passwd|pwd|secret|token|key").check(Check::Value),

@@ -14,7 +14,7 @@ use super::stand_ins::{is_counting, is_made_up, is_mangled_token, is_placeholder
 const WORDS: &[&str] = &[
     "password", "passwd", "passphrase", "pwd", "pass", "secret", "secrete", "token", "apikey",
     "privatekey", "accesskey", "secretkey", "authkey", "credentials", "credential", "creds",
-    "cred", "psk", "requirepass", "masterauth", "mnemonic",
+    "cred", "psk", "requirepass", "masterauth", "rootpw", "bindpw", "mnemonic",
 ];
 /// Two words that name a credential together (`api_key`, `PrivateKey`).
 #[rustfmt::skip]
