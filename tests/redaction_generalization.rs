@@ -172,6 +172,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("echo 'password PinP38C@0wIi' >> ~/.config/app.conf", "PinP38C@0wIi", ">> ~/.config/app.conf"),
     ("printf 'rootpw S3cr3t!\\n' >> slapd.conf", "S3cr3t!", ">> slapd.conf"),
     ("redis-cli CONFIG SET requirepass Pq4@1xWz9k", "Pq4@1xWz9k", "CONFIG SET requirepass"),
+    // MySQL's `SET PASSWORD`, for a user or one's own.
+    ("mysql -e \"SET PASSWORD FOR 'app'@'%' = 'Kq8vW3zLm9'\"", "Kq8vW3zLm9", "SET PASSWORD FOR 'app'@'%'"),
     // A bare password's `&` before a digit is the password's, after a flag as after a name; `&&`
     // still ends the command.
     ("ipmitool -I lanplus -H 10.0.0.9 -U admin -P Zq7&4mWx power status", "Zq7&4mWx", "power status"),
@@ -285,6 +287,8 @@ const READABLE: &[&str] = &[
     "echo 'password required' >> notes.txt",
     "echo 'token expired at 10:42' >> log.txt",
     "git config --global core.compass v2.1",
+    "mysql -e \"SET GLOBAL validate_password.policy = 'STRONG'\"",
+    "echo set password policy = 'strict'",
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",

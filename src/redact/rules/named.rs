@@ -30,8 +30,10 @@ pub(super) fn named_values() -> Vec<Rule> {
         .check(Check::Named),
         // A sed replacement that writes a credential: `sed -i 's/^PW=.*/PW=x/' .env`.
         rule("password", &format!(r#"\bs(?:/[^/\n]*/{n}([^/\s'"\\]+)/|\|[^|\n]*\|{n}([^|\s'"\\]+)\||#[^#\n]*#{n}([^#\s'"\\]+)#)"#, n = r#"[A-Za-z0-9_.-]*(?i-u:password|passwd|pwd|secret|token|key)[A-Za-z0-9_]*[ \t]*[=:][ \t]*["']?"#)).anchors("password|passwd|pwd|secret|token|key").check(Check::Value),
-        // SQL: `CREATE ROLE app WITH LOGIN PASSWORD 'x'`, `IDENTIFIED BY 'x'`.
-        rule("password", r"(?i-u:\b(?:identified[ \t]+by|password))[ \t]+'([^'\n]+)'")
+        // SQL: `CREATE ROLE app WITH LOGIN PASSWORD 'x'`, `IDENTIFIED BY 'x'`, MySQL's
+        // `SET PASSWORD FOR 'app'@'%' = 'x'`.
+        rule("password", r"(?:(?i-u:\b(?:identified[ \t]+by|password))[ \t]+|(?i-u:\bset[ \t]+password)(?:(?i-u:[ \t]+for)[ \t][^=\n]*)?[ \t]*=[ \t]*)'([^'\n]+)'")
+        .anchors("password|identified")
         .check(Check::Value),
         xml_element("password", WORDS_PASSWORD),
         xml_element("named_secret", WORDS_SECRET),
