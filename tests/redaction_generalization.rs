@@ -289,6 +289,7 @@ const READABLE: &[&str] = &[
     "git config --global core.compass v2.1",
     "mysql -e \"SET GLOBAL validate_password.policy = 'STRONG'\"",
     "echo set password policy = 'strict'",
+    "echo 'token-bucket 100/s' >> limits.conf",
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",

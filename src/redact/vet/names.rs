@@ -39,7 +39,7 @@ const NOT_THE_VALUE_AFTER: &[&str] = &[
     "manager", "provider", "generator", "validator", "rotation", "location", "host", "user",
     "username", "email", "region", "placeholder", "input", "confirmation", "confirm", "hidden",
     "visible", "visibility", "box", "button", "fields", "store", "helper", "sent", "uses",
-    "counter", "cache", "budget", "valid", "expired",
+    "counter", "cache", "budget", "valid", "expired", "bucket", "rate",
 ];
 /// Words before it that do the same (`public_key`, `page_token`, `max_tokens`).
 #[rustfmt::skip]
