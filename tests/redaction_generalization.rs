@@ -172,6 +172,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("echo 'password PinP38C@0wIi' >> ~/.config/app.conf", "PinP38C@0wIi", ">> ~/.config/app.conf"),
     ("printf 'rootpw S3cr3t!\\n' >> slapd.conf", "S3cr3t!", ">> slapd.conf"),
     ("redis-cli CONFIG SET requirepass Pq4@1xWz9k", "Pq4@1xWz9k", "CONFIG SET requirepass"),
+    // An `@` typed unescaped into a URL's password.
+    ("fly secrets set DATABASE_URL=postgres://app:h1owW@j6E8OD@db.internal:5432/app", "h1owW@j6E8OD", "@db.internal:5432/app"),
     // MySQL's `SET PASSWORD`, for a user or one's own.
     ("mysql -e \"SET PASSWORD FOR 'app'@'%' = 'Kq8vW3zLm9'\"", "Kq8vW3zLm9", "SET PASSWORD FOR 'app'@'%'"),
     // A bare password's `&` before a digit is the password's, after a flag as after a name; `&&`

@@ -16,8 +16,9 @@ pub(super) fn places() -> Vec<Rule> {
         rule("telegram_bot_token", r"api\.telegram\.org/(?:file/)?bot([0-9]{5,16}:[A-Za-z0-9_-]{34,})"),
         rule("sidekiq_secret", r"(?i-u)\bhttps?://([a-f0-9]{8}:[a-f0-9]{8})@(?:gems|enterprise)\.contribsys\.com"),
         // `scheme://user:password@host`: the password; the user and host stay readable.
-        // A `#` typed into a password unescaped (`root:Pa#ss@db`) stays part of it.
-        rule("url_credentials", r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/?#@:"'\\<>]*:([^\s/?#"'\\<>@]+(?:#[^\s/?#"'\\<>@]+)*)@[^\s/?#@"'\\<>]"#)
+        // A `#` or `@` typed into a password unescaped (`root:Pa#ss@db`, `app:h1@w@db`) stays
+        // part of it.
+        rule("url_credentials", r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/?#@:"'\\<>]*:([^\s/?#"'\\<>@]+(?:[#@][^\s/?#"'\\<>@]+)*)@[^\s/?#@"'\\<>]"#)
         .anchors("://")
         .check(Check::Value),
         // Go's MySQL DSN, `user:password@tcp(host:3306)/db` (go-sql-driver/mysql docs).
