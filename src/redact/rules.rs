@@ -19,6 +19,12 @@
 
 use super::vet::{accept, Check};
 
+/// An `&` that stays inside a bare value: before a digit or a sign (`Tr0ub4dor&3`); before a
+/// letter it may start the next query parameter (`&page=2`), and before a space or another
+/// `&` it is the shell's (`cmd &`, `a && b`).
+#[rustfmt::skip]
+macro_rules! amp_in_value { () => { r#"&[^\sA-Za-z"'\x60;&|<>\\]"# }; }
+
 mod assigned;
 mod families;
 mod flags;
@@ -178,12 +184,13 @@ const TYPED: &str = r#"[ \t]*:[ \t]*&?[A-Za-z_][A-Za-z0-9_.:<>\[\], ]{0,48}?[ \t
 const SEP: &str = r#"[ \t]*(?:=>|:=|=|:)[ \t]*"#;
 /// Quoted values: JSON-escaped `\"…\"`, `"…"`, `'…'`.
 const QUOTED: &str = r#"\\+"([^"\\\n]+)\\+"|"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'"#;
-/// An unquoted value: up to whitespace, a quote, a shell operator or a JSON escape. An `&` before
-/// a digit or a sign stays in the value (`Tr0ub4dor&3`); before a letter it may start the next
-/// query parameter (`&page=2`).
-const BARE: &str = r#"([^\s"'\x60;&|<>\\{\[(,:=](?:[^\s"'\x60;&|<>\\]|&[^\sA-Za-z"'\x60;&|<>\\]|\\[^nrtu"'\\\s])*)"#;
+/// An unquoted value: up to whitespace, a quote, a shell operator or a JSON escape, but for an
+/// `amp_in_value!` `&`.
+#[rustfmt::skip]
+const BARE: &str = concat!(r#"([^\s"'\x60;&|<>\\{\[(,:=](?:[^\s"'\x60;&|<>\\]|"#, amp_in_value!(), r#"|\\[^nrtu"'\\\s])*)"#);
 /// The same for a value after a space-separated flag: it may not start with `-`.
-const BARE_FLAG: &str = r#"([^\s"'\x60;&|<>\\{\[(,:=-](?:[^\s"'\x60;&|<>\\]|&[^\sA-Za-z"'\x60;&|<>\\]|\\[^nrtu"'\\\s])*)"#;
+#[rustfmt::skip]
+const BARE_FLAG: &str = concat!(r#"([^\s"'\x60;&|<>\\{\[(,:=-](?:[^\s"'\x60;&|<>\\]|"#, amp_in_value!(), r#"|\\[^nrtu"'\\\s])*)"#);
 
 /// Key names that say "password", and the words they end in (for the trigger).
 const NAME_PASSWORD: &str = concat!(

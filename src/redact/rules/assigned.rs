@@ -40,8 +40,8 @@ const COMPARISON: &str = r"[ \t]*(?:===?|!==?)[ \t]*";
 /// Left edge of a name: as [`LEFT`], and not after `:` (`arn:aws:…:secret:db` names a type).
 const LEFT_EDGE: &str = r#"(?:^|\\[nrt]|[^A-Za-z0-9_./\\:-])"#;
 /// A bare value: BARE's characters, may start with `{`, `(` or `[` (a password may).
-const BARE_ANY: &str =
-    r#"([^\s"'\x60;&|<>\\,:=](?:[^\s"'\x60;&|<>\\]|&[^\sA-Za-z"'\x60;&|<>\\]|\\[^nrtu"'\\\s])*)"#;
+#[rustfmt::skip]
+const BARE_ANY: &str = concat!(r#"([^\s"'\x60;&|<>\\,:=](?:[^\s"'\x60;&|<>\\]|"#, amp_in_value!(), r#"|\\[^nrtu"'\\\s])*)"#);
 
 /// Values given to a credential-named key, in every syntax.
 #[rustfmt::skip]

@@ -15,18 +15,20 @@
 use super::{rule, Rule};
 use crate::redact::vet::Check;
 
-/// A value after a space: quoted, or bare and not starting with `-`. As in a named value, an
-/// `&` before a digit or a sign stays in it (`Tr0ub4dor&3`).
-const SPACED: &str = r#"[ \t]+(?:"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\\+"([^"\\\n]+)\\+"|([^\s"'\x60;&|<>\\-](?:[^\s"'\x60;&|<>\\]|&[^\sA-Za-z"'\x60;&|<>\\])*))"#;
+/// A value after a space: quoted, or bare and not starting with `-` (with an
+/// `amp_in_value!` `&`, as in a named value).
+#[rustfmt::skip]
+const SPACED: &str = concat!(r#"[ \t]+(?:"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\\+"([^"\\\n]+)\\+"|([^\s"'\x60;&|<>\\-](?:[^\s"'\x60;&|<>\\]|"#, amp_in_value!(), r#")*))"#);
 /// A value glued to its flag (`-pSECRET`, `-p'SECRET'`).
-const GLUED: &str = r#"(?:"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\\+"([^"\\\n]+)\\+"|([^\s"'\x60;&|<>\\](?:[^\s"'\x60;&|<>\\]|&[^\sA-Za-z"'\x60;&|<>\\])*))"#;
+#[rustfmt::skip]
+const GLUED: &str = concat!(r#"(?:"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\\+"([^"\\\n]+)\\+"|([^\s"'\x60;&|<>\\](?:[^\s"'\x60;&|<>\\]|"#, amp_in_value!(), r#")*))"#);
 /// The rest of the same simple command, lazily: no newline, pipe, `;` or `&`.
 const SAME_COMMAND: &str = r#"(?:'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\n|;&'"])*?"#;
 /// The rest of one command: up to a separator (`|`, `;`, `&`, a newline) outside quotes, so a
 /// quoted password holding `&` or `;` stays inside the command it was given to (and so does a
-/// bare one's `&` before a digit or a sign).
-const REST_OF_COMMAND: &str =
-    r#"(?:'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\n|;&'"]|&[^\sA-Za-z"'\x60;&|<>\\])*"#;
+/// bare one's `amp_in_value!` `&`).
+#[rustfmt::skip]
+const REST_OF_COMMAND: &str = concat!(r#"(?:'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\n|;&'"]|"#, amp_in_value!(), ")*");
 
 /// How a row's value follows its flag.
 #[derive(Clone, Copy)]

@@ -198,10 +198,11 @@ fn is_unnamed_prefixed_token(run: &str) -> bool {
         && body.bytes().all(|b| b.is_ascii_alphanumeric())
         && has(u8::is_ascii_digit)
         && has(u8::is_ascii_lowercase)
-        && match has(u8::is_ascii_uppercase) {
-            true => entropy(body) >= MIN_PREFIXED_ENTROPY,
+        && if has(u8::is_ascii_uppercase) {
+            entropy(body) >= MIN_PREFIXED_ENTROPY
+        } else {
             // Lowercase and digits alone (`napi_…`): a longer body, nearer that alphabet's most.
-            false => body.len() >= 32 && entropy(body) >= MIN_LOWER_PREFIXED_ENTROPY,
+            body.len() >= 32 && entropy(body) >= MIN_LOWER_PREFIXED_ENTROPY
         }
 }
 
