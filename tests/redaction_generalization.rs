@@ -184,6 +184,10 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A vendor's prefix no rule names, and a body of lowercase letters and digits only.
     ("neonctl connect napi_zymlopifqy78f5m0nxynj3lvf7f4uzcr9a1nx8f37m3dwink2l6lchbk40f1fjta --project app", "napi_zymlopifqy78f5m0nxynj3lvf7f4uzcr9a1nx8f37m3dwink2l6lchbk40f1fjta", "--project app"),
     ("./bench --api csk-yvi7zmdn2q8ziw4dij0hghjsll0jn9u5oqhxle6sadvnyzvz --model llama", "csk-yvi7zmdn2q8ziw4dij0hghjsll0jn9u5oqhxle6sadvnyzvz", "--model llama"),
+    // A name/value pair whose keys carry a word before them (CloudFormation, Elastic Beanstalk).
+    ("aws cloudformation deploy --parameters ParameterKey=DbPassword,ParameterValue=Cf9#nPw2x ParameterKey=Env,ParameterValue=prod", "Cf9#nPw2x", "ParameterKey=Env,ParameterValue=prod"),
+    (r#"[{"ParameterKey": "ApiToken", "ParameterValue": "cfn-tok-7Xq2"}]"#, "cfn-tok-7Xq2", r#""ParameterKey": "ApiToken""#),
+    ("aws elasticbeanstalk update-environment --option-settings OptionName=DB_PASSWORD,Value=Eb4!zQw8 --env app", "Eb4!zQw8", "OptionName=DB_PASSWORD"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -292,6 +296,8 @@ const READABLE: &[&str] = &[
     "mysql -e \"SET GLOBAL validate_password.policy = 'STRONG'\"",
     "echo set password policy = 'strict'",
     "echo 'token-bucket 100/s' >> limits.conf",
+    "aws cloudformation deploy --parameters ParameterKey=Stage,ParameterValue=Xq7-prod-eu2",
+    r#"{"secrets": [{"name": "DB_PASSWORD", "valueFrom": "arn:aws:ssm:eu-west-1:123456789012:parameter/db"}]}"#,
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",

@@ -260,8 +260,8 @@ fn name_value_pair(kind: &'static str, words: &str) -> Rule {
         kind,
         &format!(
             concat!(
-                r#"(?i-u:\b(?:name|key))\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<k>[A-Za-z0-9_.-]*(?i-u:{words}))\\?["']?"#,
-                r#"[ \t]*(?:,|\r?\n|\\n|[ \t])(?:\s|\\n)*(?:-[ \t]*)?\\?["']?(?i-u:value)\\?["']?{sep}(?:{q}|{b})"#,
+                r#"(?i-u:\b[a-z]*(?:name|key))\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<k>[A-Za-z0-9_.-]*(?i-u:{words}))\\?["']?"#,
+                r#"[ \t]*(?:,|\r?\n|\\n|[ \t])(?:\s|\\n)*(?:-[ \t]*)?\\?["']?(?i-u:[a-z]*value)\\?["']?{sep}(?:{q}|{b})"#,
             ),
             words = words,
             sep = SEP,

@@ -263,7 +263,7 @@ const BENIGN_NAME_SUFFIXES: &[&str] = &[
     "synctoken", "resumetoken", "eostoken", "bostoken", "padtoken", "unktoken", "septoken",
     "clstoken", "masktoken", "maxtoken", "mintoken", "numtoken", "withcredentials",
     "existingsecret", "secretname", "secretref", "secretkeyref", "secretarn", "secretid",
-    "schemakey", "authenticitytoken", "csrftoken", "xsrftoken",
+    "schemakey", "authenticitytoken", "csrftoken", "xsrftoken", "parameterkey",
 ];
 
 fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {

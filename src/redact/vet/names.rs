@@ -50,7 +50,7 @@ const NOT_THE_VALUE_BEFORE: &[&str] = &[
     "cache", "sort", "partition", "primary", "foreign", "idempotency", "routing", "object",
     "map", "group", "lookup", "dedup", "hot", "shortcut", "translation", "message", "label",
     "tag", "metric", "field", "schema", "row", "hash", "range", "ssh", "gpg", "pgp", "host",
-    "authenticity", "csrf", "xsrf",
+    "authenticity", "csrf", "xsrf", "parameter",
 ];
 
 /// The lowercase words of a name: split at every character that is no letter or digit, where
