@@ -188,6 +188,11 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("aws cloudformation deploy --parameters ParameterKey=DbPassword,ParameterValue=Cf9#nPw2x ParameterKey=Env,ParameterValue=prod", "Cf9#nPw2x", "ParameterKey=Env,ParameterValue=prod"),
     (r#"[{"ParameterKey": "ApiToken", "ParameterValue": "cfn-tok-7Xq2"}]"#, "cfn-tok-7Xq2", r#""ParameterKey": "ApiToken""#),
     ("aws elasticbeanstalk update-environment --option-settings OptionName=DB_PASSWORD,Value=Eb4!zQw8 --env app", "Eb4!zQw8", "OptionName=DB_PASSWORD"),
+    // PostgreSQL's SCRAM verifier (pgbouncer's userlist, pg_authid) and htpasswd's `{SHA}`.
+    ("echo '\"app\" \"SCRAM-SHA-256$4096:c2FsdHlzYWx0eXNhbHQ9PQ==$R7kPq2Zx9mVb4LtN8wHc3jYd6Fs1Ga0eUo5Ki7Jn2Qw=:Tz8Lm3Xq6Vb1Nk9Rw4Hc7Jy2Fd5Sa0PeGo3Ui8Kn1Mw=\"' >> userlist.txt", "R7kPq2Zx9mVb4LtN8wHc3jYd6Fs1Ga0eUo5Ki7Jn2Qw=", ">> userlist.txt"),
+    ("echo 'ops:{SHA}qUqP5cyxm6YcTAhz05Hph5gvu9M=' >> /etc/nginx/.htpasswd", "qUqP5cyxm6YcTAhz05Hph5gvu9M=", "/etc/nginx/.htpasswd"),
+    // A password in prose with signs and capitals and no digit.
+    ("the password is sVyf^BiRSG, rotate it", "sVyf^BiRSG", "rotate it"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -298,6 +303,8 @@ const READABLE: &[&str] = &[
     "echo 'token-bucket 100/s' >> limits.conf",
     "aws cloudformation deploy --parameters ParameterKey=Stage,ParameterValue=Xq7-prod-eu2",
     r#"{"secrets": [{"name": "DB_PASSWORD", "valueFrom": "arn:aws:ssm:eu-west-1:123456789012:parameter/db"}]}"#,
+    "the password is Re-entered on the next screen",
+    "ALTER SYSTEM SET password_encryption = 'scram-sha-256';",
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",

@@ -23,10 +23,10 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("password_hash", r"\$[56]\$(?:rounds=[0-9]+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}", "$5$|$6$", "SHA-256/512-crypt: glibc crypt(3)"),
     ("password_hash", r"\$(?:y|gy|7)\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{1,86}\$[./A-Za-z0-9]{43}", "$y$|$gy$|$7$", "yescrypt, scrypt: libxcrypt crypt(5)"),
     ("password_hash", r"\$(?:argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha(?:1|256|512))?|bcrypt-sha256|balloon)\$(?:[a-z0-9=,]+\$){0,2}[A-Za-z0-9+/.]{8,}\$[A-Za-z0-9+/.]{16,}", "$argon2|$scrypt$|$pbkdf2|$bcrypt-sha256$|$balloon$", "PHC string format (P-H-C/phc-string-format), passlib's scrypt and pbkdf2 hashes"),
-    ("password_hash", r"\b(?:pbkdf2_sha(?:1|256|512)\$[0-9]+|sha1|md5)\$[A-Za-z0-9./+]+\$[A-Za-z0-9+/]{32,}={0,2}", "pbkdf2_sha|sha1$|md5$", "Django password storage docs"),
+    ("password_hash", r"\b(?:pbkdf2_sha(?:1|256|512)\$[0-9]+\$|sha1\$|md5\$|SCRAM-SHA-256\$[0-9]+:)[A-Za-z0-9./+=]+\$[A-Za-z0-9+/]{32,}={0,2}(?::[A-Za-z0-9+/]{20,}={0,2})?", "pbkdf2_sha|sha1$|md5$|scram-sha-256$", "Django password storage docs; PostgreSQL's SCRAM-SHA-256 verifiers (pg_authid, RFC 5803)"),
     ("password_hash", r"\$[PHS]\$[./A-Za-z0-9]{31}(?:[./A-Za-z0-9]{21})?", "$P$|$H$|$S$", "phpass (WordPress, phpBB) and Drupal 7 password hashes: Openwall phpass, Drupal docs"),
     ("password_hash", r"\*[0-9A-F]{40}\b", "*", "MySQL mysql_native_password hashes: MySQL reference manual"),
-    ("password_hash", r"\{(?:SSHA|SSHA256|SSHA512|CRYPT)\}[A-Za-z0-9+/$.]{20,}={0,2}", "ssha}|ssha256}|ssha512}|crypt}", "OpenLDAP userPassword schemes (slappasswd)"),
+    ("password_hash", r"\{(?:SHA|SSHA|SSHA256|SSHA512|SMD5|CRYPT)\}[A-Za-z0-9+/$.]{20,}={0,2}", "sha}|ssha256}|ssha512}|smd5}|crypt}", "OpenLDAP userPassword schemes (slappasswd), Apache htpasswd's {SHA}"),
     // Webhook URLs: the path is the credential.
     ("microsoft_teams_webhook", r"(?i-u)\.webhook\.office\.com/webhookb?2?/([A-Za-z0-9@/_-]{40,})", "webhook.office.com", "Microsoft Teams incoming webhooks: Microsoft Learn"),
     ("microsoft_teams_webhook", r"(?i-u)outlook\.office(?:365)?\.com/webhook/([A-Za-z0-9@/_-]{40,})", "outlook.office", "Microsoft Teams (legacy) incoming webhooks: Microsoft Learn"),

@@ -39,7 +39,7 @@ const NOT_THE_VALUE_AFTER: &[&str] = &[
     "manager", "provider", "generator", "validator", "rotation", "location", "host", "user",
     "username", "email", "region", "placeholder", "input", "confirmation", "confirm", "hidden",
     "visible", "visibility", "box", "button", "fields", "store", "helper", "sent", "uses",
-    "counter", "cache", "budget", "valid", "expired", "bucket", "rate",
+    "counter", "cache", "budget", "valid", "expired", "bucket", "rate", "encryption",
 ];
 /// Words before it that do the same (`public_key`, `page_token`, `max_tokens`).
 #[rustfmt::skip]
@@ -219,8 +219,10 @@ pub(super) fn is_second_of_many(text: &str, name: &str, start: usize, end: usize
 pub(super) fn labelled_value_ok(value: &str, quote: Option<char>) -> bool {
     let value = value.trim_end_matches([',', ';', '.', ')']);
     let has = |class: fn(&u8) -> bool| value.bytes().any(|b| class(&b));
-    // Quoted, punctuation counts; bare, words joined by `-` are names (`db-credentials`).
-    let other = has(u8::is_ascii_digit) || (quote.is_some() && has(u8::is_ascii_punctuation));
+    // Quoted or beside a capital, punctuation counts (`sVyf^BiRSG`); bare and lowercase, words
+    // joined by `-` are names (`db-credentials`), and the entropy below keeps `Re-entered`.
+    let signs = has(u8::is_ascii_punctuation) && (quote.is_some() || has(u8::is_ascii_uppercase));
+    let other = has(u8::is_ascii_digit) || signs;
     value.len() >= 8
         && !value.starts_with(['(', '[', '{'])
         && !value.contains(char::is_whitespace)
