@@ -193,6 +193,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("echo 'ops:{SHA}qUqP5cyxm6YcTAhz05Hph5gvu9M=' >> /etc/nginx/.htpasswd", "qUqP5cyxm6YcTAhz05Hph5gvu9M=", "/etc/nginx/.htpasswd"),
     // A password in prose with signs and capitals and no digit.
     ("the password is sVyf^BiRSG, rotate it", "sVyf^BiRSG", "rotate it"),
+    // A YAML plain scalar alone on the line below its key.
+    ("cat > values.yaml <<EOF\ndb:\n  password:\n    Wq7-plain-below\n  host: db\nEOF", "Wq7-plain-below", "host: db"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -305,6 +307,8 @@ const READABLE: &[&str] = &[
     r#"{"secrets": [{"name": "DB_PASSWORD", "valueFrom": "arn:aws:ssm:eu-west-1:123456789012:parameter/db"}]}"#,
     "the password is Re-entered on the next screen",
     "ALTER SYSTEM SET password_encryption = 'scram-sha-256';",
+    "secret:\n  name: db-credentials\n  key: password",
+    "# do not share these credentials\n  acme credentials:\n    acme id: 42",
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",

@@ -55,6 +55,10 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         rule("named_secret", &format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{compare}(?:{quoted}))"))
         .check(Check::Assigned)
         .anchors(ANCHORS),
+        // A YAML plain scalar alone on the line below its key (`password:\n  x`).
+        rule("named_secret", &format!(r"{LEFT_EDGE}{name}{CLOSE}[ \t]*:[ \t]*\r?\n[ \t]+(?:{quoted}|{bare})[ \t]*(?:\r?\n|$)"))
+        .check(Check::Assigned)
+        .anchors(ANCHORS),
         // A setter given one literal: `conn.setPassword("x")`, `builder.with_api_key("x")`.
         rule("named_secret", &format!(r"(?i-u:\b(?:set|with|use)_?)(?P<k>(?i-u:{VOCAB}))[ \t]*\([ \t]*(?:{quoted})[ \t]*\)"))
         .check(Check::Assigned)
