@@ -195,6 +195,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("the password is sVyf^BiRSG, rotate it", "sVyf^BiRSG", "rotate it"),
     // A YAML plain scalar alone on the line below its key.
     ("cat > values.yaml <<EOF\ndb:\n  password:\n    Wq7-plain-below\n  host: db\nEOF", "Wq7-plain-below", "host: db"),
+    // A password piped to Kerberos' `kinit` or to `smbpasswd -s`.
+    ("echo 'Kb9#rT2vLq' | kinit ops@CORP.EXAMPLE && klist", "Kb9#rT2vLq", "&& klist"),
+    ("printf 'Smb-7pw!x' | smbpasswd -s -a backup", "Smb-7pw!x", "smbpasswd -s -a backup"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -309,6 +312,7 @@ const READABLE: &[&str] = &[
     "ALTER SYSTEM SET password_encryption = 'scram-sha-256';",
     "secret:\n  name: db-credentials\n  key: password",
     "# do not share these credentials\n  acme credentials:\n    acme id: 42",
+    "echo \"$KRB_PASS\" | kinit ops@CORP.EXAMPLE",
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",
