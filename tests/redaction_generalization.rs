@@ -198,6 +198,15 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A password piped to Kerberos' `kinit` or to `smbpasswd -s`.
     ("echo 'Kb9#rT2vLq' | kinit ops@CORP.EXAMPLE && klist", "Kb9#rT2vLq", "&& klist"),
     ("printf 'Smb-7pw!x' | smbpasswd -s -a backup", "Smb-7pw!x", "smbpasswd -s -a backup"),
+    // An ODBC password ending its connection string; a .NET setting's `<value>` element.
+    ("cat > odbc.txt <<EOF\nDriver={ODBC Driver 18};Server=db;UID=sa;PWD=Od8c-end9\nEOF", "Od8c-end9", "UID=sa"),
+    (r#"<setting name="ClientSecret" serializeAs="String"><value>NetCfg-8zQ</value></setting>"#, "NetCfg-8zQ", r#"serializeAs="String""#),
+    // A token given to `vault login`; a setting set from the command line.
+    ("vault login s.Aq7xK2mP9vL3nR8tW4yZ1bC6 && vault kv get secret/app", "s.Aq7xK2mP9vL3nR8tW4yZ1bC6", "vault kv get secret/app"),
+    ("aws configure set aws_secret_access_key hunter2 --profile ci", "hunter2", "--profile ci"),
+    // An unnamed prefix before a random body of one case and digits.
+    ("client = Client(\"qzx_qumpmhs49pj96arb5lm6ylvuhf9q\")", "qzx_qumpmhs49pj96arb5lm6ylvuhf9q", "client = Client("),
+    ("curl https://api.example.io/v2/sync?t=QWX_84NOMEFM928EGNVFG3F8GR29HW7DZ7PO4ZIY -o out.json", "QWX_84NOMEFM928EGNVFG3F8GR29HW7DZ7PO4ZIY", "-o out.json"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -313,6 +322,15 @@ const READABLE: &[&str] = &[
     "secret:\n  name: db-credentials\n  key: password",
     "# do not share these credentials\n  acme credentials:\n    acme id: 42",
     "echo \"$KRB_PASS\" | kinit ops@CORP.EXAMPLE",
+    r#"<setting name="ClientSecretExpiry" serializeAs="String"><value>NetCfg-8zQ</value></setting>"#,
+    "vault login -method=userpass username=ops2",
+    "the vault login failed, retrying",
+    "aws configure set region eu-west-1",
+    "git config set credential.helper store",
+    // Nor a prefix before a digest, a count-up stand-in or words in capitals.
+    "ls node_modules/.cache/tsc_2f8a9c1b7d3e4f5a6b7c8d9e0f1a2b3c",
+    "echo demo_abcdefghijklmnopqrstuvwx12",
+    "git checkout build_RELEASE2024HOTFIX11CANDIDATE",
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",

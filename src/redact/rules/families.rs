@@ -5,7 +5,7 @@
 //! docs/redaction.md lists the same rows.
 //!
 //! The known-prefix family is one rule over many prefixes with one body shape; a prefix no row
-//! names (`abc_` and 24 or more random letters and digits of three kinds) is judged with the
+//! names (`abc_` and 24 or more random letters and digits) is judged with the
 //! keyless values (`vet::keyless`), so a new vendor's token is caught before it has a row.
 //!
 //! Not here: tokens recognisable by a format of their own (`formats`), values named by a key
@@ -38,7 +38,7 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("webhook_url", r"/hooks/([a-z0-9]{26})\b", "/hooks/", "Mattermost incoming webhooks: Mattermost docs"),
     // Connection strings: the key part of Azure's and of vendors' DSNs.
     ("connection_string", r"(?i-u)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([A-Za-z0-9+/%]{30,}={0,2})", "accountkey=|sharedaccesskey=|sharedaccesssignature=", "Azure Storage / Service Bus connection strings: Microsoft Learn"),
-    ("password", r#"(?i-u)(?:(?:^|[;"'\s{])(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*);|;[ \t]*(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*)["'])"#, "pwd|password", "ODBC and ADO.NET connection strings, the password to its `;`: Microsoft Learn, connection string syntax"),
+    ("password", r#"(?i-u)(?:(?:^|[;"'\s{])(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*);|;[ \t]*(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*)(?:["']|(?m:$)))"#, "pwd|password", "ODBC and ADO.NET connection strings, the password to its `;` or the string's end: Microsoft Learn, connection string syntax"),
     ("connection_string", r"api\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/([a-z0-9]{64})\b", "softlayer", "IBM SoftLayer API URLs: detect-secrets softlayer plugin"),
     // A secret made of a key's id (16 bytes in base64) and its random part.
     ("tableau_token", r"[A-Za-z0-9+/]{22}==:[A-Za-z0-9]{32}\b", "==:", "Tableau personal access token secrets: Tableau REST API docs; trufflehog tableau"),

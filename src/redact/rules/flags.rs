@@ -108,6 +108,8 @@ pub(super) fn password_flags() -> Vec<Rule> {
         // `| docker secret create K -`, `| kinit user@REALM`, `| smbpasswd -s -a user`: a
         // secret piped to a command that reads or stores it.
         ("password-stdin|with-token|stdin|passwd|passphrase-fd|sudo|kinit|secret set|secret put|secret create|secret add|secrets set|secrets put|secrets create|secrets add|secrets versions|env add", format!(r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bsecrets?[ \t]+(?:set|put|create|add|versions[ \t]+add)\b|\benv[ \t]+add\b|=/dev/stdin\b|\bchpasswd\b|\bkinit\b|\bsmbpasswd[ \t]+-[A-Za-z]*s|[ \t]passwd(?:[ \t;&|\n]|$)|--passphrase-fd[ \t]+0|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*\b)")),
+        // `vault login TOKEN` with a digit (not `-method=… username=…`, nor `-`: stdin).
+        ("vault", r#"\bvault[ \t]+login(?:[ \t]+-[^\s]+)*[ \t]+([^\s"'=\x60;&|<>\\-]*[0-9][^\s"'=\x60;&|<>\\]*)(?:[ \t;&|]|(?m:$))"#.to_string()),
         // `openssl passwd -6 PASS`, `mkpasswd -m sha-512 PASS`: the plain password to hash.
         ("passwd|mkpasswd", format!(r"\b(?:openssl[ \t]+passwd|mkpasswd)\b(?:[ \t]+-(?:salt|in|m|S|R)(?:[ \t]+|=)[^\s-][^\s]*|[ \t]+-[A-Za-z0-9-]+)*{SPACED}")),
         // A here-string to a command that reads a secret: `wrangler secret put K <<< X`,

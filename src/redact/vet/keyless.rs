@@ -1,7 +1,7 @@
 //! Values with no key name, judged by their characters alone: a quoted string that is random
 //! by its charset, length and entropy (`"2b00042f…"`, `'I6FwzQZFL9l-44nv…'`), a token of
-//! a short prefix and a random body that no rule names (`abc_` and 24 or more letters and
-//! digits of three kinds, `CCDB1_…`), a strongly random value after a bare label and a
+//! a short prefix and a random body that no rule names (`abc_` and 24 or more random letters
+//! and digits, `CCDB1_…`), a strongly random value after a bare label and a
 //! space (`mixpanel M0UX…`, `jira 'Z7Vo…'`), and a UUID given to a service by its bare name
 //! (`railway = '<uuid>'`; not to an id's name): the generic shape of a secret pasted after the
 //! name of what it is for, whatever the vendor. The first bounds are detect-secrets' (4.5 bits
@@ -13,7 +13,7 @@
 
 use super::super::decode::base64_text;
 use super::shapes::{entropy, is_uuid};
-use super::stand_ins::is_broken_at;
+use super::stand_ins::{is_broken_at, is_counting};
 
 /// Fewest characters of a keyless secret.
 const MIN_CHARS: usize = 20;
@@ -42,9 +42,8 @@ pub(in crate::redact) const KEYLESS_KIND: &str = "high_entropy_string";
 /// the vowel bound of [`is_labelled_random`] stops.
 const MIN_LABELLED_RANDOMNESS: f64 = 0.8;
 
-/// Least entropy of an unnamed prefixed token's body; of one in lowercase and digits only.
+/// Least entropy of an unnamed prefixed token's body in both cases and digits.
 const MIN_PREFIXED_ENTROPY: f64 = 4.0;
-const MIN_LOWER_PREFIXED_ENTROPY: f64 = 4.5;
 
 /// The kind of the secret the run `text[start..end]` (base64 characters, from
 /// `decode::base64_runs`) is with no key: `prefixed_token` for a short prefix and a random body,
@@ -182,8 +181,8 @@ fn is_named(before: &str) -> bool {
         && before[..before.len() - name.len()].ends_with('#'))
 }
 
-/// `abc_` or `CCDB1_` and 24 or more letters and digits, upper and lower case (32 or more in
-/// lowercase and digits), random.
+/// `abc_` or `CCDB1_` and 24 or more letters and digits, random: of both cases by entropy, of
+/// one case and digits (`napi_…`, `ABC_` and capitals) as a labelled value is.
 fn is_unnamed_prefixed_token(run: &str) -> bool {
     let Some(at) = run.find(['_', '-']) else {
         return false;
@@ -197,12 +196,13 @@ fn is_unnamed_prefixed_token(run: &str) -> bool {
         && body.len() >= 24
         && body.bytes().all(|b| b.is_ascii_alphanumeric())
         && has(u8::is_ascii_digit)
-        && has(u8::is_ascii_lowercase)
-        && if has(u8::is_ascii_uppercase) {
+        && if has(u8::is_ascii_uppercase) && has(u8::is_ascii_lowercase) {
             entropy(body) >= MIN_PREFIXED_ENTROPY
         } else {
-            // Lowercase and digits alone (`napi_…`): a longer body, nearer that alphabet's most.
-            body.len() >= 32 && entropy(body) >= MIN_LOWER_PREFIXED_ENTROPY
+            // Not hex (a digest) nor counting for eight characters (`abcdefgh…`, a stand-in).
+            is_labelled_random(body)
+                && !body.bytes().all(|b| b.is_ascii_hexdigit())
+                && !(8..=body.len()).any(|end| is_counting(&body[end - 8..end]))
         }
 }
 
