@@ -207,6 +207,10 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // An unnamed prefix before a random body of one case and digits.
     ("client = Client(\"qzx_qumpmhs49pj96arb5lm6ylvuhf9q\")", "qzx_qumpmhs49pj96arb5lm6ylvuhf9q", "client = Client("),
     ("curl https://api.example.io/v2/sync?t=QWX_84NOMEFM928EGNVFG3F8GR29HW7DZ7PO4ZIY -o out.json", "QWX_84NOMEFM928EGNVFG3F8GR29HW7DZ7PO4ZIY", "-o out.json"),
+    // Werkzeug's password hashes, an Oracle JDBC URL's password, a Feishu bot's webhook.
+    ("sqlite3 app.db \"INSERT INTO users VALUES ('ops', 'pbkdf2:sha256:600000$Qx7vLm2p$3c9a1f0e7b2d4c6a8e5f1b3d7c9a2e4f6b8d0c1a3e5f7b9d2c4a6e8f0b1d3c5a7')\"", "3c9a1f0e7b2d4c6a8e5f1b3d7c9a2e4f6b8d0c1a3e5f7b9d2c4a6e8f0b1d3c5a7", "sqlite3 app.db"),
+    ("java -Ddb.url=jdbc:oracle:thin:scott/Tg4r-ora9@db:1521:ORCL -jar app.jar", "Tg4r-ora9", "@db:1521:ORCL"),
+    ("curl -X POST https://open.feishu.cn/open-apis/bot/v2/hook/7c2e9a41-5b3d-4f86-a0e1-9d8c7b6a5f43 -d @msg.json", "7c2e9a41-5b3d-4f86-a0e1-9d8c7b6a5f43", "-d @msg.json"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -331,6 +335,9 @@ const READABLE: &[&str] = &[
     "ls node_modules/.cache/tsc_2f8a9c1b7d3e4f5a6b7c8d9e0f1a2b3c",
     "echo demo_abcdefghijklmnopqrstuvwx12",
     "git checkout build_RELEASE2024HOTFIX11CANDIDATE",
+    "flask-hash --method pbkdf2:sha256:600000 --salt-length 16",
+    "java -Ddb.url=jdbc:oracle:thin:@db:1521:ORCL -jar app.jar",
+    "cat .git/hooks/pre-commit",
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",
