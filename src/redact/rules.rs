@@ -261,7 +261,7 @@ fn name_value_pair(kind: &'static str, words: &str) -> Rule {
         &format!(
             concat!(
                 r#"(?i-u:\b[a-z]*(?:name|key))\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<k>[A-Za-z0-9_.-]*(?i-u:{words}))\\?["']?"#,
-                r#"(?:(?:[ \t][^<>\n]*)?>[ \t]*(?:\r?\n[ \t]*)?<value>{b}|[ \t]*(?:,|\r?\n|\\n|[ \t])(?:\s|\\n)*(?:-[ \t]*)?\\?["']?(?i-u:[a-z]*value)\\?["']?{sep}(?:{q}|{b}))"#,
+                r#"[ \t]*(?:,|\r?\n|\\n|[ \t])(?:\s|\\n)*(?:-[ \t]*)?\\?["']?(?i-u:[a-z]*value)\\?["']?{sep}(?:{q}|{b})"#,
             ),
             words = words,
             sep = SEP,

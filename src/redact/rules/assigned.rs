@@ -52,34 +52,36 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     let compare = COMPARISON;
     let assigned = [
         // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`.
-        format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{compare}(?:{quoted}))"),
+        (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{compare}(?:{quoted}))")),
         // A YAML plain scalar alone on the line below its key (`password:\n  x`).
-        format!(r"{LEFT_EDGE}{name}{CLOSE}[ \t]*:[ \t]*\r?\n[ \t]+(?:{quoted}|{bare})[ \t]*(?:\r?\n|$)"),
+        (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}[ \t]*:[ \t]*\r?\n[ \t]+(?:{quoted}|{bare})[ \t]*(?:\r?\n|$)")),
         // A setter given one literal: `conn.setPassword("x")`, `builder.with_api_key("x")`.
-        format!(r"(?i-u:\b(?:set|with|use)_?)(?P<k>(?i-u:{VOCAB}))[ \t]*\([ \t]*(?:{quoted})[ \t]*\)"),
+        (ANCHORS, format!(r"(?i-u:\b(?:set|with|use)_?)(?P<k>(?i-u:{VOCAB}))[ \t]*\([ \t]*(?:{quoted})[ \t]*\)")),
         // A call given a credential's name and its literal: `define('DB_PASSWORD', 'x')`,
         // `os.Setenv("API_KEY", "x")`, `System.setProperty("db.password", "x")`.
-        format!(r#"\b[A-Za-z_][A-Za-z0-9_.]*\([ \t]*["']{name}["'][ \t]*,[ \t]*(?:{quoted})"#),
+        (ANCHORS, format!(r#"\b[A-Za-z_][A-Za-z0-9_.]*\([ \t]*["']{name}["'][ \t]*,[ \t]*(?:{quoted})"#)),
         // A Terraform variable named for a credential and its default:
         // `variable "db_password" { default = "x" }`.
-        format!(r#"\bvariable[ \t]+"{name}"[ \t]*\{{[^}}]*?\bdefault[ \t]*=[ \t]*(?:{quoted})"#),
+        ("default", format!(r#"\bvariable[ \t]+"{name}"[ \t]*\{{[^}}]*?\bdefault[ \t]*=[ \t]*(?:{quoted})"#)),
         // `"value" == password`, `"value" !== secret`.
-        format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#),
+        (ANCHORS, format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#)),
         // Go and Python multi-assignment: `password, user := "x", "y"`, `user, pwd = "y", "x"`.
-        format!(r"{LEFT_EDGE}{name}[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*:?=[ \t]*(?:{quoted})[ \t]*,[ \t]*{other}"),
-        format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}[ \t]*:?=[ \t]*{other}[ \t]*,[ \t]*(?:{quoted})"),
+        (ANCHORS, format!(r"{LEFT_EDGE}{name}[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*:?=[ \t]*(?:{quoted})[ \t]*,[ \t]*{other}")),
+        (ANCHORS, format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}[ \t]*:?=[ \t]*{other}[ \t]*,[ \t]*(?:{quoted})")),
         // A config directive: a line (or a JSON string, or what `echo` writes to a file) that
         // is a credential's name and one value, which has a digit or a sign (`  password
         // hunter2`, a `.properties` `db.password x9`, a Dockerfile's `ENV DB_PASSWORD x9`,
         // `echo 'requirepass x9' >> redis.conf`); `password required` is prose.
-        format!(r#"(?:(?m:^)|\\n|\{{"[^"\n]*":"|\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?\\?['"])[ \t]*(?:(?:ENV|set)[ \t]+)?{name}[ \t]+(?:{quoted}|([^\s"'\x60;&|<>\\]*[0-9!@#$%^&*+=?~.,:/_-][^\s"'\x60;&|<>\\]*))[ \t]*;?[ \t]*(?:(?m:$)|\\[nr]|\\?['"])"#),
+        (ANCHORS, format!(r#"(?:(?m:^)|\\n|\{{"[^"\n]*":"|\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?\\?['"])[ \t]*(?:(?:ENV|set)[ \t]+)?{name}[ \t]+(?:{quoted}|([^\s"'\x60;&|<>\\]*[0-9!@#$%^&*+=?~.,:/_-][^\s"'\x60;&|<>\\]*))[ \t]*;?[ \t]*(?:(?m:$)|\\[nr]|\\?['"])"#)),
+        // A .NET setting's value element: `<setting name="ClientSecret" …><value>x</value>`.
+        ("<value>", format!(r#"(?i-u:\bname)=\\?["']{name}\\?["'](?:[ \t][^<>\n]*)?>[ \t]*(?:\r?\n[ \t]*)?<value>{bare}"#)),
         // A tool's setting set from the command line: `aws configure set aws_secret_access_key x`.
-        format!(r"\bconfig(?:ure)?[ \t]+set[ \t]+(?:-[A-Za-z-]+[ \t]+)*{name}[ \t]+(?:{quoted}|{bare})"),
+        ("config set|configure set", format!(r"\bconfig(?:ure)? set[ \t]+(?:-[A-Za-z-]+[ \t]+)*{name}[ \t]+(?:{quoted}|{bare})")),
     ];
     // A label and its value after a space, in prose, logs and config blocks:
     // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`,
     // `password for the admin account: x`, `password was set to x`, Cisco's `secret 0 x`.
     let labelled = rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*|[0-9][ \t]+|for[ \t][^:\n]+?:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})")).check(Check::Labelled);
-    let assigned = assigned.iter().map(|pattern| rule("named_secret", pattern).check(Check::Assigned));
-    assigned.chain([labelled]).map(|rule| rule.anchors(ANCHORS)).collect()
+    let assigned = assigned.iter().map(|(anchors, pattern)| rule("named_secret", pattern).check(Check::Assigned).anchors(anchors));
+    assigned.chain([labelled.anchors(ANCHORS)]).collect()
 }
