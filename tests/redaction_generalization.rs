@@ -211,6 +211,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("sqlite3 app.db \"INSERT INTO users VALUES ('ops', 'pbkdf2:sha256:600000$Qx7vLm2p$3c9a1f0e7b2d4c6a8e5f1b3d7c9a2e4f6b8d0c1a3e5f7b9d2c4a6e8f0b1d3c5a7')\"", "3c9a1f0e7b2d4c6a8e5f1b3d7c9a2e4f6b8d0c1a3e5f7b9d2c4a6e8f0b1d3c5a7", "sqlite3 app.db"),
     ("java -Ddb.url=jdbc:oracle:thin:scott/Tg4r-ora9@db:1521:ORCL -jar app.jar", "Tg4r-ora9", "@db:1521:ORCL"),
     ("curl -X POST https://open.feishu.cn/open-apis/bot/v2/hook/7c2e9a41-5b3d-4f86-a0e1-9d8c7b6a5f43 -d @msg.json", "7c2e9a41-5b3d-4f86-a0e1-9d8c7b6a5f43", "-d @msg.json"),
+    // The cookies a client is given.
+    ("curl --cookie \"sessionid=k3v9xq2mz8w1; csrftoken=a1\" https://app.example.com/api", "k3v9xq2mz8w1", "https://app.example.com/api"),
+    ("curl --cookie sessionid=Pq7-sess-2x https://app.example.com/api", "Pq7-sess-2x", "https://app.example.com/api"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -338,6 +341,8 @@ const READABLE: &[&str] = &[
     "flask-hash --method pbkdf2:sha256:600000 --salt-length 16",
     "java -Ddb.url=jdbc:oracle:thin:@db:1521:ORCL -jar app.jar",
     "cat .git/hooks/pre-commit",
+    "curl -b cookies.txt -c cookies.txt https://app.example.com/login",
+    "git checkout -b 'feature/login'",
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",
@@ -411,4 +416,21 @@ fn references_booleans_numbers_and_other_names_stay_readable() {
         }
     }
     assert!(failures.is_empty(), "changed:\n{}", failures.join("\n"));
+}
+
+/// `curl -b "…"` as a command is read from its tool input (plain text; the short flag's anchor is
+/// `-b` and a quote, which an escaped quote is not, so a JSON-escaped `-b \"…\"` is not read).
+#[test]
+fn cookies_given_to_curl_by_the_short_flag_are_replaced() {
+    let redactor = Redactor::new();
+    for text in [
+        "curl -b \"sessionid=k3v9xq2mz8w1\" https://x",
+        "curl -b 'sid=Zx8-k2q' https://x",
+    ] {
+        let out = redact(&redactor, text);
+        assert!(
+            out.contains("[REDACTED:") && out.ends_with(" https://x"),
+            "{text}\n  -> {out}"
+        );
+    }
 }

@@ -65,8 +65,9 @@ pub(super) fn places() -> Vec<Rule> {
         rule("auth_header", concat!(r#"(?i-u:(?:^|[\s'"]|\\[nrt])(?:x-[a-z0-9-]*(?:api-?key|token|auth|secret|password|signature|session)[a-z0-9-]*"#, r#"|private-token|job-token|circle-token|ocp-apim-subscription-key)[ \t]*:[ \t]*)([^\s"'\\,;]+)"#))
         .anchors("key|token|auth|secret|password|signature|session")
         .check(Check::Value),
-        rule("auth_header", r#"(?i-u:\b(?:set-)?cookie[ \t]*:[ \t]*)([^\r\n"'\\]+)"#)
-        .anchors("cookie")
+        // A `Cookie:` header, or the cookies a client is given (`curl -b "sessionid=x"`).
+        rule("auth_header", r#"(?i-u:\b(?:set-)?cookie[ \t]*:[ \t]*)([^\r\n"'\\]+)|[ \t](?:--cookie|-b)[ \t]+["']([^\r\n"'\\]+)|[ \t]--cookie[ \t]+([^\s"'\\]+)"#)
+        .anchors("cookie|-b \"|-b '")
         .check(Check::Cookie),
         rule("bearer_token", r"(?i-u)\bbearer[ \t]+([A-Za-z0-9._~+/=-]{20,})"),
         // `curl -u user:password` in every quoting (`"u:p"`, `'u:p'`, `u:'p'`, `"u":"p"`, bare),
