@@ -214,6 +214,18 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // The cookies a client is given.
     ("curl --cookie \"sessionid=k3v9xq2mz8w1; csrftoken=a1\" https://app.example.com/api", "k3v9xq2mz8w1", "https://app.example.com/api"),
     ("curl --cookie sessionid=Pq7-sess-2x https://app.example.com/api", "Pq7-sess-2x", "https://app.example.com/api"),
+    // A key-value store's credential-named key given a value; a GitHub secret's glued body.
+    ("etcdctl put /config/db/password e7Kq2-etcdPw && etcdctl get /config/db/host", "e7Kq2-etcdPw", "etcdctl get /config/db/host"),
+    ("consul kv put app/prod/api_token Cns7-kv-tok", "Cns7-kv-tok", "app/prod/api_token"),
+    ("gh secret set DEPLOY_TOKEN -b\"ghs-Body7x\" --repo o/r", "ghs-Body7x", "--repo o/r"),
+    // Windows: a flag as `/pass:X`, an environment variable set by `setx`.
+    ("cmdkey /generic:fileserver /user:ops /pass:Cmd-k3y9 && net use Z: \\\\fileserver\\share", "Cmd-k3y9", "/user:ops"),
+    ("wmic /node:srv01 /user:admin /password:Wm1c-pass os get caption", "Wm1c-pass", "os get caption"),
+    ("setx DB_PASSWORD \"hunt3r\"", "hunt3r", "setx DB_PASSWORD"),
+    // A password the text says it is, though short and chosen by a person.
+    ("ssh ops@db01  # the password is qwerty7", "qwerty7", "ssh ops@db01"),
+    // MySQL's old `SET PASSWORD … = PASSWORD('x')`.
+    ("mysql -e \"SET PASSWORD FOR 'app'@'%' = PASSWORD('My0ld-fn7')\"", "My0ld-fn7", "SET PASSWORD FOR"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -334,6 +346,13 @@ const READABLE: &[&str] = &[
     "the vault login failed, retrying",
     "aws configure set region eu-west-1",
     "git config set credential.helper store",
+    "etcdctl put /config/db/host db.internal",
+    "the token is base64 encoded",
+    "your password is required",
+    "consul kv get app/prod/api_token",
+    "cmdkey /list:fileserver",
+    "setx PATH \"%PATH%;C:\\tools\"",
+    "mysql -e \"SELECT PASSWORD('x') IS NULL\"",
     // Nor a prefix before a digest, a count-up stand-in or words in capitals.
     "ls node_modules/.cache/tsc_2f8a9c1b7d3e4f5a6b7c8d9e0f1a2b3c",
     "echo demo_abcdefghijklmnopqrstuvwx12",

@@ -273,10 +273,12 @@ fn name_value_pair(kind: &'static str, words: &str) -> Rule {
     .anchors(words)
 }
 
+/// A flag named for a secret and its value: `--password X`, `-token X`, Windows' `/pass:X`
+/// (`cmdkey`, `wmic /password:X`).
 fn named_flag(kind: &'static str, name: &str, words: &str) -> Rule {
     rule(
         kind,
-        &format!(r"(?:^|[ \t]|\\[nt])--?{name}[ \t]+(?:{QUOTED}|{BARE_FLAG})"),
+        &format!(r"(?:^|[ \t]|\\[nt])(?:--?|/){name}(?:[ \t]+|:)(?:{QUOTED}|{BARE_FLAG})"),
     )
     .check(Check::Named)
     .anchors(words)

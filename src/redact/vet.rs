@@ -157,9 +157,13 @@ pub(super) fn accept(
         Check::Labelled => {
             let trimmed = value.trim_end_matches([',', ';', '.', ')']);
             let name = name.unwrap_or("");
-            let ok = names::labels_a_credential(name) != names::Naming::No
+            let naming = names::labels_a_credential(name);
+            // `the password is hunter2`, not `the token is base64 encoded`.
+            let said = names::says_what_it_is(text, name, start) && !ctx.prose_follows;
+            let chosen = naming == names::Naming::Strong && said;
+            let ok = naming != names::Naming::No
                 && !names::prose_word_before_says_otherwise(text, name)
-                && names::labelled_value_ok(trimmed, ctx.quote);
+                && names::labelled_value_ok(trimmed, ctx.quote, chosen);
             return ok.then_some((start, start + trimmed.len()));
         }
         Check::Assigned => {
@@ -175,7 +179,7 @@ pub(super) fn accept(
                 && !key
                 && match names::names_a_credential(name) {
                     names::Naming::Strong => true,
-                    names::Naming::Weak => names::labelled_value_ok(trimmed, ctx.quote),
+                    names::Naming::Weak => names::labelled_value_ok(trimmed, ctx.quote, false),
                     names::Naming::No => is_vault_secret_id(name, trimmed),
                 }
                 && !names::is_second_of_many(text, name, start, end)

@@ -71,12 +71,11 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         // A config directive: a line (or a JSON string, or what `echo` writes to a file) that
         // is a credential's name and one value, which has a digit or a sign (`  password
         // hunter2`, a `.properties` `db.password x9`, a Dockerfile's `ENV DB_PASSWORD x9`,
-        // `echo 'requirepass x9' >> redis.conf`); `password required` is prose.
-        (ANCHORS, format!(r#"(?:(?m:^)|\\n|\{{"[^"\n]*":"|\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?\\?['"])[ \t]*(?:(?:ENV|set)[ \t]+)?{name}[ \t]+(?:{quoted}|([^\s"'\x60;&|<>\\]*[0-9!@#$%^&*+=?~.,:/_-][^\s"'\x60;&|<>\\]*))[ \t]*;?[ \t]*(?:(?m:$)|\\[nr]|\\?['"])"#)),
+        // Windows' `setx API_TOKEN x9`, `echo 'requirepass x9' >> redis.conf`); `password
+        // required` is prose.
+        (ANCHORS, format!(r#"(?:(?m:^)|\\n|\{{"[^"\n]*":"|\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?\\?['"])[ \t]*(?:(?:ENV|setx?)[ \t]+)?{name}[ \t]+(?:{quoted}|([^\s"'\x60;&|<>\\]*[0-9!@#$%^&*+=?~.,:/_-][^\s"'\x60;&|<>\\]*))[ \t]*;?[ \t]*(?:(?m:$)|\\[nr]|\\?['"])"#)),
         // A .NET setting's value element: `<setting name="ClientSecret" …><value>x</value>`.
         ("<value>", format!(r#"(?i-u:\bname)=\\?["']{name}\\?["'](?:[ \t][^<>\n]*)?>[ \t]*(?:\r?\n[ \t]*)?<value>{bare}"#)),
-        // A tool's setting set from the command line: `aws configure set aws_secret_access_key x`.
-        ("config set|configure set", format!(r"\bconfig(?:ure)? set[ \t]+(?:-[A-Za-z-]+[ \t]+)*{name}[ \t]+(?:{quoted}|{bare})")),
     ];
     // A label and its value after a space, in prose, logs and config blocks:
     // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`,

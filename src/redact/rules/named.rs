@@ -24,15 +24,17 @@ pub(super) fn named_values() -> Vec<Rule> {
         rule("password", r#"(?i-u:<add\s+key=\\?"(?:ClearText)?Password\\?"\s+value=\\?")([^"\\]+)\\?""#)
         .anchors("password")
         .check(Check::Value),
-        // `git config --global x.token VALUE`, `npm config set //host/:_authToken VALUE`,
-        // `gh secret set NAME --body VALUE`: a secret given as a separate argument.
-        rule("named_secret", &format!(concat!(r"(?i-u:\b(?:config(?::set)?|configure[ \t]+set)\b)[^\n|;&]*?[ \t]", r"(?P<k>[A-Za-z0-9_./:@-]*(?i-u:password|passwd|[_.]pass|requirepass|masterauth|token|secret|api[_.-]?key|authtoken|_auth))[ \t]+", r"(?:{q}|{b})", r"|\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:-b|--body)(?:=|[ \t]+)(?:{q}|{b})"), q = QUOTED, b = BARE_FLAG))
-        .check(Check::Named),
+        // `git config --global x.token VALUE`, `npm config set //host/:_authToken VALUE`, `aws
+        // configure set aws_secret_access_key VALUE`, `etcdctl put /db/password VALUE`, `consul
+        // kv put`, `gh secret set NAME --body VALUE`: a secret given as a separate argument.
+        rule("named_secret", &format!(concat!(r"(?i-u:\b(?:config(?::set)?|configure[ \t]+set|(?:etcdctl|kv)[ \t]+put)\b)[^\n|;&]*?[ \t]", r"(?P<k>[A-Za-z0-9_./:@-]*(?i-u:password|passwd|[_.]pass|requirepass|masterauth|token|secret|api[_.-]?key|[_.-]key|authtoken|_auth))[ \t]+", r"(?:{q}|{b})", r"|\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:-b|--body)(?:=|[ \t]*)(?:{q}|{b})"), q = QUOTED, b = BARE_FLAG))
+        .check(Check::Named)
+        .anchors("config |config:|configure |etcdctl|kv |gh "),
         // A sed replacement that writes a credential: `sed -i 's/^PW=.*/PW=x/' .env`.
         rule("password", &format!(r#"\bs(?:/[^/\n]*/{n}([^/\s'"\\]+)/|\|[^|\n]*\|{n}([^|\s'"\\]+)\||#[^#\n]*#{n}([^#\s'"\\]+)#)"#, n = r#"[A-Za-z0-9_.-]*(?i-u:password|passwd|pwd|secret|token|key)[A-Za-z0-9_]*[ \t]*[=:][ \t]*["']?"#)).anchors("password|passwd|pwd|secret|token|key").check(Check::Value),
         // SQL: `CREATE ROLE app WITH LOGIN PASSWORD 'x'`, `IDENTIFIED BY 'x'`, MySQL's
-        // `SET PASSWORD FOR 'app'@'%' = 'x'`.
-        rule("password", r"(?:(?i-u:\b(?:identified[ \t]+by|password))[ \t]+|(?i-u:\bset[ \t]+password)(?:(?i-u:[ \t]+for)[ \t][^=\n]*)?[ \t]*=[ \t]*)'([^'\n]+)'")
+        // `SET PASSWORD FOR 'app'@'%' = 'x'` (or `= PASSWORD('x')`).
+        rule("password", r"(?:(?i-u:\b(?:identified[ \t]+by|password))[ \t]+|(?i-u:\bset[ \t]+password)(?:(?i-u:[ \t]+for)[ \t][^=\n]*)?[ \t]*=[ \t]*(?i-u:password\()?)'([^'\n]+)'")
         .anchors("password|identified")
         .check(Check::Value),
         xml_element("password", WORDS_PASSWORD),

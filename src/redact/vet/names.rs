@@ -182,6 +182,12 @@ fn before_name<'a>(text: &'a str, name: &str) -> Option<(&'a str, usize)> {
     text.get(..at).map(|before| (before, at))
 }
 
+/// Whether a label in prose says its value is the credential: `password is X`, `set to X`.
+pub(super) fn says_what_it_is(text: &str, name: &str, start: usize) -> bool {
+    let gap = before_name(text, name).and_then(|(_, at)| text.get(at + name.len()..start));
+    gap.is_some_and(|gap| gap.ends_with(" is ") || gap.ends_with(" to "))
+}
+
 /// Whether the word before a label in prose (`build cache key x`) says it names something else.
 pub(super) fn prose_word_before_says_otherwise(text: &str, name: &str) -> bool {
     let Some((before, _)) = before_name(text, name) else {
@@ -215,20 +221,22 @@ pub(super) fn is_second_of_many(text: &str, name: &str, start: usize, end: usize
 /// A value given after a space to a credential-named label (`Your API key is X`,
 /// `password "X";`): it must look random, since prose puts any word there (`the token
 /// expired`, `password reset link`): 8 characters or more, no spaces, letters with digits or
-/// (quoted) with punctuation, and the entropy of a string typed at random.
-pub(super) fn labelled_value_ok(value: &str, quote: Option<char>) -> bool {
+/// (quoted) with punctuation, and the entropy of a string typed at random. A value the text
+/// says is a password (`chosen`: `the password is hunter2`) may be one a person chose: 6
+/// characters or more, of any entropy, still letters with digits or signs.
+pub(super) fn labelled_value_ok(value: &str, quote: Option<char>, chosen: bool) -> bool {
     let value = value.trim_end_matches([',', ';', '.', ')']);
     let has = |class: fn(&u8) -> bool| value.bytes().any(|b| class(&b));
     // Quoted or beside a capital, punctuation counts (`sVyf^BiRSG`); bare and lowercase, words
     // joined by `-` are names (`db-credentials`), and the entropy below keeps `Re-entered`.
     let signs = has(u8::is_ascii_punctuation) && (quote.is_some() || has(u8::is_ascii_uppercase));
     let other = has(u8::is_ascii_digit) || signs;
-    value.len() >= 8
+    value.len() >= if chosen { 6 } else { 8 }
         && !value.starts_with(['(', '[', '{'])
         && !value.contains(char::is_whitespace)
         && has(u8::is_ascii_alphabetic)
         && other
-        && entropy(value) >= (libm::log2(value.len() as f64) - 0.3).min(3.0)
+        && (chosen || entropy(value) >= (libm::log2(value.len() as f64) - 0.3).min(3.0))
         && !is_placeholder(value, quote)
         && !is_env_reference(value)
         && !looks_like_path(value)
@@ -334,9 +342,16 @@ mod tests {
 
     #[test]
     fn a_label_in_prose_takes_only_random_looking_values() {
-        assert!(labelled_value_ok("2afddb813193eb9d3b5bd99bf5d834cd", None));
-        assert!(!labelled_value_ok("expired", None));
-        assert!(!labelled_value_ok("https://example.com/x1", None));
-        assert!(!labelled_value_ok("${TOKEN}", None));
+        assert!(labelled_value_ok(
+            "2afddb813193eb9d3b5bd99bf5d834cd",
+            None,
+            false
+        ));
+        assert!(!labelled_value_ok("expired", None, false));
+        assert!(!labelled_value_ok("https://example.com/x1", None, false));
+        assert!(!labelled_value_ok("${TOKEN}", None, false));
+        assert!(!labelled_value_ok("hunter2", None, false));
+        assert!(labelled_value_ok("hunter2", None, true));
+        assert!(!labelled_value_ok("required", None, true));
     }
 }
