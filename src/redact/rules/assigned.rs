@@ -80,7 +80,7 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     // A label and its value after a space, in prose, logs and config blocks:
     // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`,
     // `password for the admin account: x`, `password was set to x`, Cisco's `secret 0 x`.
-    let labelled = rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*|[0-9][ \t]+|for[ \t][^:\n]+?:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})")).check(Check::Labelled);
+    let labelled = rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*|[0-9][ \t]+|for[ \t][^:\n]+?:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})")).check(Check::Labelled).anchors(ANCHORS);
     let assigned = assigned.iter().map(|(anchors, pattern)| rule("named_secret", pattern).check(Check::Assigned).anchors(anchors));
-    assigned.chain([labelled.anchors(ANCHORS)]).collect()
+    assigned.chain([labelled]).collect()
 }

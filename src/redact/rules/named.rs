@@ -27,7 +27,7 @@ pub(super) fn named_values() -> Vec<Rule> {
         // `git config --global x.token VALUE`, `npm config set //host/:_authToken VALUE`, `aws
         // configure set aws_secret_access_key VALUE`, `etcdctl put /db/password VALUE`, `consul
         // kv put`, `gh secret set NAME --body VALUE`: a secret given as a separate argument.
-        rule("named_secret", &format!(concat!(r"(?i-u:\b(?:config(?::set)?|configure[ \t]+set|(?:etcdctl|kv)[ \t]+put)\b)[^\n|;&]*?[ \t]", r"(?P<k>[A-Za-z0-9_./:@-]*(?i-u:password|passwd|[_.]pass|requirepass|masterauth|token|secret|api[_.-]?key|[_.-]key|authtoken|_auth))[ \t]+", r"(?:{q}|{b})", r"|\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:-b|--body)(?:=|[ \t]*)(?:{q}|{b})"), q = QUOTED, b = BARE_FLAG))
+        rule("named_secret", &format!(concat!(r"(?i-u:\b(?:config(?::set)?|configure[ \t]+set|(?:etcdctl|kv)[ \t]+put)\b)[^\n|;&]*?[ \t]", r"(?P<k>[A-Za-z0-9_./:@-]*(?i-u:password|passwd|[_.]pass|requirepass|masterauth|token|secret|apikey|[_.-]key|authtoken|_auth))[ \t]+", r"(?:{q}|{b})", r"|\bgh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:-b|--body)(?:=|[ \t]*)(?:{q}|{b})"), q = QUOTED, b = BARE_FLAG))
         .check(Check::Named)
         .anchors("config |config:|configure |etcdctl|kv |gh "),
         // A sed replacement that writes a credential: `sed -i 's/^PW=.*/PW=x/' .env`.
