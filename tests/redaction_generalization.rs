@@ -226,6 +226,18 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("ssh ops@db01  # the password is qwerty7", "qwerty7", "ssh ops@db01"),
     // MySQL's old `SET PASSWORD … = PASSWORD('x')`.
     ("mysql -e \"SET PASSWORD FOR 'app'@'%' = PASSWORD('My0ld-fn7')\"", "My0ld-fn7", "SET PASSWORD FOR"),
+    // Ruby's `||=`, JS's `??=`, make's `?=`.
+    ("ENV['STRIPE_SECRET'] ||= 'rb-Or3q-x' # fallback", "rb-Or3q-x", "# fallback"),
+    ("process.env.API_TOKEN ??= \"js-Nq4-tk\";", "js-Nq4-tk", "process.env.API_TOKEN"),
+    ("DB_PASSWORD ?= mk9-Pw.x\nall: build", "mk9-Pw.x", "all: build"),
+    // An environment variable's value with dots is a value, not a member path.
+    ("export DB_PASSWORD=my.dotted.pass9 && ./migrate", "my.dotted.pass9", "./migrate"),
+    // `twine -p`, Redis' `AUTH [user] X`.
+    ("twine upload -u __token__ -p Tw1ne-pw7q dist/*", "Tw1ne-pw7q", "dist/*"),
+    ("redis-cli -h cache AUTH default Rd5-auth-q && echo ok", "Rd5-auth-q", "&& echo ok"),
+    // Tokens of a shape that holds `$` or `.`: Braintree's, Amazon MWS'.
+    ("export BT=access_token$production$k2v9x7q4m1z8w3p6$5f0e9d8c7b6a59483726150f4e3d2c1b", "access_token$production$k2v9x7q4m1z8w3p6$5f0e9d8c7b6a59483726150f4e3d2c1b", "export BT="),
+    ("mws-cli orders amzn.mws.4c9e2a71-8b3d-4f56-9a0e-1d2c3b4a5f60 --region eu", "amzn.mws.4c9e2a71-8b3d-4f56-9a0e-1d2c3b4a5f60", "--region eu"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -353,6 +365,9 @@ const READABLE: &[&str] = &[
     "cmdkey /list:fileserver",
     "setx PATH \"%PATH%;C:\\tools\"",
     "mysql -e \"SELECT PASSWORD('x') IS NULL\"",
+    "const API_TOKEN=process.env.API_TOKEN",
+    "redis-cli -h cache GET session:42",
+    "twine upload -r testpypi dist/*",
     // Nor a prefix before a digest, a count-up stand-in or words in capitals.
     "ls node_modules/.cache/tsc_2f8a9c1b7d3e4f5a6b7c8d9e0f1a2b3c",
     "echo demo_abcdefghijklmnopqrstuvwx12",

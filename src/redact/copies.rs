@@ -161,14 +161,7 @@ fn cover_with(text: &str, known: &[Known], values: &Values, depth: u8, spans: &m
         let mut inner = Spans::new();
         cover_with(&decoded, known, values, depth - 1, &mut inner);
         if let Some(strongest) = inner.values().min_by_key(|span| span.priority) {
-            spans::insert(
-                spans,
-                Span {
-                    start,
-                    end,
-                    ..*strongest
-                },
-            );
+            spans::insert(spans, strongest.moved(start, end));
         }
     }
 }

@@ -139,14 +139,7 @@ impl Engine {
                     kind.map(|kind| span(kind, self.rules.len()))
                 });
             if let Some(found) = found {
-                spans::insert(
-                    spans,
-                    Span {
-                        start,
-                        end,
-                        ..found
-                    },
-                );
+                spans::insert(spans, found.moved(start, end));
             }
         }
     }

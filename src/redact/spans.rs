@@ -26,6 +26,14 @@ pub(super) struct Span {
     pub priority: usize,
 }
 
+impl Span {
+    /// The same replacement over `start..end`: a span found in a decoded view, moved to the
+    /// text it came from.
+    pub(super) fn moved(self, start: usize, end: usize) -> Span {
+        Span { start, end, ..self }
+    }
+}
+
 /// Disjoint spans keyed by start.
 pub(super) type Spans = BTreeMap<usize, Span>;
 
@@ -146,14 +154,7 @@ pub(super) fn insert_mapped(
     for span in inner.values() {
         let (start, end) = original(span.start, span.end);
         if start < end && !overlaps(protected, start, end) {
-            insert(
-                spans,
-                Span {
-                    start,
-                    end,
-                    ..*span
-                },
-            );
+            insert(spans, span.moved(start, end));
         }
     }
 }

@@ -73,6 +73,9 @@ struct Context {
     spaced_assign: bool,
     /// Preceded by `:` (YAML, docstrings, prose).
     colon: bool,
+    /// Given to an environment variable (`export DB_PASSWORD=`, `API_KEY=` at a line's start
+    /// or after a space): a shell value, never a member path.
+    env_assign: bool,
     /// Followed by a space and a letter: more words follow.
     prose_follows: bool,
     /// The value's quote opens with `=` (`key = '=2rgf…'`): no token starts so.
@@ -109,6 +112,13 @@ impl Context {
             spaced_assign: before.ends_with(" = ") || before.ends_with(" := "),
             opened_by_equals: before.ends_with("'=") || before.ends_with("\"="),
             colon: before.trim_end_matches([' ', '\t']).ends_with(':'),
+            env_assign: !names::is_env_reference(value)
+                && before.strip_suffix('=').is_some_and(|name| {
+                    let left = name.trim_end_matches(|c: char| {
+                        c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'
+                    });
+                    left.len() < name.len() && (left.is_empty() || left.ends_with([' ', '\n']))
+                }),
             // A marker counts as the word it replaced, so a second pass decides the same way.
             prose_follows: next == Some(' ')
                 && (rest.next().is_some_and(|c| c.is_ascii_alphabetic())

@@ -31,10 +31,9 @@ const ANY_QUOTED: &str =
 /// A quoted value, not captured (the other value of a multi-assignment).
 const OTHER_QUOTED: &str =
     r#"(?:\\+"[^"\\\n]*\\+"|"(?:[^"\\\n]|\\[^\n])*"|'[^'\n]*'|\x60[^\x60\n]*\x60)"#;
-/// An assignment or declaration; Java and C# may break the line before `=`; a YAML block
+/// An assignment or declaration (Ruby's `||=`, JS's `??=`, make's `?=` too); Java and C# may break the line before `=`; a YAML block
 /// scalar (`password: |`) puts the value on the next line.
-const OPERATOR: &str =
-    r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*:[ \t]*[|>][+-]?[ \t]*\r?\n[ \t]*|[ \t]*(?::=|=>|=|:))[ \t]*";
+const OPERATOR: &str = r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*:[ \t]*[|>][+-]?[ \t]*\r?\n[ \t]*|[ \t]*(?::=|=>|\|\|=|\?\??=|=|:))[ \t]*";
 /// A comparison: only a quoted value is a literal after it (`password == confirm` is code).
 const COMPARISON: &str = r"[ \t]*(?:===?|!==?)[ \t]*";
 /// Left edge of a name: as [`LEFT`], and not after `:` (`arn:aws:…:secret:db` names a type).

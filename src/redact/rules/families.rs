@@ -57,6 +57,9 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     // starts; Twilio account SIDs and API keys: detect-secrets takes any body, fillers too.
     ("jfrog_token", r#"(?:^|[\s=:"'])(AKC[A-Za-z0-9]{10,}|AP[0-9A-F][A-Za-z0-9]{8,})(?:[\s"']|$)"#, "akc|ap0|ap1|ap2|ap3|ap4|ap5|ap6|ap7|ap8|ap9|apa|apb|apc|apd|ape|apf", "JFrog Artifactory API keys: JFrog docs; detect-secrets artifactory plugin"),
     ("twilio_api_key", r"\b(?:AC|SK)[a-z0-9]{32}\b", "ac|sk", "Twilio account SIDs and API keys: Twilio docs; detect-secrets twilio plugin"),
+    // Tokens whose shape holds `$` or `.` between its parts.
+    ("braintree_access_token", r"\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}", "access_token$", "PayPal Braintree access tokens: Braintree developer docs"),
+    ("amazon_mws_token", r"\bamzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "amzn.mws.", "Amazon MWS auth tokens: Amazon Marketplace Web Service developer docs"),
 ];
 
 /// Vendor prefixes of tokens with a random body (the body is [`PREFIXED_BODY`]): (prefix, its

@@ -286,6 +286,8 @@ pub(super) fn positive_cases() -> Vec<Case> {
     c.add("sidekiq_secret", "BUNDLE_GEMS__CONTRIBSYS__COM={}", format!("{}:{}", fake(HEX, 8), fake(HEX, 8)), "BUNDLE_GEMS__CONTRIBSYS__COM=");
     c.add("squarespace_token", "SQUARESPACE_API_KEY={}", uuid(), "SQUARESPACE_API_KEY=");
     c.add("twilio_api_key", "TWILIO_API_KEY={}", format!("SK{}", fake(HEX, 32)), "TWILIO_API_KEY=");
+    c.add("braintree_access_token", "bt-sync --token {} --dry-run", format!("access_token$production${}${}", fake(LOW, 16), fake(HEX, 32)), " --dry-run");
+    c.add("amazon_mws_token", "mws orders {} --region eu", format!("amzn.mws.{}-{}-{}-{}-{}", fake(HEX, 8), fake(HEX, 4), fake(HEX, 4), fake(HEX, 4), fake(HEX, 12)), "mws orders ");
     c.add("new_relic_key", "newrelic_license_key: {}", fake(LOW, 64), "newrelic_license_key:");
     // Generic token shapes and places.
     c.add("jwt", "curl -b 'session={}' https://app.example.com", format!("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIx{}.{}", fake(URL, 30), fake(URL, 43)), "https://app.example.com");

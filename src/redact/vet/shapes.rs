@@ -139,7 +139,9 @@ pub(super) fn looks_like_code(value: &str, ctx: Context) -> bool {
     if parts.iter().all(|p| is_identifier(p)) {
         let code_like = ctx.in_code || ctx.spaced_assign;
         if word.contains("::")
-            || (parts.len() >= 2 && (parts.len() >= 3 || !has_digit || code_like))
+            || (parts.len() >= 2
+                && !ctx.env_assign
+                && (parts.len() >= 3 || !has_digit || code_like))
         {
             return true;
         }
