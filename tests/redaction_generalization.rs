@@ -238,6 +238,12 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // Tokens of a shape that holds `$` or `.`: Braintree's, Amazon MWS'.
     ("export BT=access_token$production$k2v9x7q4m1z8w3p6$5f0e9d8c7b6a59483726150f4e3d2c1b", "access_token$production$k2v9x7q4m1z8w3p6$5f0e9d8c7b6a59483726150f4e3d2c1b", "export BT="),
     ("mws-cli orders amzn.mws.4c9e2a71-8b3d-4f56-9a0e-1d2c3b4a5f60 --region eu", "amzn.mws.4c9e2a71-8b3d-4f56-9a0e-1d2c3b4a5f60", "--region eu"),
+    // SQL `IDENTIFIED BY` as Oracle writes it (bare or double-quoted) and MySQL 8 (`WITH plugin`).
+    ("sqlplus / as sysdba <<< 'CREATE USER app IDENTIFIED BY Orc1-bare9;'", "Orc1-bare9", "CREATE USER app"),
+    ("ALTER USER app IDENTIFIED BY \"Orc1-dq9x\";", "Orc1-dq9x", "ALTER USER app"),
+    ("mysql -e \"CREATE USER 'app'@'%' IDENTIFIED WITH caching_sha2_password BY 'My8-plg9'\"", "My8-plg9", "caching_sha2_password"),
+    // R's `<-` with a literal.
+    ("Rscript -e 'api_token <- \"R-tok-5521\"; run()'", "R-tok-5521", "run()"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -368,6 +374,8 @@ const READABLE: &[&str] = &[
     "const API_TOKEN=process.env.API_TOKEN",
     "redis-cli -h cache GET session:42",
     "twine upload -r testpypi dist/*",
+    "CREATE USER app IDENTIFIED EXTERNALLY;",
+    "password <- getLine",
     // Nor a prefix before a digest, a count-up stand-in or words in capitals.
     "ls node_modules/.cache/tsc_2f8a9c1b7d3e4f5a6b7c8d9e0f1a2b3c",
     "echo demo_abcdefghijklmnopqrstuvwx12",

@@ -31,11 +31,13 @@ const ANY_QUOTED: &str =
 /// A quoted value, not captured (the other value of a multi-assignment).
 const OTHER_QUOTED: &str =
     r#"(?:\\+"[^"\\\n]*\\+"|"(?:[^"\\\n]|\\[^\n])*"|'[^'\n]*'|\x60[^\x60\n]*\x60)"#;
-/// An assignment or declaration (Ruby's `||=`, JS's `??=`, make's `?=` too); Java and C# may break the line before `=`; a YAML block
-/// scalar (`password: |`) puts the value on the next line.
+/// An assignment or declaration (Ruby's `||=`, JS's `??=`, make's `?=` too); Java and C# may
+/// break the line before `=`; a YAML block scalar (`password: |`) puts the value on the next
+/// line.
 const OPERATOR: &str = r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*:[ \t]*[|>][+-]?[ \t]*\r?\n[ \t]*|[ \t]*(?::=|=>|\|\|=|\?\??=|=|:))[ \t]*";
-/// A comparison: only a quoted value is a literal after it (`password == confirm` is code).
-const COMPARISON: &str = r"[ \t]*(?:===?|!==?)[ \t]*";
+/// A comparison, or R's `<-`: only a quoted value is a literal after it (`password ==
+/// confirm` is code, and so is Haskell's `password <- getLine`).
+const QUOTED_ONLY: &str = r"[ \t]*(?:===?|!==?|<-)[ \t]*";
 /// Left edge of a name: as [`LEFT`], and not after `:` (`arn:aws:…:secret:db` names a type).
 const LEFT_EDGE: &str = r#"(?:^|\\[nrt]|[^A-Za-z0-9_./\\:-])"#;
 /// A bare value: BARE's characters, may start with `{`, `(` or `[` (a password may).
@@ -48,9 +50,9 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     // A name holding a vocabulary word, with any prefix and suffix of name characters.
     let name = &format!(r"(?P<k>[A-Za-z0-9_.-]*(?i-u:{VOCAB})[A-Za-z0-9_.-]*)");
     let (quoted, other, op, bare) = (ANY_QUOTED, OTHER_QUOTED, OPERATOR, BARE_ANY);
-    let compare = COMPARISON;
+    let compare = QUOTED_ONLY;
     let assigned = [
-        // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`.
+        // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`, `name <- "value"`.
         (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{compare}(?:{quoted}))")),
         // A YAML plain scalar alone on the line below its key (`password:\n  x`).
         (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}[ \t]*:[ \t]*\r?\n[ \t]+(?:{quoted}|{bare})[ \t]*(?:\r?\n|$)")),

@@ -32,9 +32,9 @@ pub(super) fn named_values() -> Vec<Rule> {
         .anchors("config |config:|configure |etcdctl|kv |gh "),
         // A sed replacement that writes a credential: `sed -i 's/^PW=.*/PW=x/' .env`.
         rule("password", &format!(r#"\bs(?:/[^/\n]*/{n}([^/\s'"\\]+)/|\|[^|\n]*\|{n}([^|\s'"\\]+)\||#[^#\n]*#{n}([^#\s'"\\]+)#)"#, n = r#"[A-Za-z0-9_.-]*(?i-u:password|passwd|pwd|secret|token|key)[A-Za-z0-9_]*[ \t]*[=:][ \t]*["']?"#)).anchors("password|passwd|pwd|secret|token|key").check(Check::Value),
-        // SQL: `CREATE ROLE app WITH LOGIN PASSWORD 'x'`, `IDENTIFIED BY 'x'`, MySQL's
-        // `SET PASSWORD FOR 'app'@'%' = 'x'` (or `= PASSWORD('x')`).
-        rule("password", r"(?:(?i-u:\b(?:identified[ \t]+by|password))[ \t]+|(?i-u:\bset[ \t]+password)(?:(?i-u:[ \t]+for)[ \t][^=\n]*)?[ \t]*=[ \t]*(?i-u:password\()?)'([^'\n]+)'")
+        // SQL: `CREATE ROLE app WITH LOGIN PASSWORD 'x'`, MySQL's `SET PASSWORD FOR 'app'@'%' =
+        // 'x'` (or `= PASSWORD('x')`), `IDENTIFIED [WITH plugin] BY 'x'` (Oracle's: `"x"`, bare).
+        rule("password", r#"(?:(?i-u:\bpassword)[ \t]+|(?i-u:\bset[ \t]+password)(?:(?i-u:[ \t]+for)[ \t][^=\n]*)?[ \t]*=[ \t]*(?i-u:password\()?)'([^'\n]+)'|(?i-u:\bidentified[ \t]+(?:with[ \t]+[a-z0-9_]+[ \t]+)?by[ \t]+(?:(?:values|password)[ \t]+)?)(?:'([^'\n]+)'|"([^"\n]+)"|([^\s'";]+))"#)
         .anchors("password|identified")
         .check(Check::Value),
         xml_element("password", WORDS_PASSWORD),
