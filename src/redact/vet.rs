@@ -112,13 +112,12 @@ impl Context {
             spaced_assign: before.ends_with(" = ") || before.ends_with(" := "),
             opened_by_equals: before.ends_with("'=") || before.ends_with("\"="),
             colon: before.trim_end_matches([' ', '\t']).ends_with(':'),
-            env_assign: !names::is_env_reference(value)
-                && before.strip_suffix('=').is_some_and(|name| {
-                    let left = name.trim_end_matches(|c: char| {
-                        c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'
-                    });
-                    left.len() < name.len() && (left.is_empty() || left.ends_with([' ', '\n']))
-                }),
+            env_assign: before.strip_suffix('=').is_some_and(|name| {
+                let left = name.trim_end_matches(|c: char| {
+                    c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'
+                });
+                left.len() < name.len() && (left.is_empty() || left.ends_with([' ', '\n']))
+            }) && !names::is_env_reference(value),
             // A marker counts as the word it replaced, so a second pass decides the same way.
             prose_follows: next == Some(' ')
                 && (rest.next().is_some_and(|c| c.is_ascii_alphabetic())

@@ -50,10 +50,10 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     // A name holding a vocabulary word, with any prefix and suffix of name characters.
     let name = &format!(r"(?P<k>[A-Za-z0-9_.-]*(?i-u:{VOCAB})[A-Za-z0-9_.-]*)");
     let (quoted, other, op, bare) = (ANY_QUOTED, OTHER_QUOTED, OPERATOR, BARE_ANY);
-    let compare = QUOTED_ONLY;
     let assigned = [
-        // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`, `name <- "value"`.
-        (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{compare}(?:{quoted}))")),
+        // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`,
+        // `name <- "value"`.
+        (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{QUOTED_ONLY}(?:{quoted}))")),
         // A YAML plain scalar alone on the line below its key (`password:\n  x`).
         (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}[ \t]*:[ \t]*\r?\n[ \t]+(?:{quoted}|{bare})[ \t]*(?:\r?\n|$)")),
         // A setter given one literal: `conn.setPassword("x")`, `builder.with_api_key("x")`.
