@@ -244,6 +244,21 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("mysql -e \"CREATE USER 'app'@'%' IDENTIFIED WITH caching_sha2_password BY 'My8-plg9'\"", "My8-plg9", "caching_sha2_password"),
     // R's `<-` with a literal.
     ("Rscript -e 'api_token <- \"R-tok-5521\"; run()'", "R-tok-5521", "run()"),
+    // An unknown vendor's token: a prefix of words, then a random body (base64url, capitals
+    // and digits, or hex after the words).
+    ("./run zq_live_8fK2mP9xR4tW7vB3nY6cJ1hL5sD0gA --once", "zq_live_8fK2mP9xR4tW7vB3nY6cJ1hL5sD0gA", "--once"),
+    ("./agent mvx-api-Q7r2-Kp9wZ4xN8vB3mT6yH1cJ5dF0 --once", "mvx-api-Q7r2-Kp9wZ4xN8vB3mT6yH1cJ5dF0", "--once"),
+    ("./sync acme_v1_4f9c2b7e1a8d3f6c0b5e9a2d7c4f1b8e --dry-run", "acme_v1_4f9c2b7e1a8d3f6c0b5e9a2d7c4f1b8e", "--dry-run"),
+    ("notify KX_pat_7Q2M9X4R8T1W6B3N5Y0C7J2H4L9S now", "KX_pat_7Q2M9X4R8T1W6B3N5Y0C7J2H4L9S", "now"),
+    // A call given a section, then the credential's name and its literal (ConfigParser).
+    ("python3 -c \"cfg.set('smtp', 'password', 'cfgP4ss-x')\"", "cfgP4ss-x", "cfg.set('smtp'"),
+    // `printf '%s' X |` to a command that stores a secret; SNMP community strings.
+    ("printf '%s' 'pf-S3cret9' | gh secret set API_TOKEN", "pf-S3cret9", "gh secret set API_TOKEN"),
+    ("snmpwalk -v2c -c C0mmun1ty-x 10.0.0.1 system", "C0mmun1ty-x", "10.0.0.1 system"),
+    ("snmp-server community Cisc0-comm7 RO", "Cisc0-comm7", " RO"),
+    // A credential's default later on its line: Helm, `getenv`, argparse and click.
+    ("  password: {{ .Values.db.password | default \"helm-Def4ult\" | b64enc }}", "helm-Def4ult", "b64enc }}"),
+    ("db_pass = os.getenv(\"DB_PASSWORD\", default=\"env-Def4ult\")", "env-Def4ult", "os.getenv("),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -388,6 +403,16 @@ const READABLE: &[&str] = &[
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",
+    // Identifiers in camel case, a digest after a hyphenated name, a UUID after words,
+    // Stripe's publishable key, a default that is no credential's.
+    "cargo test test_HandlesUnicodeInput2024Correctly",
+    "git checkout feature_AddUserProfile2024Settings",
+    "docker pull registry.local/app-main-7a388b69018576d24b59331fd60aab0c",
+    "pytest -k api_org_96726c78_4ae3_402f_b08b_7a78c6903d2a",
+    "Stripe('pk_live_51HxYzAbCdEf0123456789abcdXYZ')",
+    "image: {{ .Values.image | default \"nginx\" }}",
+    "cfg.set('auth', 'user', 'bob')",
+    "snmpwalk -v2c 10.0.0.1 system",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

@@ -59,11 +59,14 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         // A setter given one literal: `conn.setPassword("x")`, `builder.with_api_key("x")`.
         (ANCHORS, format!(r"(?i-u:\b(?:set|with|use)_?)(?P<k>(?i-u:{VOCAB}))[ \t]*\([ \t]*(?:{quoted})[ \t]*\)")),
         // A call given a credential's name and its literal: `define('DB_PASSWORD', 'x')`,
-        // `os.Setenv("API_KEY", "x")`, `System.setProperty("db.password", "x")`.
-        (ANCHORS, format!(r#"\b[A-Za-z_][A-Za-z0-9_.]*\([ \t]*["']{name}["'][ \t]*,[ \t]*(?:{quoted})"#)),
+        // `os.Setenv("API_KEY", "x")`, ConfigParser's `set('auth', 'password', 'x')`.
+        (ANCHORS, format!(r#"\b[A-Za-z_][A-Za-z0-9_.]*\([ \t]*(?:{other}[ \t]*,[ \t]*){{0,2}}["']{name}["'][ \t]*,[ \t]*(?:{quoted})"#)),
         // A Terraform variable named for a credential and its default:
         // `variable "db_password" { default = "x" }`.
         ("default", format!(r#"\bvariable[ \t]+"{name}"[ \t]*\{{[^}}]*?\bdefault[ \t]*=[ \t]*(?:{quoted})"#)),
+        // A credential's default later on its line: Helm's `{{ .Values.password | default
+        // "x" }}`, `os.getenv("DB_PASSWORD", default="x")`, `add_argument('--token', default='x')`.
+        ("default", format!(r#"{LEFT_EDGE}{name}[^\n]*?[(,| \t]default[ \t]*=?[ \t]*(?:{quoted})"#)),
         // `"value" == password`, `"value" !== secret`.
         (ANCHORS, format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#)),
         // Go and Python multi-assignment: `password, user := "x", "y"`, `user, pwd = "y", "x"`.

@@ -56,7 +56,8 @@ const ROWS: &[(&str, &str, &str, Attach)] = &[
     ("ldapsearch|ldapmodify|ldapadd|ldapdelete|ldappasswd|ldapwhoami|ldapcompare|ldapmodrdn|ldapexop", "", "-w", Attach::Spaced),
     ("influx", "", "-password", Attach::Spaced),
     ("pscp|plink|psftp|putty", "", "-pw", Attach::Spaced),
-    ("snmpwalk|snmpget|snmpset|snmpbulkwalk|snmpbulkget|snmptrap", "", "-A|-X", Attach::Spaced),
+    // The community string too (`-c`, Cisco's `snmp-server community X RO`).
+    ("snmpwalk|snmpget|snmpset|snmpbulkwalk|snmpbulkget|snmptrap|snmp-server", "", "-A|-X|-c|community", Attach::Spaced),
     ("xfreerdp|wlfreerdp|sdl-freerdp", "", "/p:", Attach::Glued),
     ("curl", "", "--oauth2-bearer", Attach::Spaced),
     ("az", r"\bkeyvault[ \t]+secret[ \t]+set\b", "--value", Attach::Spaced),
@@ -105,7 +106,7 @@ pub(super) fn password_flags() -> Vec<Rule> {
         // `| passwd [--stdin] user`, `| chpasswd`, `| sudo -S …`, `| gh secret set K`,
         // `| docker secret create K -`, `| kinit user@REALM`, `| smbpasswd -s -a user`: a
         // secret piped to a command that reads or stores it.
-        ("password-stdin|with-token|stdin|passwd|passphrase-fd|sudo|kinit|secret set|secret put|secret create|secret add|secrets set|secrets put|secrets create|secrets add|secrets versions|env add", format!(r"\b(?:echo|printf)(?:[ \t]+-[neE]+)*{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bsecrets?[ \t]+(?:set|put|create|add|versions[ \t]+add)\b|\benv[ \t]+add\b|=/dev/stdin\b|\bchpasswd\b|\bkinit\b|\bsmbpasswd[ \t]+-[A-Za-z]*s|[ \t]passwd(?:[ \t;&|\n]|$)|--passphrase-fd[ \t]+0|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*\b)")),
+        ("password-stdin|with-token|stdin|passwd|passphrase-fd|sudo|kinit|secret set|secret put|secret create|secret add|secrets set|secrets put|secrets create|secrets add|secrets versions|env add", format!(r#"\b(?:echo|printf)(?:[ \t]+-[neE]+)*(?:[ \t]+["']%s(?:\\n)?["'])?{SPACED}[ \t]*\|{SAME_COMMAND}(?:--password-stdin|--with-token|--token-stdin|--stdin|\bsecrets?[ \t]+(?:set|put|create|add|versions[ \t]+add)\b|\benv[ \t]+add\b|=/dev/stdin\b|\bchpasswd\b|\bkinit\b|\bsmbpasswd[ \t]+-[A-Za-z]*s|[ \t]passwd(?:[ \t;&|\n]|$)|--passphrase-fd[ \t]+0|\bsudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*\b)"#)),
         // `vault login TOKEN` with a digit (not `-method=… username=…`, nor `-`: stdin).
         ("vault", r#"\bvault[ \t]+login(?:[ \t]+-[^\s]+)*[ \t]+([^\s"'=\x60;&|<>\\-]*[0-9][^\s"'=\x60;&|<>\\]*)(?:[ \t;&|]|(?m:$))"#.to_string()),
         // `openssl passwd -6 PASS`, `mkpasswd -m sha-512 PASS`: the plain password to hash.

@@ -30,7 +30,7 @@ const MIN_HEX_DIGITS: usize = 32;
 const ID_PREFIXES: &[&str] = &[
     "toolu_", "srvtoolu_", "exec_", "msg_", "req_", "call_", "run_", "chatcmpl-", "job_", "pi_",
     "ch_", "cus_", "price_", "prod_", "sub_", "in_", "txn_", "evt_", "acct_", "seti_", "org-",
-    "file-", "file_", "asst_", "thread_", "batch_", "sha1-", "sha256-", "sha384-", "sha512-",
+    "file-", "file_", "asst_", "thread_", "batch_", "sha1-", "sha256-", "sha384-", "sha512-", "pk_live_", "pk_test_",
 ];
 
 /// The kind of a quoted random string found with no key.
@@ -148,11 +148,8 @@ fn is_given_to_a_service(before: &str) -> bool {
         .strip_suffix(['=', ':'])
         .unwrap_or(before)
         .trim_end_matches([' ', '\t']);
-    let name = before
-        .rsplit(|c: char| !c.is_ascii_alphanumeric())
-        .next()
-        .unwrap_or("");
-    let edge = before[..before.len() - name.len()].chars().next_back();
+    let rest = before.trim_end_matches(|c: char| c.is_ascii_alphanumeric());
+    let (name, edge) = (&before[rest.len()..], rest.chars().next_back());
     name.len() >= 3
         && name.starts_with(|c: char| c.is_ascii_alphabetic())
         && edge.is_none_or(|c| c.is_whitespace() || "({[,;\"'".contains(c))
@@ -171,39 +168,58 @@ fn is_named(before: &str) -> bool {
         return false;
     };
     let before = before.trim_end_matches(['=', ':', '!', ' ', '\t', '"', '\'', '\\', ']', '[']);
-    let name = before
-        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
-        .next()
-        .unwrap_or("");
+    let rest = before.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || "_.-".contains(c));
+    let name = &before[rest.len()..];
     // Not numbered.
-    !(!name.is_empty()
-        && name.bytes().all(|b| b.is_ascii_digit())
-        && before[..before.len() - name.len()].ends_with('#'))
+    !(!name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) && rest.ends_with('#'))
 }
 
-/// `abc_` or `CCDB1_` and 24 or more letters and digits, random: of both cases by entropy, of
-/// one case and digits (`napi_…`, `ABC_` and capitals) as a labelled value is.
+/// `abc_` or `CCDB1_`, up to two short words (`sk_live_`, `tskey-auth-`, `dop_v1_`) and 24 or
+/// more random letters and digits, `-` and `_` among them: of both cases by entropy and not
+/// [`is_camel_case`], of one case and digits (`napi_…`, `ABC_` and capitals) as a labelled value
+/// is, hex only after words (`main-7a38…` is a digest) and as a keyless hex secret is.
 fn is_unnamed_prefixed_token(run: &str) -> bool {
     let Some(at) = run.find(['_', '-']) else {
         return false;
     };
-    let (prefix, body) = (&run[..at], &run[at + 1..]);
+    let (prefix, mut body, mut words) = (&run[..at], &run[at + 1..], 0);
+    let next_word = |b: &str| b.find(['_', '-']).filter(|&i| i <= 6 && b.len() - i > 24);
+    while let Some(i) = next_word(body).filter(|_| words < 2) {
+        (body, words) = (&body[i + 1..], words + 1);
+    }
     let letters = prefix.trim_end_matches(|c: char| c.is_ascii_digit());
     let has = |class: fn(&u8) -> bool| body.bytes().any(|b| class(&b));
+    let lower = |part: &str| part.len() >= 3 && part.bytes().all(|b| b.is_ascii_lowercase());
     (2..=8).contains(&letters.len())
         && prefix.len() - letters.len() <= 1
-        && letters.bytes().all(|b| b.is_ascii_alphabetic())
+        && (letters.bytes().all(|b| b.is_ascii_lowercase())
+            || letters.bytes().all(|b| b.is_ascii_uppercase()))
         && body.len() >= 24
-        && body.bytes().all(|b| b.is_ascii_alphanumeric())
+        && !body.split(['-', '_']).any(lower)
         && has(u8::is_ascii_digit)
-        && if has(u8::is_ascii_uppercase) && has(u8::is_ascii_lowercase) {
+        && if !has(|b| !(b.is_ascii_hexdigit() || b"-_".contains(b))) {
+            words > 0 && !run.contains('-') && is_random(body)
+        } else if has(u8::is_ascii_uppercase) && has(u8::is_ascii_lowercase) {
             entropy(body) >= MIN_PREFIXED_ENTROPY
+                && !is_camel_case(body)
+                && base64_text(body).is_none()
         } else {
-            // Not hex (a digest) nor counting for eight characters (`abcdefgh…`, a stand-in).
-            is_labelled_random(body)
-                && !body.bytes().all(|b| b.is_ascii_hexdigit())
-                && !(8..=body.len()).any(|end| is_counting(&body[end - 8..end]))
+            // Not counting for eight characters (`abcdefgh…`, a stand-in).
+            let plain: String = body.chars().filter(char::is_ascii_alphanumeric).collect();
+            is_labelled_random(&plain)
+                && !(8..=plain.len()).any(|end| is_counting(&plain[end - 8..end]))
         }
+}
+
+/// Whether seven letters in ten are in capitalised words (`HandlesUnicodeInput2024`,
+/// `getUserById`): an identifier; a random string's letters are so about once in a thousand.
+fn is_camel_case(body: &str) -> bool {
+    let in_words: usize = (body.split(|c: char| c.is_ascii_uppercase()).skip(1))
+        .map(|tail| &tail[..tail.bytes().take_while(u8::is_ascii_lowercase).count()])
+        .filter(|tail| tail.len() >= 2 && tail.contains(['a', 'e', 'i', 'o', 'u']))
+        .map(|tail| tail.len() + 1)
+        .sum();
+    in_words * 10 >= body.bytes().filter(u8::is_ascii_alphabetic).count() * 7
 }
 
 /// A random string by charset, length and entropy.

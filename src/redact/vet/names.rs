@@ -193,13 +193,11 @@ pub(super) fn prose_word_before_says_otherwise(text: &str, name: &str) -> bool {
     let Some((before, _)) = before_name(text, name) else {
         return false;
     };
-    let word = before
-        .trim_end_matches([' ', '\t'])
-        .rsplit(|c: char| !c.is_ascii_alphanumeric())
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    NOT_THE_VALUE_BEFORE.contains(&word.as_str())
+    let before = before.trim_end_matches([' ', '\t']);
+    let word = &before[before
+        .trim_end_matches(|c: char| c.is_ascii_alphanumeric())
+        .len()..];
+    NOT_THE_VALUE_BEFORE.contains(&word.to_ascii_lowercase().as_str())
 }
 
 /// Whether the key `name` (a slice of `text`) is the second name of a multi-assignment
