@@ -256,6 +256,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("printf '%s' 'pf-S3cret9' | gh secret set API_TOKEN", "pf-S3cret9", "gh secret set API_TOKEN"),
     ("snmpwalk -v2c -c C0mmun1ty-x 10.0.0.1 system", "C0mmun1ty-x", "10.0.0.1 system"),
     ("snmp-server community Cisc0-comm7 RO", "Cisc0-comm7", " RO"),
+    // PostgreSQL's md5 role password (`md5` and 32 hex digits), with no name before it.
+    ("echo app:md53175bce1d3201d16594cebf9d7eb3f9d >> roles.txt", "md53175bce1d3201d16594cebf9d7eb3f9d", ">> roles.txt"),
     // A credential's default later on its line: Helm, `getenv`, argparse and click.
     ("  password: {{ .Values.db.password | default \"helm-Def4ult\" | b64enc }}", "helm-Def4ult", "b64enc }}"),
     ("db_pass = os.getenv(\"DB_PASSWORD\", default=\"env-Def4ult\")", "env-Def4ult", "os.getenv("),
@@ -413,6 +415,7 @@ const READABLE: &[&str] = &[
     "image: {{ .Values.image | default \"nginx\" }}",
     "cfg.set('auth', 'user', 'bob')",
     "snmpwalk -v2c 10.0.0.1 system",
+    "md5sum dist/app.tar.gz && sha256sum dist/app.tar.gz",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

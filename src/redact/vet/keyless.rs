@@ -229,10 +229,8 @@ fn is_random(run: &str) -> bool {
         return false;
     }
     if body.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return body.len() >= MIN_HEX_DIGITS
-            && body.len() != 40
-            && body.len() != 64
-            && entropy(body) >= MIN_HEX_ENTROPY;
+        let digest = [40, 64].contains(&body.len());
+        return body.len() >= MIN_HEX_DIGITS && !digest && entropy(body) >= MIN_HEX_ENTROPY;
     }
     // A path of words (`/usr/lib/x86_64-linux-gnu`) is no secret; a random string has letters
     // and digits.
