@@ -30,7 +30,7 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("password_hash", r"\b(?:pbkdf2_sha(?:1|256|512)\$[0-9]+\$|sha1\$|md5\$|SCRAM-SHA-256\$[0-9]+:)[A-Za-z0-9./+=]+\$[A-Za-z0-9+/]{32,}={0,2}(?::[A-Za-z0-9+/]{20,}={0,2})?", "pbkdf2_sha|sha1$|md5$|scram-sha-256$", "Django password storage docs; PostgreSQL's SCRAM-SHA-256 verifiers (pg_authid, RFC 5803)"),
     ("password_hash", r"\$[PHS]\$[./A-Za-z0-9]{31}(?:[./A-Za-z0-9]{21})?", "$P$|$H$|$S$", "phpass (WordPress, phpBB) and Drupal 7 password hashes: Openwall phpass, Drupal docs"),
     ("password_hash", r"\*[0-9A-F]{40}\b", "*", "MySQL mysql_native_password hashes: MySQL reference manual"),
-    ("password_hash", r"\bmd5[0-9a-f]{32}\b", "md5", "PostgreSQL md5 role passwords: PostgreSQL docs, pg_authid"),
+    ("password_hash", r"\bmd5[0-9a-f]{32}\b", r"\bmd5", "PostgreSQL md5 role passwords: PostgreSQL docs, pg_authid"),
     ("password_hash", r"\{(?:SHA|SSHA|SSHA256|SSHA512|SMD5|CRYPT)\}[A-Za-z0-9+/$.]{20,}={0,2}", "sha}|ssha256}|ssha512}|smd5}|crypt}", "OpenLDAP userPassword schemes (slappasswd), Apache htpasswd's {SHA}"),
     // Webhook URLs: the path is the credential.
     ("microsoft_teams_webhook", r"(?i-u)\.webhook\.office\.com/webhookb?2?/([A-Za-z0-9@/_-]{40,})", "webhook.office.com", "Microsoft Teams incoming webhooks: Microsoft Learn"),

@@ -25,12 +25,13 @@ const MIN_HEX_ENTROPY: f64 = 3.0;
 const MIN_HEX_DIGITS: usize = 32;
 
 /// Ids that look random and are not secrets: tool-use, message, request, payment and file ids,
-/// subresource-integrity digests.
+/// subresource-integrity digests, Stripe's publishable keys (made to be shown in a web page).
 #[rustfmt::skip]
 const ID_PREFIXES: &[&str] = &[
     "toolu_", "srvtoolu_", "exec_", "msg_", "req_", "call_", "run_", "chatcmpl-", "job_", "pi_",
     "ch_", "cus_", "price_", "prod_", "sub_", "in_", "txn_", "evt_", "acct_", "seti_", "org-",
-    "file-", "file_", "asst_", "thread_", "batch_", "sha1-", "sha256-", "sha384-", "sha512-", "pk_live_", "pk_test_",
+    "file-", "file_", "asst_", "thread_", "batch_", "sha1-", "sha256-", "sha384-", "sha512-",
+    "pk_live_", "pk_test_",
 ];
 
 /// The kind of a quoted random string found with no key.
@@ -177,7 +178,8 @@ fn is_named(before: &str) -> bool {
 /// `abc_` or `CCDB1_`, up to two short words (`sk_live_`, `tskey-auth-`, `dop_v1_`) and 24 or
 /// more random letters and digits, `-` and `_` among them: of both cases by entropy and not
 /// [`is_camel_case`], of one case and digits (`napi_…`, `ABC_` and capitals) as a labelled value
-/// is, hex only after words (`main-7a38…` is a digest) and as a keyless hex secret is.
+/// is, hex only after words joined by `_` (`main-7a38…` is a digest) and as a keyless hex
+/// secret is.
 fn is_unnamed_prefixed_token(run: &str) -> bool {
     let Some(at) = run.find(['_', '-']) else {
         return false;

@@ -194,9 +194,8 @@ pub(super) fn prose_word_before_says_otherwise(text: &str, name: &str) -> bool {
         return false;
     };
     let before = before.trim_end_matches([' ', '\t']);
-    let word = &before[before
-        .trim_end_matches(|c: char| c.is_ascii_alphanumeric())
-        .len()..];
+    let rest = before.trim_end_matches(|c: char| c.is_ascii_alphanumeric());
+    let word = &before[rest.len()..];
     NOT_THE_VALUE_BEFORE.contains(&word.to_ascii_lowercase().as_str())
 }
 
