@@ -250,6 +250,7 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("./agent mvx-api-Q7r2-Kp9wZ4xN8vB3mT6yH1cJ5dF0 --once", "mvx-api-Q7r2-Kp9wZ4xN8vB3mT6yH1cJ5dF0", "--once"),
     ("./sync acme_v1_4f9c2b7e1a8d3f6c0b5e9a2d7c4f1b8e --dry-run", "acme_v1_4f9c2b7e1a8d3f6c0b5e9a2d7c4f1b8e", "--dry-run"),
     ("notify KX_pat_7Q2M9X4R8T1W6B3N5Y0C7J2H4L9S now", "KX_pat_7Q2M9X4R8T1W6B3N5Y0C7J2H4L9S", "now"),
+    ("./deploy FSK_4f9c2b7e1a8d3f6c0b5e9a2d7c4f1b8e --dry-run", "FSK_4f9c2b7e1a8d3f6c0b5e9a2d7c4f1b8e", "--dry-run"),
     // A call given a section, then the credential's name and its literal (ConfigParser).
     ("python3 -c \"cfg.set('smtp', 'password', 'cfgP4ss-x')\"", "cfgP4ss-x", "cfg.set('smtp'"),
     // `printf '%s' X |` to a command that stores a secret; SNMP community strings.
@@ -261,6 +262,23 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A credential's default later on its line: Helm, `getenv`, argparse and click.
     ("  password: {{ .Values.db.password | default \"helm-Def4ult\" | b64enc }}", "helm-Def4ult", "b64enc }}"),
     ("db_pass = os.getenv(\"DB_PASSWORD\", default=\"env-Def4ult\")", "env-Def4ult", "os.getenv("),
+    // Go multi-assignment with a name or a number among the values; Go's typed declaration.
+    ("dbPassword, err := \"goMulti-Pw9\", nil", "goMulti-Pw9", "err :="),
+    ("host, apiToken, port := \"db\", \"goTri-Tok-41\", 5432", "goTri-Tok-41", "5432"),
+    ("var smtpPassword string = \"goTyped-Pw7\"", "goTyped-Pw7", "var smtpPassword string"),
+    ("const SIGNING_SECRET: &'static str = \"rsStatic-Sec4\";", "rsStatic-Sec4", "const SIGNING_SECRET"),
+    // A credential's value one level down: ARM parameter files, a YAML or HCL block, a list.
+    ("{\"parameters\": {\"adminPassword\": {\"value\": \"armParam-Pw8\"}}}", "armParam-Pw8", "\"parameters\""),
+    ("\"sqlPassword\": {\n  \"type\": \"securestring\",\n  \"defaultValue\": \"armDef-Pw3\"\n}", "armDef-Pw3", "securestring"),
+    ("db_password:\n  value: yamlNest-Pw5\n  rotate: true", "yamlNest-Pw5", "rotate: true"),
+    ("api_token {\n  value = \"hclNest-Tok2\"\n}", "hclNest-Tok2", "api_token {"),
+    ("\"auth_token\": [\"listTok-Qx7v2\"]", "listTok-Qx7v2", "\"auth_token\""),
+    // Basic auth given by Go's `SetBasicAuth` and REST Assured's `.basic`.
+    ("req.SetBasicAuth(\"ops\", \"goBasic-Pw4\")", "goBasic-Pw4", "\"ops\""),
+    ("given().auth().preemptive().basic(\"qa\", \"raBasic-Pw2\").when()", "raBasic-Pw2", ".when()"),
+    // A getter returning a literal.
+    ("func (c *Config) Password() string { return \"getter-Pw6\" }", "getter-Pw6", "func (c *Config)"),
+    ("def api_secret(self): return 'pyGetter-Sec9'", "pyGetter-Sec9", "def api_secret(self)"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -295,6 +313,15 @@ const READABLE: &[&str] = &[
     "kubectl delete pod api-7f9c6d8b5-k2x8q",
     "git checkout release2024hotfix11",
     "echo aGVsbG8gZnJvbSB0aGUgYWdlbnQ= | base64 -d",
+    // A name or a type among a multi-assignment's values; a nested object or a getter with no
+    // literal for the credential.
+    "token, ok := cache.Get(key)",
+    "password, err := readPassword()",
+    "\"adminPassword\": {\"reference\": {\"keyVault\": {\"id\": \"/subs/x\"}}}",
+    "password_policy:\n  min_length: 12\n  require_digit: true",
+    "func (c *Config) Password() string { return c.password }",
+    "docker load -i cache_4f9c2b7e1a8d3f6c0b5e9a2d7c4f1b8e.tar",
+    "req.SetBasicAuth(user, pass)",
     // Phrases that say they stand in for a secret.
     "password = \"my-fake-password\"",
     "api_key: a_sample_key",

@@ -177,10 +177,11 @@ const UUID: &str = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 const LEFT: &str = r#"(?:^|\\[nrt]|[^A-Za-z0-9_./\\-])"#;
 /// Closing quote(s) of a quoted key, plus `]` for `environ["KEY"] = …`.
 const CLOSE: &str = r#"(?:\\{0,3}["'])?\]?"#;
-/// A typed declaration `name: Type = "value"` (Rust, TypeScript, Python); quoted values only.
+/// A typed declaration `name: Type = "value"` (Rust, TypeScript, Python; `&'static str`); quoted
+/// values only.
 /// Bounded: as the preferred alternative, an unbounded type would keep every search running
 /// to the end of the text (quadratic on text full of `token: x`).
-const TYPED: &str = r#"[ \t]*:[ \t]*&?[A-Za-z_][A-Za-z0-9_.:<>\[\], ]{0,48}?[ \t]*=[ \t]*"#;
+const TYPED: &str = r#"[ \t]*:[ \t]*&?'?[A-Za-z_][A-Za-z0-9_.:<>\[\], ]{0,48}?[ \t]*=[ \t]*"#;
 const SEP: &str = r#"[ \t]*(?:=>|:=|=|:)[ \t]*"#;
 /// Quoted values: JSON-escaped `\"…\"`, `"…"`, `'…'`.
 const QUOTED: &str = r#"\\+"([^"\\\n]+)\\+"|"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'"#;

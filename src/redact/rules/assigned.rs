@@ -7,7 +7,8 @@
 //! (`setPassword("x")`, `with_token("x")`), or precedes a comparison (`"x" == password`).
 //! Covers shell and env files, YAML, JSON, TOML, INI, XML attributes, Python, JS/TS, Go
 //! (`:=`, `a, b := "x", "y"`), Rust, PHP `=>`, Ruby, Java, C (`char secret[25] = "x"`,
-//! Objective-C `@"x"`), and connection strings (`Pwd=x;`).
+//! Objective-C `@"x"`), and connection strings (`Pwd=x;`); a value one level down
+//! (`"adminPassword": {"value": "x"}`) and a getter's literal.
 //!
 //! Not here: what the vetting accepts (`vet`: references, empty values, booleans, numbers and
 //! code stay), a tool's own password flag (`flags`).
@@ -35,9 +36,16 @@ const OTHER_QUOTED: &str =
 /// break the line before `=`; a YAML block scalar (`password: |`) puts the value on the next
 /// line.
 const OPERATOR: &str = r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*:[ \t]*[|>][+-]?[ \t]*\r?\n[ \t]*|[ \t]*(?::=|=>|\|\|=|\?\??=|=|:))[ \t]*";
-/// A comparison, or R's `<-`: only a quoted value is a literal after it (`password ==
-/// confirm` is code, and so is Haskell's `password <- getLine`).
-const QUOTED_ONLY: &str = r"[ \t]*(?:===?|!==?|<-)[ \t]*";
+/// A comparison, R's `<-`, or Go's typed declaration (`var password string = "x"`): only a
+/// quoted value is a literal after it (`password == confirm` is code, and so is Haskell's
+/// `password <- getLine`).
+const QUOTED_ONLY: &str = r"[ \t]*(?:===?|!==?|<-|[ \t]+(?:string|\[\]byte)[ \t]*=)[ \t]*";
+/// A credential's value one level down, in an indented block: ARM's `"adminPassword":
+/// {"value": "x"}` or `defaultValue`, a YAML `value:` or HCL `value =` under the name, a
+/// list's first item (`"token": ["x"]`; not `creds["user"]`, an index).
+const NESTED: &str = r#"(?:[ \t]*[:=][ \t]*\[[ \t]*|(?:[ \t]*[:=]?[ \t]*\{|[ \t]*[:=][ \t]*(?:\r?\n|\\n))(?:[^{}\n\\]|\\[^n]|(?:\r?\n|\\n)[ \t])*?\b(?i-u:[a-z]*value|default)\\?["']?[ \t]*[:=][ \t]*)"#;
+/// A getter's parameters and return type, up to its body's literal (`return` may lead it).
+const GETTER: &str = r"[ \t]*\([^()\n]*\)[^{}\n;=]*?[{:][ \t]*(?:return[ \t]+)?";
 /// Left edge of a name: as [`LEFT`], and not after `:` (`arn:aws:…:secret:db` names a type).
 const LEFT_EDGE: &str = r#"(?:^|\\[nrt]|[^A-Za-z0-9_./\\:-])"#;
 /// A bare value: BARE's characters, may start with `{`, `(` or `[` (a password may).
@@ -52,8 +60,10 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     let (quoted, other, op, bare) = (ANY_QUOTED, OTHER_QUOTED, OPERATOR, BARE_ANY);
     let assigned = [
         // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`,
-        // `name <- "value"`.
-        (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{op}(?:{quoted}|{bare})|{QUOTED_ONLY}(?:{quoted}))")),
+        // `name <- "value"`; a getter returning a literal (`Password() string { return "x" }`,
+        // `def api_key(self): return "x"`); first, the value one level down ([`NESTED`]). One
+        // regex, not four: each compiled rule holds its own matching state.
+        (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{NESTED}(?:{quoted}|{bare})|{op}(?:{quoted}|{bare})|{QUOTED_ONLY}(?:{quoted})|{GETTER}(?:{quoted}))")),
         // A YAML plain scalar alone on the line below its key (`password:\n  x`).
         (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}[ \t]*:[ \t]*\r?\n[ \t]+(?:{quoted}|{bare})[ \t]*(?:\r?\n|$)")),
         // A setter given one literal: `conn.setPassword("x")`, `builder.with_api_key("x")`.
@@ -69,9 +79,10 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         ("default", format!(r#"{LEFT_EDGE}{name}[^\n]*?[(,| \t]default[ \t]*=?[ \t]*(?:{quoted})"#)),
         // `"value" == password`, `"value" !== secret`.
         (ANCHORS, format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#)),
-        // Go and Python multi-assignment: `password, user := "x", "y"`, `user, pwd = "y", "x"`.
-        (ANCHORS, format!(r"{LEFT_EDGE}{name}[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*:?=[ \t]*(?:{quoted})[ \t]*,[ \t]*{other}")),
-        (ANCHORS, format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}[ \t]*:?=[ \t]*{other}[ \t]*,[ \t]*(?:{quoted})")),
+        // Go and Python multi-assignment, the name first or second of two or more, the other
+        // values literals or names: `password, err := "x", nil`, `user, pwd, n = "y", "x", 3`.
+        (ANCHORS, format!(r"{LEFT_EDGE}{name}(?:[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*)+[ \t]*:?=[ \t]*(?:{quoted})[ \t]*,[ \t]*(?:{other}|[A-Za-z0-9_.]+)")),
+        (ANCHORS, format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}(?:[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*)*[ \t]*:?=[ \t]*(?:{other}|[A-Za-z0-9_.]+)[ \t]*,[ \t]*(?:{quoted})")),
         // A config directive: a line (or a JSON string, or what `echo` writes to a file) that
         // is a credential's name and one value, which has a digit or a sign (`  password
         // hunter2`, a `.properties` `db.password x9`, a Dockerfile's `ENV DB_PASSWORD x9`,

@@ -24,9 +24,10 @@ pub(super) fn places() -> Vec<Rule> {
         // Go's MySQL DSN, `user:password@tcp(host:3306)/db` (go-sql-driver/mysql docs).
         rule("url_credentials", r#"\b[A-Za-z0-9_.-]+:([^\s@:"'\\/]+)@(?:tcp|udp|unix)\("#).anchors("@tcp(|@udp(|@unix(").check(Check::Value),
         // A user and password given to a call that logs in: Python's `auth=("user", "PASS")`,
-        // `HTTPBasicAuth("user", "PASS")`, `smtp.login("user", "PASS")`, .NET's
+        // `HTTPBasicAuth("user", "PASS")`, Go's `SetBasicAuth`, REST Assured's `.basic("user",
+        // "PASS")`, `credentials("user", "PASS")`, `smtp.login("user", "PASS")`, .NET's
         // `NetworkCredential("user", "PASS")`, JDBC's `getConnection(url, "user", "PASS")`.
-        rule("password", r#"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login|getConnection|PDO|mysqli(?:_connect)?|mysql_connect)[ \t]*\((?:[^,()\n]*,)?)[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#).anchors("auth=|auth =|auth(|auth (|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login(|login (|getConnection|PDO|mysqli|mysql_connect").check(Check::Value),
+        rule("password", r#"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTP(?:Basic|Digest|Proxy)Auth|(?i-u:(?:set|with)?basic_?auth|basic|credentials?)|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login|getConnection|PDO|mysqli(?:_connect)?|mysql_connect)[ \t]*\((?:[^,()\n]*,)?)[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#).anchors("auth=|auth =|auth(|auth (|basic(|credential|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login(|login (|getConnection|PDO|mysqli|mysql_connect").check(Check::Value),
         // A secret written beside the account it belongs to: `cloudflare: KEY / bot@x.com`;
         // a user and password after a label that says so: `login: admin / PASS`.
         rule("named_secret", r#"(?:^|[\s"'(]|\\[nt])[A-Za-z][A-Za-z0-9_.-]*:[ \t]*([^\s"']{8,})[ \t]*/[ \t]+(?:[A-Za-z0-9_]+[ \t]*=[ \t]*)?[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9.-]+"#)

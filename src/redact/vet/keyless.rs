@@ -99,8 +99,7 @@ fn follows_a_label(before: &str) -> bool {
 fn is_labelled_random(run: &str) -> bool {
     let body = run.trim_end_matches('=');
     let has = |class: fn(&u8) -> bool| body.bytes().any(|b| class(&b));
-    let named = |part: &str| part.len() >= 3 && part.bytes().all(|b| b.is_ascii_lowercase());
-    if body.len() < 16 || is_uuid(body) || body.split(['/', '-', '_']).any(named) {
+    if body.len() < 16 || is_uuid(body) || body.split(['/', '-', '_']).any(is_lower_word) {
         return false;
     }
     if body.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -178,8 +177,8 @@ fn is_named(before: &str) -> bool {
 /// `abc_` or `CCDB1_`, up to two short words (`sk_live_`, `tskey-auth-`, `dop_v1_`) and 24 or
 /// more random letters and digits, `-` and `_` among them: of both cases by entropy and not
 /// [`is_camel_case`], of one case and digits (`napi_…`, `ABC_` and capitals) as a labelled value
-/// is, hex only after words joined by `_` (`main-7a38…` is a digest) and as a keyless hex
-/// secret is.
+/// is, hex only after a capital prefix (`FS_…`) or words joined by `_` (`main-7a38…`, a
+/// lowercase word and hex, is a digest) and as a keyless hex secret is.
 fn is_unnamed_prefixed_token(run: &str) -> bool {
     let Some(at) = run.find(['_', '-']) else {
         return false;
@@ -190,17 +189,16 @@ fn is_unnamed_prefixed_token(run: &str) -> bool {
         (body, words) = (&body[i + 1..], words + 1);
     }
     let letters = prefix.trim_end_matches(|c: char| c.is_ascii_digit());
+    let upper = letters.bytes().all(|b| b.is_ascii_uppercase());
     let has = |class: fn(&u8) -> bool| body.bytes().any(|b| class(&b));
-    let lower = |part: &str| part.len() >= 3 && part.bytes().all(|b| b.is_ascii_lowercase());
     (2..=8).contains(&letters.len())
         && prefix.len() - letters.len() <= 1
-        && (letters.bytes().all(|b| b.is_ascii_lowercase())
-            || letters.bytes().all(|b| b.is_ascii_uppercase()))
+        && (upper || letters.bytes().all(|b| b.is_ascii_lowercase()))
         && body.len() >= 24
-        && !body.split(['-', '_']).any(lower)
+        && !body.split(['-', '_']).any(is_lower_word)
         && has(u8::is_ascii_digit)
         && if !has(|b| !(b.is_ascii_hexdigit() || b"-_".contains(b))) {
-            words > 0 && !run.contains('-') && is_random(body)
+            (words > 0 || upper) && !run.contains('-') && is_random(body)
         } else if has(u8::is_ascii_uppercase) && has(u8::is_ascii_lowercase) {
             entropy(body) >= MIN_PREFIXED_ENTROPY
                 && !is_camel_case(body)
@@ -211,6 +209,12 @@ fn is_unnamed_prefixed_token(run: &str) -> bool {
             is_labelled_random(&plain)
                 && !(8..=plain.len()).any(|end| is_counting(&plain[end - 8..end]))
         }
+}
+
+/// A word of three lowercase letters or more: a part of a path, a name or a branch, which a
+/// random string seldom holds.
+fn is_lower_word(part: &str) -> bool {
+    part.len() >= 3 && part.bytes().all(|b| b.is_ascii_lowercase())
 }
 
 /// Whether seven letters in ten are in capitalised words (`HandlesUnicodeInput2024`,
@@ -236,10 +240,7 @@ fn is_random(run: &str) -> bool {
     }
     // A path of words (`/usr/lib/x86_64-linux-gnu`) is no secret; a random string has letters
     // and digits.
-    let path = body.contains('/')
-        && body
-            .split('/')
-            .any(|part| part.len() >= 3 && part.bytes().all(|b| b.is_ascii_lowercase()));
+    let path = body.contains('/') && body.split('/').any(is_lower_word);
     !path
         && body.bytes().any(|b| b.is_ascii_digit())
         && body.bytes().any(|b| b.is_ascii_alphabetic())
