@@ -279,6 +279,13 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A getter returning a literal.
     ("func (c *Config) Password() string { return \"getter-Pw6\" }", "getter-Pw6", "func (c *Config)"),
     ("def api_secret(self): return 'pyGetter-Sec9'", "pyGetter-Sec9", "def api_secret(self)"),
+    // A form's field and its value: JSON, HTML, URL-encoded.
+    ("curl -d '{\"field\": \"password\", \"value\": \"Form-Fld-77x\"}' https://h/api", "Form-Fld-77x", "https://h/api"),
+    ("<input type=\"password\" value=\"Html-Inp-31q\" required>", "Html-Inp-31q", "required>"),
+    // A label in Markdown bold, or followed by an em dash or an arrow.
+    ("echo '**Root password**: Md-B0ld-x7' >> NOTES.md", "Md-B0ld-x7", ">> NOTES.md"),
+    ("staging api token — Dash-Tok-4471 (rotate monthly)", "Dash-Tok-4471", "(rotate monthly)"),
+    ("client secret -> Arrow-Sec-9x2 for the sandbox", "Arrow-Sec-9x2", "for the sandbox"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -322,6 +329,9 @@ const READABLE: &[&str] = &[
     "func (c *Config) Password() string { return c.password }",
     "docker load -i cache_4f9c2b7e1a8d3f6c0b5e9a2d7c4f1b8e.tar",
     "req.SetBasicAuth(user, pass)",
+    "<input type=\"password\" name=\"pw\" value=\"{{ form.pw }}\">",
+    "token -> server -> client",
+    "the token — a JWT — expires in an hour",
     // Phrases that say they stand in for a secret.
     "password = \"my-fake-password\"",
     "api_key: a_sample_key",

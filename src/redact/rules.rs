@@ -255,14 +255,15 @@ fn xml_element(kind: &'static str, words: &str) -> Rule {
 /// A name/value pair whose name is a secret's: k8s and Compose `env` lists, ECS task
 /// definitions, Postman environments, .NET `appSettings`: `- name: DB_PASSWORD\n  value: x`,
 /// `{"name": "API_TOKEN", "value": "x"}`, `{"key": "apiKey", "value": "x"}`,
-/// `<add key="ApiKey" value="x" />`.
+/// `<add key="ApiKey" value="x" />`; a form's field (`{"field": "password", "value": "x"}`,
+/// `<input type="password" value="x">`, `name=password&value=x`).
 fn name_value_pair(kind: &'static str, words: &str) -> Rule {
     rule(
         kind,
         &format!(
             concat!(
-                r#"(?i-u:\b[a-z]*(?:name|key))\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<k>[A-Za-z0-9_.-]*(?i-u:{words}))\\?["']?"#,
-                r#"[ \t]*(?:,|\r?\n|\\n|[ \t])(?:\s|\\n)*(?:-[ \t]*)?\\?["']?(?i-u:[a-z]*value)\\?["']?{sep}(?:{q}|{b})"#,
+                r#"(?i-u:\b[a-z]*(?:name|key|field|variable|type))\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<k>[A-Za-z0-9_.-]*(?i-u:{words}))\\?["']?"#,
+                r#"[ \t]*(?:,|&|\r?\n|\\n|[ \t])(?:\s|\\n)*(?:-[ \t]*)?\\?["']?(?i-u:[a-z]*val(?:ue)?)\\?["']?{sep}(?:{q}|{b})"#,
             ),
             words = words,
             sep = SEP,

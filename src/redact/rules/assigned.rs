@@ -63,7 +63,7 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         // `name <- "value"`; a getter returning a literal (`Password() string { return "x" }`,
         // `def api_key(self): return "x"`); first, the value one level down ([`NESTED`]). One
         // regex, not four: each compiled rule holds its own matching state.
-        (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\])?(?:{NESTED}(?:{quoted}|{bare})|{op}(?:{quoted}|{bare})|{QUOTED_ONLY}(?:{quoted})|{GETTER}(?:{quoted}))")),
+        (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\]|\*\*)?(?:{NESTED}(?:{quoted}|{bare})|{op}(?:{quoted}|{bare})|{QUOTED_ONLY}(?:{quoted})|{GETTER}(?:{quoted}))")),
         // A YAML plain scalar alone on the line below its key (`password:\n  x`).
         (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}[ \t]*:[ \t]*\r?\n[ \t]+(?:{quoted}|{bare})[ \t]*(?:\r?\n|$)")),
         // A setter given one literal: `conn.setPassword("x")`, `builder.with_api_key("x")`.
@@ -95,7 +95,7 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     // A label and its value after a space, in prose, logs and config blocks:
     // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`,
     // `password for the admin account: x`, `password was set to x`, Cisco's `secret 0 x`.
-    let labelled = rule("named_secret", &format!(r"{LEFT_EDGE}{name}[ \t]+(?:is[ \t]+|[|-][ \t]*|[0-9][ \t]+|for[ \t][^:\n]+?:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})")).check(Check::Labelled).anchors(ANCHORS);
+    let labelled = rule("named_secret", &format!(r"{LEFT_EDGE}{name}(?:\*\*:?)?[ \t]+(?:is[ \t]+|(?:[|-]|->|—)[ \t]*|[0-9][ \t]+|for[ \t][^:\n]+?:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})")).check(Check::Labelled).anchors(ANCHORS);
     let assigned = assigned.iter().map(|(anchors, pattern)| rule("named_secret", pattern).check(Check::Assigned).anchors(anchors));
     assigned.chain([labelled]).collect()
 }
