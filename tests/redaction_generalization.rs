@@ -279,6 +279,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A getter returning a literal.
     ("func (c *Config) Password() string { return \"getter-Pw6\" }", "getter-Pw6", "func (c *Config)"),
     ("def api_secret(self): return 'pyGetter-Sec9'", "pyGetter-Sec9", "def api_secret(self)"),
+    // A random value given to a key named `bearer`.
+    ("BEARER=Vb7Kq2Wz9Lm4Xt8Rn3HcJd6 ./deploy.sh", "Vb7Kq2Wz9Lm4Xt8Rn3HcJd6", "./deploy.sh"),
+    ("os.environ['BEARER'] = 'Qx8Lm2Vb9RtK4wPz8NcJ3hYd'", "Qx8Lm2Vb9RtK4wPz8NcJ3hYd", "os.environ['BEARER']"),
     // A form's field and its value: JSON, HTML, URL-encoded.
     ("curl -d '{\"field\": \"password\", \"value\": \"Form-Fld-77x\"}' https://h/api", "Form-Fld-77x", "https://h/api"),
     ("<input type=\"password\" value=\"Html-Inp-31q\" required>", "Html-Inp-31q", "required>"),
@@ -330,6 +333,8 @@ const READABLE: &[&str] = &[
     "docker load -i cache_4f9c2b7e1a8d3f6c0b5e9a2d7c4f1b8e.tar",
     "req.SetBasicAuth(user, pass)",
     "<input type=\"password\" name=\"pw\" value=\"{{ form.pw }}\">",
+    "pass the bearer token in the Authorization header",
+    "token_type: bearer",
     "token -> server -> client",
     "the token — a JWT — expires in an hour",
     // Phrases that say they stand in for a secret.

@@ -18,14 +18,14 @@ use crate::redact::vet::Check;
 
 /// The credential vocabulary (case-insensitive): every name these rules take holds one, and
 /// the vetting asks that it start a word of the name (`mypass` is not `pass`); `key`, `auth`,
-/// `session` and `api` (`apiBilling`) take only random-looking values (`vet::names`).
+/// `session`, `api` (`apiBilling`) and `bearer` take only random-looking values (`vet::names`).
 const VOCAB: &str = concat!(
     r"password|passwd|passphrase|pwd|pass|secrete?|token|api[_.-]?key|private[_.-]?key",
-    r"|access[_.-]?key|credentials?|creds?|key|auth|session|api|psk|mnemonic|rootpw|bindpw",
+    r"|access[_.-]?key|credentials?|creds?|key|auth|session|api|bearer|psk|mnemonic|rootpw|bindpw",
 );
 /// The same words as anchors.
 const ANCHORS: &str =
-    "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session|api|psk|mnemonic|rootpw|bindpw";
+    "password|passwd|passphrase|pwd|pass|secret|token|key|cred|auth|session|api|bearer|psk|mnemonic|rootpw|bindpw";
 /// Quoted values: JSON-escaped, double, single, backtick; `@"…"` (Objective-C) too.
 const ANY_QUOTED: &str =
     r#"\\+"([^"\\\n]+)\\+"|@?"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'|\x60([^\x60\n]+)\x60"#;
@@ -62,7 +62,7 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`,
         // `name <- "value"`; a getter returning a literal (`Password() string { return "x" }`,
         // `def api_key(self): return "x"`); first, the value one level down ([`NESTED`]). One
-        // regex, not four: each compiled rule holds its own matching state.
+        // regex, not three: each compiled rule holds its own matching state.
         (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\]|\*\*)?(?:{NESTED}(?:{quoted}|{bare})|{op}(?:{quoted}|{bare})|{QUOTED_ONLY}(?:{quoted})|{GETTER}(?:{quoted}))")),
         // A YAML plain scalar alone on the line below its key (`password:\n  x`).
         (ANCHORS, format!(r"{LEFT_EDGE}{name}{CLOSE}[ \t]*:[ \t]*\r?\n[ \t]+(?:{quoted}|{bare})[ \t]*(?:\r?\n|$)")),

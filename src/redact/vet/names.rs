@@ -80,11 +80,12 @@ pub(super) fn words(name: &str) -> Vec<String> {
 
 /// Words that name a credential only with a random-looking value (`key`: a cache key, a sort
 /// key, a map key are words; `auth`; `session`: a session's id or token, or its name; `api`:
-/// `apiBilling := "<random>"` is a key, `api_base` a URL).
-const WEAK_WORDS: &[&str] = &["key", "auth", "session", "api"];
+/// `apiBilling := "<random>"` is a key, `api_base` a URL; `bearer`: `BEARER=<random>` is a
+/// token, `bearer token` prose).
+const WEAK_WORDS: &[&str] = &["key", "auth", "session", "api", "bearer"];
 /// The weak words that may also label a value in prose: `api` there is a service's name
 /// (`kubectl rollout restart api 7f9c…`), not a key's.
-const WEAK_LABELS: &[&str] = &["key", "auth", "session"];
+const WEAK_LABELS: &[&str] = &["key", "auth", "session", "bearer"];
 
 /// How surely a name names a credential.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
