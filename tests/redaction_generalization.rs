@@ -289,6 +289,17 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("echo '**Root password**: Md-B0ld-x7' >> NOTES.md", "Md-B0ld-x7", ">> NOTES.md"),
     ("staging api token — Dash-Tok-4471 (rotate monthly)", "Dash-Tok-4471", "(rotate monthly)"),
     ("client secret -> Arrow-Sec-9x2 for the sandbox", "Arrow-Sec-9x2", "for the sandbox"),
+    // A literal's prefix or a tripled quote (Python, C#, C++), a YAML tag, a CDATA section.
+    ("consumer_secret = b\"byteLit-Pw5\"  # py", "byteLit-Pw5", "# py"),
+    ("ApiToken = r'rawLit-Tok8' if prod else None", "rawLit-Tok8", "if prod else None"),
+    ("access_token = \"\"\"triple-Tok3\"\"\"\nprint(1)", "triple-Tok3", "print(1)"),
+    ("db:\n  password: !!str yamlTag-Pw2\n  port: 5432", "yamlTag-Pw2", "port: 5432"),
+    ("<Password><![CDATA[cdata-Pw7]]></Password><User>ops</User>", "cdata-Pw7", "<User>ops</User>"),
+    // A conversion wrapping the literal; a builder's method given it.
+    ("jwtSecret := []byte(\"goBytes-Sec4\")\nfmt.Println(1)", "goBytes-Sec4", "fmt.Println(1)"),
+    ("let db_password = String::from(\"rsFrom-Pw6\");", "rsFrom-Pw6", "let db_password"),
+    ("OpenAIClient.builder().apiKey(\"builder-Key5\").build()", "builder-Key5", ".build()"),
+    ("Client::new().auth_token(\"builderTok-9q\").send()", "builderTok-9q", ".send()"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -458,6 +469,12 @@ const READABLE: &[&str] = &[
     "cfg.set('auth', 'user', 'bob')",
     "snmpwalk -v2c 10.0.0.1 system",
     "md5sum dist/app.tar.gz && sha256sum dist/app.tar.gz",
+    // A builder's method given a credential's name, not its value; an f-string's template.
+    "client.get_secret(\"prod-db\")",
+    "vault.read_secret(\"db/creds\")",
+    "encoder = cfg.passwordEncoder(\"bcrypt\")",
+    "auth_token = f\"Bearer {tok}\"",
+    "jwtSecret := []byte(os.Getenv(\"JWT_SECRET\"))",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

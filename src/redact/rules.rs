@@ -182,7 +182,8 @@ const CLOSE: &str = r#"(?:\\{0,3}["'])?\]?"#;
 /// Bounded: as the preferred alternative, an unbounded type would keep every search running
 /// to the end of the text (quadratic on text full of `token: x`).
 const TYPED: &str = r#"[ \t]*:[ \t]*&?'?[A-Za-z_][A-Za-z0-9_.:<>\[\], ]{0,48}?[ \t]*=[ \t]*"#;
-const SEP: &str = r#"[ \t]*(?:=>|:=|=|:)[ \t]*"#;
+/// An assignment's operator; a YAML tag may lead the value (`password: !!str x`).
+const SEP: &str = r#"[ \t]*(?:=>|:=|=|:)[ \t]*(?:!!(?:str|binary)[ \t]+)?"#;
 /// Quoted values: JSON-escaped `\"…\"`, `"…"`, `'…'`.
 const QUOTED: &str = r#"\\+"([^"\\\n]+)\\+"|"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'"#;
 /// An unquoted value: up to whitespace, a quote, a shell operator or a JSON escape, but for an
@@ -240,12 +241,12 @@ fn named_assignment(kind: &'static str, name: &str, words: &str, requires: &'sta
 
 /// `<password>…</password>` (Maven settings.xml, NuGet, app configs), and an element named by
 /// its `key` or `name` attribute: `<entry key="db.password">…</entry>` (Java XML properties),
-/// `<string name="api_key">…</string>` (Android resources).
+/// `<string name="api_key">…</string>` (Android resources); a CDATA section's text.
 fn xml_element(kind: &'static str, words: &str) -> Rule {
     rule(
         kind,
         &format!(
-            r#"<(?:[A-Za-z0-9_.:-]+[ \t][^<>\n]*?\b(?:key|name)=\\?["'])?(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))(?:\\?["'][^<>\n]*)?>(?:\s|\\[nrt])*([^<\s\\][^<]*?)(?:\s|\\[nrt])*</"#
+            r#"<(?:[A-Za-z0-9_.:-]+[ \t][^<>\n]*?\b(?:key|name)=\\?["'])?(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))(?:\\?["'][^<>\n]*)?>(?:\s|\\[nrt])*(?:<!\[CDATA\[)?([^<\s\\][^<]*?)(?:\]\]>)?(?:\s|\\[nrt])*</"#
         ),
     )
     .check(Check::Named)

@@ -25,6 +25,7 @@ mod stand_ins;
 pub(super) use keyless::looks_random;
 #[cfg(test)]
 pub(super) use keyless::KEYLESS_KIND;
+pub(super) use names::VOCAB;
 
 use shapes::{
     entropy, is_cut_prefixed_token, is_slack_ids_only, is_uuid, looks_like_code, looks_like_path,

@@ -9,12 +9,18 @@
 use super::shapes::{entropy, looks_like_path};
 use super::stand_ins::{is_counting, is_made_up, is_mangled_token, is_placeholder};
 
+/// The credential vocabulary (case-insensitive) as the substrings a name holds: the rules
+/// (`rules::assigned`) take a name that holds one and use them as their anchors; every word
+/// below holds one (`password` holds `pass`, `apikey` holds `key`; a unit test checks), and
+/// the words decide.
+pub(in crate::redact) const VOCAB: &str =
+    "pass|pwd|secret|token|key|cred|auth|session|api|bearer|psk|mnemonic|rootpw|bindpw";
 /// Words of a name that name a credential.
 #[rustfmt::skip]
 const WORDS: &[&str] = &[
     "password", "passwd", "passphrase", "pwd", "pass", "secret", "secrete", "token", "apikey",
-    "privatekey", "accesskey", "secretkey", "authkey", "credentials", "credential", "creds",
-    "cred", "psk", "requirepass", "masterauth", "rootpw", "bindpw", "mnemonic",
+    "privatekey", "accesskey", "secretkey", "authkey", "credentials", "credential", "creds", "cred",
+    "psk", "requirepass", "masterauth", "rootpw", "bindpw", "mnemonic",
 ];
 /// Two words that name a credential together (`api_key`, `PrivateKey`).
 #[rustfmt::skip]
@@ -29,28 +35,29 @@ const ENDINGS: &[&str] = &[
 /// length, expiry, policy, id (`password_file`, `token_type`, `secret_name`, `api_key_id`).
 #[rustfmt::skip]
 const NOT_THE_VALUE_AFTER: &[&str] = &[
-    "id", "ids", "name", "names", "file", "files", "path", "dir", "type", "url", "uri",
-    "endpoint", "length", "len", "size", "count", "field", "prefix", "suffix", "header",
-    "expires", "expiry", "expiration", "ttl", "policy", "env", "var", "ref", "format", "enabled",
-    "required", "mode", "version", "min", "max", "regex", "pattern", "label", "hint", "prompt",
-    "reset", "changed", "hash", "strength", "error", "message", "timeout", "at", "time",
-    "index", "limit", "command", "cmd", "source", "arn", "class", "kind", "algorithm", "usage",
-    "scope", "scopes", "audience", "issuer", "lifetime", "duration", "method", "flag", "list",
-    "manager", "provider", "generator", "validator", "rotation", "location", "host", "user",
-    "username", "email", "region", "placeholder", "input", "confirmation", "confirm", "hidden",
-    "visible", "visibility", "box", "button", "fields", "store", "helper", "sent", "uses",
-    "counter", "cache", "budget", "valid", "expired", "bucket", "rate", "encryption",
+    "id", "ids", "name", "names", "file", "files", "path", "dir", "type", "url", "uri", "endpoint",
+    "length", "len", "size", "count", "field", "prefix", "suffix", "header", "expires", "expiry",
+    "expiration", "ttl", "policy", "env", "var", "ref", "format", "enabled", "required", "mode",
+    "version", "min", "max", "regex", "pattern", "label", "hint", "prompt", "reset", "changed",
+    "hash", "strength", "error", "message", "timeout", "at", "time", "index", "limit", "command",
+    "cmd", "source", "arn", "class", "kind", "algorithm", "usage", "scope", "scopes", "audience",
+    "issuer", "lifetime", "duration", "method", "flag", "list", "manager", "provider", "generator",
+    "validator", "rotation", "location", "host", "user", "username", "email", "region",
+    "placeholder", "input", "confirmation", "confirm", "hidden", "visible", "visibility", "box",
+    "button", "fields", "store", "helper", "sent", "uses", "counter", "cache", "budget", "valid",
+    "expired", "bucket", "rate", "encryption", "encoder",
 ];
-/// Words before it that do the same (`public_key`, `page_token`, `max_tokens`).
+/// Words before it that do the same (`public_key`, `page_token`, `max_tokens`), and verbs that
+/// take a credential's name, not its value (`get_secret("db")`, `revoke_token("x")`).
 #[rustfmt::skip]
 const NOT_THE_VALUE_BEFORE: &[&str] = &[
     "public", "page", "next", "max", "min", "num", "total", "input", "output", "prompt",
-    "completion", "cancellation", "continuation", "sync", "resume", "pagination", "forgot",
-    "reset", "new", "show", "hide", "toggle", "is", "has", "check", "verify", "validate",
-    "cache", "sort", "partition", "primary", "foreign", "idempotency", "routing", "object",
-    "map", "group", "lookup", "dedup", "hot", "shortcut", "translation", "message", "label",
-    "tag", "metric", "field", "schema", "row", "hash", "range", "ssh", "gpg", "pgp", "host",
-    "authenticity", "csrf", "xsrf", "parameter",
+    "completion", "cancellation", "continuation", "sync", "resume", "pagination", "forgot", "reset",
+    "new", "show", "hide", "toggle", "is", "has", "check", "verify", "validate", "cache", "sort",
+    "partition", "primary", "foreign", "idempotency", "routing", "object", "map", "group", "lookup",
+    "dedup", "hot", "shortcut", "translation", "message", "label", "tag", "metric", "field",
+    "schema", "row", "hash", "range", "ssh", "gpg", "pgp", "host", "authenticity", "csrf", "xsrf",
+    "parameter", "get", "fetch", "load", "read", "find", "delete", "remove", "revoke", "create",
 ];
 
 /// The lowercase words of a name: split at every character that is no letter or digit, where
@@ -265,6 +272,21 @@ pub(super) fn is_host(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rules take only names that hold a substring of [`VOCAB`]: a credential word without
+    /// one would never reach the vetting.
+    #[test]
+    fn every_credential_word_holds_a_vocabulary_substring() {
+        let pairs = PAIRS.iter().map(|(a, b)| format!("{a}{b}"));
+        let words = WORDS
+            .iter()
+            .chain(ENDINGS)
+            .chain(WEAK_WORDS)
+            .chain(WEAK_LABELS);
+        for word in words.map(|w| w.to_string()).chain(pairs) {
+            assert!(VOCAB.split('|').any(|v| word.contains(v)), "{word}");
+        }
+    }
 
     #[test]
     fn credential_names_are_read_word_by_word() {

@@ -101,12 +101,12 @@ pub(super) fn is_cut_prefixed_token(value: &str) -> bool {
 /// An unquoted value that reads as code: a type, call, index, member path or literal.
 pub(super) fn looks_like_code(value: &str, ctx: Context) -> bool {
     let word = value.trim_end_matches([')', ',', ';', '}', ']', ':']);
-    // A call: a name or member path right before the `(` (`getenv("X")`, `self.key()`); a
-    // password may hold `(` elsewhere (`m{{h}o)p(…`).
+    // A call: a name, member path or conversion right before the `(` (`getenv("X")`,
+    // `self.key()`, `[]byte(os.Getenv("X"))`); a password may hold `(` elsewhere (`m{{h}o)p(…`).
     let call = value.find('(').is_some_and(|at| {
-        value[..at].bytes().all(|b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'$' | b'!' | b'&' | b'*')
-        })
+        value[..at]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.:$!&*[]".contains(&b))
     });
     if CODE_WORDS.contains(&word) || call {
         return true;
