@@ -234,6 +234,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("export DB_PASSWORD=my.dotted.pass9 && ./migrate", "my.dotted.pass9", "./migrate"),
     // `twine -p`, Redis' `AUTH [user] X`.
     ("twine upload -u __token__ -p Tw1ne-pw7q dist/*", "Tw1ne-pw7q", "dist/*"),
+    // `useradd -p`, `twilio login -p`.
+    ("useradd -m -p Usr-Add-pw4 deploy", "Usr-Add-pw4", "deploy"),
+    ("twilio login -u ACxx -p Twl-Lgn-pw8 --profile dev", "Twl-Lgn-pw8", "--profile dev"),
     ("redis-cli -h cache AUTH default Rd5-auth-q && echo ok", "Rd5-auth-q", "&& echo ok"),
     // Tokens of a shape that holds `$` or `.`: Braintree's, Amazon MWS'.
     ("export BT=access_token$production$k2v9x7q4m1z8w3p6$5f0e9d8c7b6a59483726150f4e3d2c1b", "access_token$production$k2v9x7q4m1z8w3p6$5f0e9d8c7b6a59483726150f4e3d2c1b", "export BT="),
@@ -300,6 +303,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("let db_password = String::from(\"rsFrom-Pw6\");", "rsFrom-Pw6", "let db_password"),
     ("OpenAIClient.builder().apiKey(\"builder-Key5\").build()", "builder-Key5", ".build()"),
     ("Client::new().auth_token(\"builderTok-9q\").send()", "builderTok-9q", ".send()"),
+    // An SSM parameter's path as the pair's name; an XML element named by a `Key` attribute.
+    ("{\"Name\": \"/prod/db/password\", \"Value\": \"ssmPath-Pw3\", \"Type\": \"SecureString\"}", "ssmPath-Pw3", "SecureString"),
+    ("<Property Key=\"ApiKey\">xmlKeyAttr-7q</Property><Property Key=\"Region\">eu</Property>", "xmlKeyAttr-7q", "eu</Property>"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -470,6 +476,9 @@ const READABLE: &[&str] = &[
     "snmpwalk -v2c 10.0.0.1 system",
     "md5sum dist/app.tar.gz && sha256sum dist/app.tar.gz",
     // A builder's method given a credential's name, not its value; an f-string's template.
+    "useradd -m -s /bin/bash -G docker deploy",
+    "{\"Name\": \"/prod/db/password_policy\", \"Value\": \"strict\"}",
+    "{\"name\": \"/usr/share/keyrings/docker.gpg\", \"value\": \"present\"}",
     "client.get_secret(\"prod-db\")",
     "vault.read_secret(\"db/creds\")",
     "encoder = cfg.passwordEncoder(\"bcrypt\")",

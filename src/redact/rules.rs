@@ -240,13 +240,14 @@ fn named_assignment(kind: &'static str, name: &str, words: &str, requires: &'sta
 }
 
 /// `<password>…</password>` (Maven settings.xml, NuGet, app configs), and an element named by
-/// its `key` or `name` attribute: `<entry key="db.password">…</entry>` (Java XML properties),
+/// its `key` or `name` attribute (any case): `<entry key="db.password">…</entry>` (Java XML
+/// properties), `<Property Key="ApiKey">…</Property>`,
 /// `<string name="api_key">…</string>` (Android resources); a CDATA section's text.
 fn xml_element(kind: &'static str, words: &str) -> Rule {
     rule(
         kind,
         &format!(
-            r#"<(?:[A-Za-z0-9_.:-]+[ \t][^<>\n]*?\b(?:key|name)=\\?["'])?(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))(?:\\?["'][^<>\n]*)?>(?:\s|\\[nrt])*(?:<!\[CDATA\[)?([^<\s\\][^<]*?)(?:\]\]>)?(?:\s|\\[nrt])*</"#
+            r#"<(?:[A-Za-z0-9_.:-]+[ \t][^<>\n]*?\b(?i-u:key|name)=\\?["'])?(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))(?:\\?["'][^<>\n]*)?>(?:\s|\\[nrt])*(?:<!\[CDATA\[)?([^<\s\\][^<]*?)(?:\]\]>)?(?:\s|\\[nrt])*</"#
         ),
     )
     .check(Check::Named)
@@ -255,7 +256,8 @@ fn xml_element(kind: &'static str, words: &str) -> Rule {
 
 /// A name/value pair whose name is a secret's: k8s and Compose `env` lists, ECS task
 /// definitions, Postman environments, .NET `appSettings`: `- name: DB_PASSWORD\n  value: x`,
-/// `{"name": "API_TOKEN", "value": "x"}`, `{"key": "apiKey", "value": "x"}`,
+/// `{"name": "API_TOKEN", "value": "x"}`, `{"key": "apiKey", "value": "x"}`, an SSM
+/// parameter's path (`{"Name": "/prod/db/password", "Value": "x"}`),
 /// `<add key="ApiKey" value="x" />`; a form's field (`{"field": "password", "value": "x"}`,
 /// `<input type="password" value="x">`, `name=password&value=x`).
 fn name_value_pair(kind: &'static str, words: &str) -> Rule {
@@ -263,7 +265,7 @@ fn name_value_pair(kind: &'static str, words: &str) -> Rule {
         kind,
         &format!(
             concat!(
-                r#"(?i-u:\b[a-z]*(?:name|key|field|variable|type))\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<k>[A-Za-z0-9_.-]*(?i-u:{words}))\\?["']?"#,
+                r#"(?i-u:\b[a-z]*(?:name|key|field|variable|type))\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<k>[A-Za-z0-9_./-]*(?i-u:{words}))\\?["']?"#,
                 r#"[ \t]*(?:,|&|\r?\n|\\n|[ \t])(?:\s|\\n)*(?:-[ \t]*)?\\?["']?(?i-u:[a-z]*val(?:ue)?)\\?["']?{sep}(?:{q}|{b})"#,
             ),
             words = words,
