@@ -276,6 +276,7 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("db_password:\n  value: yamlNest-Pw5\n  rotate: true", "yamlNest-Pw5", "rotate: true"),
     ("api_token {\n  value = \"hclNest-Tok2\"\n}", "hclNest-Tok2", "api_token {"),
     ("\"auth_token\": [\"listTok-Qx7v2\"]", "listTok-Qx7v2", "\"auth_token\""),
+    ("aws dynamodb put-item --table-name users --item '{\"user\": {\"S\": \"bob\"}, \"password\": {\"S\": \"ddbStr-Pw6\"}}'", "ddbStr-Pw6", "{\"S\": \"bob\"}"),
     // Basic auth given by Go's `SetBasicAuth` and REST Assured's `.basic`.
     ("req.SetBasicAuth(\"ops\", \"goBasic-Pw4\")", "goBasic-Pw4", "\"ops\""),
     ("given().auth().preemptive().basic(\"qa\", \"raBasic-Pw2\").when()", "raBasic-Pw2", ".when()"),
@@ -477,6 +478,7 @@ const READABLE: &[&str] = &[
     "md5sum dist/app.tar.gz && sha256sum dist/app.tar.gz",
     // A builder's method given a credential's name, not its value; an f-string's template.
     "useradd -m -s /bin/bash -G docker deploy",
+    "aws dynamodb put-item --table-name t --item '{\"token_count\": {\"N\": \"3\"}, \"name\": {\"S\": \"bob\"}}'",
     "{\"Name\": \"/prod/db/password_policy\", \"Value\": \"strict\"}",
     "{\"name\": \"/usr/share/keyrings/docker.gpg\", \"value\": \"present\"}",
     "client.get_secret(\"prod-db\")",

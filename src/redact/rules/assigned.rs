@@ -34,8 +34,9 @@ const OPERATOR: &str = r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*:[ \t]*[|>][+-]?[ \t]*\r?\n
 const QUOTED_ONLY: &str = r"[ \t]*(?:===?|!==?|<-|[ \t]+(?:string|\[\]byte)[ \t]*=)[ \t]*";
 /// A credential's value one level down, in an indented block: ARM's `"adminPassword":
 /// {"value": "x"}` or `defaultValue`, a YAML `value:` or HCL `value =` under the name, a
-/// list's first item (`"token": ["x"]`; not `creds["user"]`, an index).
-const NESTED: &str = r#"(?:[ \t]*[:=][ \t]*\[[ \t]*|(?:[ \t]*[:=]?[ \t]*\{|[ \t]*[:=][ \t]*(?:\r?\n|\\n))(?:[^{}\n\\]|\\[^n]|(?:\r?\n|\\n)[ \t])*?\b(?i-u:[a-z]*value|default)\\?["']?[ \t]*[:=][ \t]*)"#;
+/// list's first item (`"token": ["x"]`; not `creds["user"]`, an index), DynamoDB's typed
+/// string (`"password": {"S": "x"}`).
+const NESTED: &str = r#"(?:[ \t]*[:=][ \t]*\[[ \t]*|(?:[ \t]*[:=]?[ \t]*\{|[ \t]*[:=][ \t]*(?:\r?\n|\\n))(?:[^{}\n\\]|\\[^n]|(?:\r?\n|\\n)[ \t])*?\b(?:(?i-u:[a-z]*value|default)|S)\\?["']?[ \t]*[:=][ \t]*)"#;
 /// A getter's parameters and return type, up to its body's literal (`return` may lead it).
 const GETTER: &str = r"[ \t]*\([^()\n]*\)[^{}\n;=]*?[{:][ \t]*(?:return[ \t]+)?";
 /// What may lead a quoted literal: a conversion wrapping it (Go's `[]byte("x")`, Rust's
