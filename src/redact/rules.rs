@@ -24,6 +24,9 @@ use super::vet::{accept, Check};
 /// `&` it is the shell's (`cmd &`, `a && b`).
 #[rustfmt::skip]
 macro_rules! amp_in_value { () => { r#"&[^\sA-Za-z"'\x60;&|<>\\]"# }; }
+/// A YAML tag that may lead a value after its operator (`password: !!str x`).
+#[rustfmt::skip]
+macro_rules! yaml_tag { () => { r"(?:!!(?:str|binary)[ \t]+)?" }; }
 
 mod assigned;
 mod families;
@@ -182,8 +185,8 @@ const CLOSE: &str = r#"(?:\\{0,3}["'])?\]?"#;
 /// Bounded: as the preferred alternative, an unbounded type would keep every search running
 /// to the end of the text (quadratic on text full of `token: x`).
 const TYPED: &str = r#"[ \t]*:[ \t]*&?'?[A-Za-z_][A-Za-z0-9_.:<>\[\], ]{0,48}?[ \t]*=[ \t]*"#;
-/// An assignment's operator; a YAML tag may lead the value (`password: !!str x`).
-const SEP: &str = r#"[ \t]*(?:=>|:=|=|:)[ \t]*(?:!!(?:str|binary)[ \t]+)?"#;
+/// An assignment's operator; a YAML tag may lead the value (`yaml_tag!`).
+const SEP: &str = concat!(r"[ \t]*(?:=>|:=|=|:)[ \t]*", yaml_tag!());
 /// Quoted values: JSON-escaped `\"…\"`, `"…"`, `'…'`.
 const QUOTED: &str = r#"\\+"([^"\\\n]+)\\+"|"((?:[^"\\\n]|\\[^\n])+)"|'([^'\n]+)'"#;
 /// An unquoted value: up to whitespace, a quote, a shell operator or a JSON escape, but for an

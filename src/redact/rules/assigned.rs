@@ -26,8 +26,9 @@ const OTHER_VALUE: &str =
     r#"(?:\\+"[^"\\\n]*\\+"|"(?:[^"\\\n]|\\[^\n])*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[A-Za-z0-9_.]+)"#;
 /// An assignment or declaration (Ruby's `||=`, JS's `??=`, make's `?=` too); Java and C# may
 /// break the line before `=`; a YAML block scalar (`password: |`) puts the value on the next
-/// line; a YAML tag may lead the value (`password: !!str x`).
-const OPERATOR: &str = r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*:[ \t]*[|>][+-]?[ \t]*\r?\n[ \t]*|[ \t]*(?::=|=>|\|\|=|\?\??=|=|:))[ \t]*(?:!!(?:str|binary)[ \t]+)?";
+/// line; a YAML tag may lead the value (`yaml_tag!`).
+#[rustfmt::skip]
+const OPERATOR: &str = concat!(r"(?:[ \t]*\r?\n[ \t]*=|[ \t]*:[ \t]*[|>][+-]?[ \t]*\r?\n[ \t]*|[ \t]*(?::=|=>|\|\|=|\?\??=|=|:))[ \t]*", yaml_tag!());
 /// A comparison, R's `<-`, or Go's typed declaration (`var password string = "x"`): only a
 /// quoted value is a literal after it (`password == confirm` is code, and so is Haskell's
 /// `password <- getLine`).
@@ -40,9 +41,9 @@ const NESTED: &str = r#"(?:[ \t]*[:=][ \t]*\[[ \t]*|(?:[ \t]*[:=]?[ \t]*\{|[ \t]
 /// A getter's parameters and return type, up to its body's literal (`return` may lead it).
 const GETTER: &str = r"[ \t]*\([^()\n]*\)[^{}\n;=]*?[{:][ \t]*(?:return[ \t]+)?";
 /// What may lead a quoted literal: a conversion wrapping it (Go's `[]byte("x")`, Rust's
-/// `String::from("x")`, Node's `Buffer.from("x")`, pydantic's `SecretStr("x")`), a literal's
-/// prefix (Python's `b"x"`, `r'x'`, C++'s `L"x"`; not an f-string's template) or a tripled
-/// quote's first two (`"""x"""`).
+/// `String::from("x")`, `Some("x")` and the secrecy crate's `SecretString::from("x")`, Node's
+/// `Buffer.from("x")`, pydantic's `SecretStr("x")`), a literal's prefix (Python's `b"x"`,
+/// `r'x'`, C++'s `L"x"`; not an f-string's template) or a tripled quote's first two (`"""x"""`).
 const WRAPPED: &str = r#"(?:(?:\[\]byte|String::from|Buffer\.from|SecretStr|Secret(?:String)?::(?:new|from)|Some)\(|[bBrRuUL]{1,2}|u8|""|'')"#;
 /// Left edge of a name: as [`LEFT`], and not after `:` (`arn:aws:…:secret:db` names a type).
 const LEFT_EDGE: &str = r#"(?:^|\\[nrt]|[^A-Za-z0-9_./\\:-])"#;

@@ -106,13 +106,10 @@ fn is_labelled_random(run: &str) -> bool {
         return is_random(run);
     }
     let letters = body.bytes().filter(u8::is_ascii_alphabetic);
-    let vowels = letters
-        .clone()
-        .filter(|b| b"aeiouAEIOU".contains(b))
-        .count();
+    let vowels = letters.clone().filter(|b| b"aeiouAEIOU".contains(b));
     has(u8::is_ascii_digit)
         && has(u8::is_ascii_alphabetic)
-        && vowels * 5 < letters.count() * 2
+        && vowels.count() * 5 < letters.count() * 2
         && entropy(body) >= MIN_LABELLED_RANDOMNESS * libm::log2(body.len().min(64) as f64)
         && base64_text(run).is_none()
 }
@@ -144,10 +141,8 @@ fn is_given_to_a_service(before: &str) -> bool {
     if !(quoted || called || assigned) {
         return false;
     }
-    let before = before
-        .strip_suffix(['=', ':'])
-        .unwrap_or(before)
-        .trim_end_matches([' ', '\t']);
+    let before = before.strip_suffix(['=', ':']).unwrap_or(before);
+    let before = before.trim_end_matches([' ', '\t']);
     let rest = before.trim_end_matches(|c: char| c.is_ascii_alphanumeric());
     let (name, edge) = (&before[rest.len()..], rest.chars().next_back());
     name.len() >= 3
@@ -177,8 +172,9 @@ fn is_named(before: &str) -> bool {
 /// `abc_` or `CCDB1_`, up to two short words (`sk_live_`, `tskey-auth-`, `dop_v1_`) and 24 or
 /// more random letters and digits, `-` and `_` among them: of both cases by entropy and not
 /// [`is_camel_case`], of one case and digits (`napi_…`, `ABC_` and capitals) as a labelled value
-/// is, hex only after a capital prefix (`FS_…`) or words joined by `_` (`main-7a38…`, a
-/// lowercase word and hex, is a digest) and as a keyless hex secret is.
+/// is, hex only after a capital prefix (`FS_…`) as a keyless hex secret is, or after two words
+/// joined by `_` (`dop_v1_…`) at a digest's length too (`main-7a38…`, a lowercase word and hex,
+/// is a digest).
 fn is_unnamed_prefixed_token(run: &str) -> bool {
     let Some(at) = run.find(['_', '-']) else {
         return false;
@@ -198,7 +194,9 @@ fn is_unnamed_prefixed_token(run: &str) -> bool {
         && !body.split(['-', '_']).any(is_lower_word)
         && has(u8::is_ascii_digit)
         && if !has(|b| !(b.is_ascii_hexdigit() || b"-_".contains(b))) {
-            (words > 0 || upper) && !run.contains('-') && is_random(body)
+            let hex = body.bytes().all(|b| b.is_ascii_hexdigit());
+            let hex_key = hex && body.len() >= MIN_HEX_DIGITS && entropy(body) >= MIN_HEX_ENTROPY;
+            !run.contains('-') && (words > 0 && hex_key || upper && is_random(body))
         } else if has(u8::is_ascii_uppercase) && has(u8::is_ascii_lowercase) {
             entropy(body) >= MIN_PREFIXED_ENTROPY
                 && !is_camel_case(body)
