@@ -66,6 +66,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("acmecloud login zyx_Q8mZ2rT7vLp4Kd9XwB3nF6hJ1sYc", "zyx_Q8mZ2rT7vLp4Kd9XwB3nF6hJ1sYc", "acmecloud login"),
     ("export DOPPLER_CONFIG=dp.st.prd.Rw7Kq2Zt9Lm4Xv8Bn3Hc6Jf1Gd5Sa0Pe7Ty2Ui9Oq && ./app", "dp.st.prd.Rw7Kq2Zt9Lm4Xv8Bn3Hc6Jf1Gd5Sa0Pe7Ty2Ui9Oq", "&& ./app"),
     ("runner registered with glrt-Zq8vW2nLx4Pk7Ty1Hm3Rd6 today", "glrt-Zq8vW2nLx4Pk7Ty1Hm3Rd6", "today"),
+    // A webhook of no known vendor: the random segment of its path.
+    ("curl -X POST https://webexapis.com/v1/webhooks/incoming/Q2lzY29TcGFyazovL3VzL1dFQkhPT0svN2Jm -d @msg.json", "Q2lzY29TcGFyazovL3VzL1dFQkhPT0svN2Jm", "-d @msg.json"),
+    ("ALERT_URL=https://chat.acme.dev/hooks/k7Qw2Lx9Zp4Rt8Vb1Nm6Hc3Jy ./notify", "k7Qw2Lx9Zp4Rt8Vb1Nm6Hc3Jy", "./notify"),
     // Hex after a prefix of two words, at a digest's length too.
     ("deploy --with ivuc_pat_52804acab421eb5bb2b3eef54ad49e557e6d4095 now", "ivuc_pat_52804acab421eb5bb2b3eef54ad49e557e6d4095", "deploy --with"),
     ("curl -H \"X-Relay: QRX_v1_ce9cc92a32cd8e937ef53cf6e909924611fdccd040cde3755b3bb09b18fa06c1\" https://relay", "ce9cc92a32cd8e937ef53cf6e909924611fdccd040cde3755b3bb09b18fa06c1", "https://relay"),
@@ -317,6 +320,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
 /// Texts that must come out unchanged.
 #[rustfmt::skip]
 const READABLE: &[&str] = &[
+    "curl https://api.github.com/repos/acme/widgets/hooks/412345678/deliveries",
+    "open https://example.com/webhooks/stripe-payment-succeeded-handler",
     "body = self.fixtures.load(\"api_org_96726c78_4ae3_402f_b08b_7a78c6903d2a.xml\")",
     "tar czf build_5d659002c4b7a83080c1253499a8cfcf40e5e46b.tgz dist/",
     "the token expired, please log in again",

@@ -13,6 +13,9 @@ pub(super) fn places() -> Vec<Rule> {
         rule("slack_webhook_url", r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})"),
         rule("microsoft_teams_webhook", r"(?i-u)https://[a-z0-9-]+\.webhook\.office\.com/webhookb2/([a-z0-9-]{36}@[a-z0-9-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9-]{36}(?:/[a-z0-9_-]+)?)"),
         rule("discord_token", r"(?i-u)discord(?:app)?\.com/api/webhooks/[0-9]+/([a-z0-9_-]{60,})"),
+        // Any other webhook: a random path segment under `/hooks/` or `/webhook/` (Webex's
+        // `/v1/webhooks/incoming/X`, a self-hosted chat's).
+        rule("webhook_url", r"(?i-u)://[^\s/]+(?:/[^\s/?#]+)*?/(?:web)?hooks?/(?:[^\s/?#]+/)*?([A-Za-z0-9_-]{20,})").anchors("hook").check(Check::Entropy(4.0)),
         rule("telegram_bot_token", r"api\.telegram\.org/(?:file/)?bot([0-9]{5,16}:[A-Za-z0-9_-]{34,})"),
         rule("sidekiq_secret", r"(?i-u)\bhttps?://([a-f0-9]{8}:[a-f0-9]{8})@(?:gems|enterprise)\.contribsys\.com"),
         // `scheme://user:password@host`: the password; the user and host stay readable.
