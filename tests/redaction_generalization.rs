@@ -122,11 +122,12 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("MNEMONIC=\"abandon ability able about above absent absorb abstract absurd abuse access accident\" node deploy.js", "abandon ability able about above absent absorb abstract absurd abuse access accident", "node deploy.js"),
     ("su - app -c 'make install' <<< 'suHere-Pw-41'", "suHere-Pw-41", "make install"),
     // Password hashes: phpass (WordPress), Drupal 7, MySQL's native hash, passlib's PHC
-    // strings, Django's salted SHA-1.
+    // strings, Django's salted SHA-1, Werkzeug's salted SHA-256.
     ("echo 'admin:$P$BXC8ALTBN3XXMI2Y/Ev4SXVbrg4QLjF' >> users.db", "$P$BXC8ALTBN3XXMI2Y/Ev4SXVbrg4QLjF", ">> users.db"),
     ("UPDATE users SET pass='$S$DA7grCgKoesWFaDskycMinGfIurZoiS.rYrzK7gUtsEWKXOtVf0bH' WHERE uid=1", "$S$DA7grCgKoesWFaDskycMinGfIurZoiS.rYrzK7gUtsEWKXOtVf0bH", "WHERE uid=1"),
     ("mysql -e \"UPDATE mysql.user SET authentication_string='*9EEC48BA4D2459B6B22C5ABA59002B355F235F79'\"", "*9EEC48BA4D2459B6B22C5ABA59002B355F235F79", "mysql.user"),
     ("echo '$scrypt$ln=16,r=8,p=1$aKrism/BB/7v3UPuwl6RLY$czEL7PiCMlcN6Riud9DcxhPpLm.hAHac/7qzSDQKVXc' > h", "czEL7PiCMlcN6Riud9DcxhPpLm.hAHac/7qzSDQKVXc", "> h"),
+    ("echo 'sha256$8BScZuMdFJRv$a22d41d93ad067cd2cc827c7b9d3269dcc15739ceef11c54921d0df731897140' >> hashes", "a22d41d93ad067cd2cc827c7b9d3269dcc15739ceef11c54921d0df731897140", ">> hashes"),
     ("echo 'sha1$lAFeW$996da560fd8adda68820c894a252686f3a0e6527' > h", "996da560fd8adda68820c894a252686f3a0e6527", "> h"),
     // A Wi-Fi passphrase after the network's name, a heredoc fed to a command that stores a secret.
     ("wpa_passphrase \"Home Net\" Wpa-Pass-8812 > /etc/wpa.conf", "Wpa-Pass-8812", "> /etc/wpa.conf"),
