@@ -44,6 +44,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // Go: `:=` and multi-assignment.
     ("token := \"go-tkn-5521\"", "go-tkn-5521", "token :="),
     ("user, passwd := \"admin\", \"gopher!77\"", "gopher!77", "\"admin\""),
+    // SQL's `INSERT` with its columns.
+    ("psql -c \"INSERT INTO users (name, password) VALUES ('bob', 'sqlIns#42')\"", "sqlIns#42", "'bob'"),
     // CLI flags.
     ("vault login --password s3cure-Flag9 -address=https://v", "s3cure-Flag9", "-address=https://v"),
     ("tool --token=cli-tok-0042 --verbose", "cli-tok-0042", "--verbose"),
@@ -321,6 +323,7 @@ const SECRETS: &[(&str, &str, &str)] = &[
 /// Texts that must come out unchanged.
 #[rustfmt::skip]
 const READABLE: &[&str] = &[
+    "INSERT INTO stats (id, token_count) VALUES (7, 'many')",
     "curl https://api.github.com/repos/acme/widgets/hooks/412345678/deliveries",
     "open https://example.com/webhooks/stripe-payment-succeeded-handler",
     "body = self.fixtures.load(\"api_org_96726c78_4ae3_402f_b08b_7a78c6903d2a.xml\")",
