@@ -480,10 +480,13 @@ impl Follower {
             self.unopenable.retain(|p| listed.contains(p));
         }
         self.fd_budget = fd_budget().min(self.fd_cap);
+        // A parked file gone from its directory claims no identity ([`park`]): a new file may
+        // have its inode number by now, and is a new file.
         let by_inode: std::collections::HashMap<Inode, usize> = self
             .files
             .iter()
             .enumerate()
+            .filter(|(_, f)| !f.vanished)
             .map(|(i, f)| (f.inode, i))
             .collect();
         let mut renamed = Vec::new();
@@ -570,7 +573,10 @@ impl Follower {
     /// A drained rotated file leaves: its fragment is handed up if a successor was judged
     /// against it, else kept as an orphan for one.
     fn let_go(&mut self, mut f: Followed, sink: &mut impl Sink) {
-        self.followed.remove(&f.inode);
+        if !f.vanished {
+            // A vanished file gave its inode up when it was found gone: a new file may hold it.
+            self.followed.remove(&f.inode);
+        }
         self.changes += 1;
         f.widen_signature(); // its whole first bytes: what its `.gz`, if one is made, begins with
         for signature in f.earlier_heads.iter().chain([&f.signature]) {

@@ -11,7 +11,9 @@
 //! [`Followed::check_truncation`](super::Followed::check_truncation)), and it is read from its
 //! offset. Found rotated (the scan no longer sees its inode under the
 //! globs), it is looked up by identity in its directory ([`super::paths::locate`]) and drained
-//! from there; gone, it is let go like any drained rotated file.
+//! from there; gone, it is let go like any drained rotated file, and gives up its identity at
+//! once: no descriptor holds its inode, whose number a new file may get (the kubelet's next
+//! `0.log`), and the scan must follow that file as new, not take it for the one gone.
 //!
 //! **Not here:** when a file is visited (the [`Follower`]'s pass), reading it ([`super::drain`]).
 //!
@@ -101,7 +103,11 @@ impl Follower {
                 warn!(path = %f.path.display(), offset = f.read_pos, size = f.size,
                       "parked file rotated away and gone before its end was read");
             }
+            // Its inode number is free again, with no descriptor of ours to hold it: a file
+            // created now may get it, and must be followed as the new file it is.
+            let inode = f.inode;
             self.files[i].vanished = true;
+            self.followed.remove(&inode);
             return Parked::Gone;
         };
         let reopened = self.reopen(i, path);
@@ -158,5 +164,61 @@ impl Follower {
     pub(super) fn tick(&mut self) -> u64 {
         self.ticks += 1;
         self.ticks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::time::Duration;
+
+    use crate::input::follow::{FollowConfig, Follower, Recorder};
+    use crate::input::identity::Inode;
+
+    /// A parked roll deleted by the kubelet's rotation is found gone and waits out its grace
+    /// period; the inode number it had is free, and the pod's next file gets it (ext4 hands a
+    /// freed number out again at once; here the follower is told so, as it cannot be forced).
+    /// That file is new, read from its start, not taken for the roll gone (the live freeze
+    /// test's pod that stopped being read: its next `0.log` "found" as the vanished roll, never
+    /// read, and let go after the grace period).
+    #[test]
+    fn a_new_file_on_the_inode_of_a_vanished_parked_file_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let roll = dir.path().join("0.log.20260612-100001");
+        let log = dir.path().join("0.log");
+        fs::write(&roll, "roll line\n").unwrap();
+        fs::write(&log, "log line\n").unwrap();
+        let config = FollowConfig::for_test(&dir.path().join("0.log*"), Duration::from_secs(3600));
+        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+        let mut sink = Recorder::default();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        // Read to its end and parked, as past the descriptor budget.
+        let gone = follower.files.iter().position(|f| f.path == roll).unwrap();
+        follower.park(gone);
+        // Rotated: its `.gz` made and the plain roll deleted; a pass finds it nowhere.
+        fs::remove_file(&roll).unwrap();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        assert!(follower.files[gone].vanished);
+        // The next roll is created on the inode number the deleted roll had.
+        let next = dir.path().join("0.log.20260612-100002");
+        fs::write(&next, "next line\n").unwrap();
+        let (old, new) = (
+            follower.files[gone].inode,
+            Inode::of(&fs::metadata(&next).unwrap()),
+        );
+        follower.files[gone].inode = new;
+        if follower.followed.remove(&old) {
+            follower.followed.insert(new);
+        }
+        let read = sink.bytes();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        assert_eq!(
+            sink.bytes() - read,
+            "next line\n".len(),
+            "the new file is read"
+        );
     }
 }
