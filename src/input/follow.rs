@@ -202,6 +202,18 @@ impl Recorder {
     }
 }
 
+/// For unit tests: a follower of `pattern` (a long grace after a rotated file's end) that has
+/// found and read every file there, and what it read.
+#[cfg(test)]
+pub(crate) fn following_for_test(pattern: &std::path::Path) -> (Follower, Recorder) {
+    let config = FollowConfig::for_test(pattern, Duration::from_secs(3600));
+    let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
+    let mut sink = Recorder::default();
+    follower.scan(&mut sink);
+    follower.read_all(&mut sink);
+    (follower, sink)
+}
+
 #[cfg(test)]
 impl Sink for Recorder {
     fn opened(&mut self, _: &Opened<'_>) {

@@ -278,23 +278,12 @@ pub(super) struct Drain {
 mod tests {
     use std::fs;
     use std::io::Write;
-    use std::time::Duration;
 
-    use crate::input::follow::{FollowConfig, Follower, Recorder};
+    use crate::input::follow::following_for_test as following;
 
     fn append(path: &std::path::Path, text: &str) {
         let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
         file.write_all(text.as_bytes()).unwrap();
-    }
-
-    /// A follower of `pattern` that has found and read every file there, and what it read.
-    fn following(pattern: &std::path::Path) -> (Follower, Recorder) {
-        let config = FollowConfig::for_test(pattern, Duration::from_secs(3600));
-        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
-        let mut sink = Recorder::default();
-        follower.scan(&mut sink);
-        follower.read_all(&mut sink);
-        (follower, sink)
     }
 
     #[test]

@@ -170,9 +170,8 @@ impl Follower {
 #[cfg(test)]
 mod tests {
     use std::fs;
-    use std::time::Duration;
 
-    use crate::input::follow::{FollowConfig, Follower, Recorder};
+    use crate::input::follow::following_for_test as following;
     use crate::input::identity::Inode;
 
     /// A parked roll deleted by the kubelet's rotation is found gone and waits out its grace
@@ -188,11 +187,7 @@ mod tests {
         let log = dir.path().join("0.log");
         fs::write(&roll, "roll line\n").unwrap();
         fs::write(&log, "log line\n").unwrap();
-        let config = FollowConfig::for_test(&dir.path().join("0.log*"), Duration::from_secs(3600));
-        let mut follower = Follower::new(config, Vec::new(), Vec::new(), true);
-        let mut sink = Recorder::default();
-        follower.scan(&mut sink);
-        follower.read_all(&mut sink);
+        let (mut follower, mut sink) = following(&dir.path().join("0.log*"));
         // Read to its end and parked, as past the descriptor budget.
         let gone = follower.files.iter().position(|f| f.path == roll).unwrap();
         follower.park(gone);
