@@ -58,6 +58,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("curl -H 'X-Api-Key: 7f3e9a1c2b8d' https://api.internal/v1", "7f3e9a1c2b8d", "https://api.internal/v1"),
     // A label and its value after a space, in prose and logs.
     ("the staging password is Rk9x-22aq, rotate it", "Rk9x-22aq", "rotate it"),
+    // `pw` as a name's last word (an abbreviation; OpenLDAP's `olcRootPW`).
+    ("DB_PW=mq7-Lantern ./migrate", "mq7-Lantern", "./migrate"),
+    ("ldapmodify -Y EXTERNAL <<EOF\nreplace: olcRootPW\nolcRootPW: slapd!Root42\nEOF", "slapd!Root42", "replace: olcRootPW"),
     ("[debug] using token tkn_8Hq2Lz0PwX for upload", "tkn_8Hq2Lz0PwX", "for upload"),
     // UUID-shaped keys after a key name.
     ("API_KEY=3f1c9a2e-7b4d-4e8a-9c1f-2d6b8e0a4c7e ./run", "3f1c9a2e-7b4d-4e8a-9c1f-2d6b8e0a4c7e", "./run"),
@@ -463,6 +466,9 @@ const READABLE: &[&str] = &[
     "setx PATH \"%PATH%;C:\\tools\"",
     "mysql -e \"SELECT PASSWORD('x') IS NULL\"",
     "const API_TOKEN=process.env.API_TOKEN",
+    // `pw` before other words is a namespace (Playwright's), and a variable's name.
+    "PW_TEST_HTML_REPORT_OPEN=never npx playwright test",
+    "const pw = require('playwright')",
     "redis-cli -h cache GET session:42",
     "twine upload -r testpypi dist/*",
     "CREATE USER app IDENTIFIED EXTERNALLY;",

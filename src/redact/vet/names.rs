@@ -14,7 +14,7 @@ use super::stand_ins::{is_counting, is_made_up, is_mangled_token, is_placeholder
 /// below holds one (`password` holds `pass`, `apikey` holds `key`; a unit test checks), and
 /// the words decide.
 pub(in crate::redact) const VOCAB: &str =
-    "pass|pwd|secret|token|key|cred|auth|session|api|bearer|psk|mnemonic|rootpw|bindpw";
+    "pass|pw|secret|token|key|cred|auth|session|api|bearer|psk|mnemonic";
 /// Words of a name that name a credential.
 #[rustfmt::skip]
 const WORDS: &[&str] = &[
@@ -22,6 +22,9 @@ const WORDS: &[&str] = &[
     "privatekey", "accesskey", "secretkey", "authkey", "credentials", "credential", "creds", "cred",
     "psk", "requirepass", "masterauth", "rootpw", "bindpw", "mnemonic",
 ];
+/// Abbreviations that name a credential as a name's last word only (`DB_PW`, `olcRootPW`;
+/// `PW_TEST_HTML_REPORT_OPEN` is Playwright's).
+const LAST_WORDS: &[&str] = &["pw"];
 /// Two words that name a credential together (`api_key`, `PrivateKey`).
 #[rustfmt::skip]
 const PAIRS: &[(&str, &str)] = &[("api", "key"), ("private", "key"), ("access", "key"), ("auth", "key")];
@@ -125,6 +128,7 @@ fn naming(name: &str, weak_words: &[&str]) -> Naming {
         let pair = PAIRS.iter().any(|&(a, b)| a == word && next == Some(b));
         let strong = pair
             || WORDS.contains(&word.as_str())
+            || (next.is_none() && LAST_WORDS.contains(&word.as_str()))
             || ENDINGS
                 .iter()
                 .any(|e| word.len() > e.len() && word.ends_with(e));
@@ -281,6 +285,7 @@ mod tests {
         let words = WORDS
             .iter()
             .chain(ENDINGS)
+            .chain(LAST_WORDS)
             .chain(WEAK_WORDS)
             .chain(WEAK_LABELS);
         for word in words.map(|w| w.to_string()).chain(pairs) {
@@ -304,6 +309,8 @@ mod tests {
             "client_secret",
             "webex_bot_token",
             "token1",
+            "DB_PW",
+            "olcRootPW",
         ] {
             assert_eq!(names_a_credential(name), Naming::Strong, "{name}");
         }
@@ -323,6 +330,8 @@ mod tests {
             "api_key_id",
             "keyboard",
             "passenger",
+            "PW_TEST_HTML_REPORT_OPEN",
+            "pwsh",
         ] {
             assert_eq!(names_a_credential(name), Naming::No, "{name}");
         }
