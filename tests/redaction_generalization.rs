@@ -58,6 +58,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("curl -H 'X-Api-Key: 7f3e9a1c2b8d' https://api.internal/v1", "7f3e9a1c2b8d", "https://api.internal/v1"),
     // A label and its value after a space, in prose and logs.
     ("the staging password is Rk9x-22aq, rotate it", "Rk9x-22aq", "rotate it"),
+    // One lowercase word after `=` outside code is a literal, though it ends in the key's word.
+    ("DB_PASSWORD=mypassword ./seed", "mypassword", "./seed"),
+    ("echo pass=hunter2pass >> creds.ini", "hunter2pass", ">> creds.ini"),
     // `pw` as a name's last word (an abbreviation; OpenLDAP's `olcRootPW`).
     ("DB_PW=mq7-Lantern ./migrate", "mq7-Lantern", "./migrate"),
     ("ldapmodify -Y EXTERNAL <<EOF\nreplace: olcRootPW\nolcRootPW: slapd!Root42\nEOF", "slapd!Root42", "replace: olcRootPW"),
@@ -466,6 +469,9 @@ const READABLE: &[&str] = &[
     "setx PATH \"%PATH%;C:\\tools\"",
     "mysql -e \"SELECT PASSWORD('x') IS NULL\"",
     "const API_TOKEN=process.env.API_TOKEN",
+    // In code, a word ending in the key's word names a variable.
+    "client.login(password=mypassword)",
+    "const opts = {password: mypassword};",
     // `pw` before other words is a namespace (Playwright's), and a variable's name.
     "PW_TEST_HTML_REPORT_OPEN=never npx playwright test",
     "const pw = require('playwright')",

@@ -239,17 +239,16 @@ fn is_same_named_identifier(norm_name: &str, value: &str, ctx: Context) -> bool 
         "token", "secret", "key", "password", "passwd", "pass", "pwd", "auth", "credentials",
         "credential", "creds",
     ];
-    let lowercase = value.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');
-    // Mixed case (`authKey: _authKey`) only where code is evident: `API_KEY=MySecretKey` stays secret.
-    let code_identifier = (ctx.spaced_assign || ctx.in_code || value.starts_with('_'))
-        && value.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'.');
-    if !lowercase && !code_identifier {
+    // A lowercase identifier (`access_token`, `self.password`), one word only in code
+    // (`login(password=mypassword)`; `DB_PASSWORD=mypassword` is a literal); mixed case
+    // (`authKey: _authKey`) only where code is evident: `API_KEY=MySecretKey` stays secret.
+    let code = ctx.spaced_assign || ctx.in_code || value.starts_with('_');
+    let identifier = value.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && (code || value.contains(['_', '.']))
+        && value.bytes().all(|b| {
+            (b.is_ascii_alphanumeric() && (code || !b.is_ascii_uppercase())) || b"_.".contains(&b)
+        });
+    if !identifier {
         return false;
     }
     let norm_value = normalise(value);
