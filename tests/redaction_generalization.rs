@@ -469,6 +469,9 @@ const READABLE: &[&str] = &[
     "setx PATH \"%PATH%;C:\\tools\"",
     "mysql -e \"SELECT PASSWORD('x') IS NULL\"",
     "const API_TOKEN=process.env.API_TOKEN",
+    // PowerShell's environment variables are references.
+    "$apiKey = $env:API_KEY; Invoke-RestMethod -Uri $u -Headers @{ 'X-Api-Key' = $apiKey }",
+    "$password = $Env:DB_PASSWORD",
     // In code, a word ending in the key's word names a variable.
     "client.login(password=mypassword)",
     "const opts = {password: mypassword};",

@@ -356,15 +356,18 @@ pub(super) fn has_template_reference(v: &str) -> bool {
     })
 }
 
-/// `$VAR`, `${VAR…}`, `$(…)`, `$1`: the whole value is a shell or template reference.
+/// `$VAR`, `${VAR…}`, `$(…)`, `$1`, PowerShell's `$env:VAR`: the whole value is a shell or
+/// template reference.
 pub(super) fn is_shell_reference(v: &str) -> bool {
     let Some(rest) = v.strip_prefix('$') else {
         return false;
     };
-    if rest.starts_with('{') || rest.starts_with('(') {
-        return true;
-    }
-    !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    let name = match rest.get(..4) {
+        Some("env:" | "Env:") => &rest[4..],
+        _ => rest,
+    };
+    rest.starts_with(['{', '('])
+        || (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
 }
 
 /// Words that a value spelled from nothing else stands for a secret by: the first
