@@ -492,8 +492,9 @@ impl Follower {
             self.unopenable.retain(|p| listed.contains(p));
         }
         self.fd_budget = fd_budget().min(self.fd_cap);
-        // A parked file gone from its directory claims no identity ([`park`]): a new file may
-        // have its inode number by now, and is a new file.
+        // A parked file gone from its directory claims no identity, and one not yet known gone
+        // claims its inode number under another name only with its first bytes ([`park`]): a
+        // new file may have that number by now, and is a new file.
         let by_inode: std::collections::HashMap<Inode, usize> = self
             .files
             .iter()
@@ -526,12 +527,15 @@ impl Follower {
                 None => {}
             }
             if let Some(&i) = by_inode.get(&inode) {
-                if self.files[i].found_at(path) {
-                    self.mark_due(i);
-                    renamed.push(i);
-                    self.changes += 1;
+                if self.is_file_at(i, &path) {
+                    if self.files[i].found_at(path) {
+                        self.mark_due(i);
+                        renamed.push(i);
+                        self.changes += 1;
+                    }
+                    continue;
                 }
-                continue;
+                self.give_up(i); // parked and deleted: this is a new file on its number
             }
             if let Some(opened) = self.open(&path, sink) {
                 // The path may have been swapped between stat and open: what counts is the

@@ -15,14 +15,20 @@
 //! once: no descriptor holds its inode, whose number a new file may get (the kubelet's next
 //! `0.log`), and the scan must follow that file as new, not take it for the one gone.
 //!
+//! So a parked file is known, like a state entry at a restart, by its inode number *and* its
+//! first bytes: the scan meeting its number under another name takes it for renamed only if
+//! that file starts as it did, else it is gone and the file is new, even one renamed and then
+//! rewritten (read from its start either way). At its own path, its number is taken for it,
+//! and changed first bytes are judged as an open file's are: truncated or rewritten.
+//!
 //! **Not here:** when a file is visited (the [`Follower`]'s pass), reading it ([`super::drain`]).
 //!
 //! Cold: one `stat` per visit of a parked file, an `open` per change; a directory listing per
-//! parked file found rotated.
+//! parked file found rotated; an `open` and a ≤1 KiB read per parked file found renamed.
 
 use std::fs::{self, File};
 use std::io::ErrorKind;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tracing::{debug, warn};
 
@@ -98,16 +104,7 @@ impl Follower {
             if !f.rotated {
                 return Parked::Unchanged; // the scan says it rotated; then it is let go
             }
-            if f.read_pos < f.size {
-                self.stats.file_errors_vanished += 1;
-                warn!(path = %f.path.display(), offset = f.read_pos, size = f.size,
-                      "parked file rotated away and gone before its end was read");
-            }
-            // Its inode number is free again, with no descriptor of ours to hold it: a file
-            // created now may get it, and must be followed as the new file it is.
-            let inode = f.inode;
-            self.files[i].vanished = true;
-            self.followed.remove(&inode);
+            self.give_up(i);
             return Parked::Gone;
         };
         let reopened = self.reopen(i, path);
@@ -118,6 +115,44 @@ impl Follower {
             debug!(path = %f.path.display(), "parked file rotated away; draining it");
         }
         reopened
+    }
+
+    /// Whether the file the scan found at `path`, on the inode number of the `i`th file, is that
+    /// file. An open file's descriptor holds its number; a parked file's number was freed if it
+    /// was deleted, and a new file may have it: found under another name, it is the parked file
+    /// (renamed) only if its first bytes are there. At its own path it is, and is judged when
+    /// opened again ([module docs](self)). A file that cannot be looked at is taken for it, as
+    /// its number says.
+    pub(super) fn is_file_at(&mut self, i: usize, path: &Path) -> bool {
+        let f = &self.files[i];
+        if f.file.is_some() || f.path == path {
+            return true;
+        }
+        let Ok(file) = self.open_path(path) else {
+            return true;
+        };
+        let f = &self.files[i];
+        let on_its_number = file.metadata().is_ok_and(|m| Inode::of(&m) == f.inode);
+        !on_its_number || f.signature.matches(&file).unwrap_or(true)
+    }
+
+    /// The parked `i`th file is gone: it is let go once its grace period is over, and gives up
+    /// its inode number at once. No descriptor of ours held it: a file created since may have it
+    /// (the kubelet's next `0.log`), and is followed as the new file it is.
+    pub(super) fn give_up(&mut self, i: usize) {
+        let f = &mut self.files[i];
+        if f.read_pos < f.size {
+            self.stats.file_errors_vanished += 1;
+            warn!(path = %f.path.display(), offset = f.read_pos, size = f.size,
+                  "parked file rotated away and gone before its end was read");
+        }
+        if !f.rotated {
+            f.rotated = true;
+            self.stats.rotations += 1;
+            debug!(path = %f.path.display(), "parked file deleted; a new file has its number");
+        }
+        f.vanished = true;
+        self.followed.remove(&f.inode);
     }
 
     /// Opens the parked `i`th file again from `path`, at its offset, if `path` still leads to its
@@ -170,9 +205,41 @@ impl Follower {
 #[cfg(test)]
 mod tests {
     use std::fs;
+    use std::path::Path;
+
+    use tempfile::TempDir;
 
     use crate::input::follow::following_for_test as following;
+    use crate::input::follow::{Follower, Recorder};
     use crate::input::identity::Inode;
+
+    /// A follower of `0.log*` in a new directory of `files` (name, content), each read, and the
+    /// one named `parked` parked, as past the descriptor budget: the directory, the follower,
+    /// what it read, and where the parked file is in its list.
+    fn with_parked(files: &[(&str, &str)], parked: &str) -> (TempDir, Follower, Recorder, usize) {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, content) in files {
+            fs::write(dir.path().join(name), content).unwrap();
+        }
+        let (mut follower, sink) = following(&dir.path().join("0.log*"));
+        let path = dir.path().join(parked);
+        let i = follower.files.iter().position(|f| f.path == path).unwrap();
+        follower.park(i);
+        (dir, follower, sink, i)
+    }
+
+    /// Gives the `i`th file the inode number of the file at `path`, as ext4 gives a freed number
+    /// to the next file created (a test cannot force it).
+    fn hand_inode_of(path: &Path, follower: &mut Follower, i: usize) {
+        let (old, new) = (
+            follower.files[i].inode,
+            Inode::of(&fs::metadata(path).unwrap()),
+        );
+        follower.files[i].inode = new;
+        if follower.followed.remove(&old) {
+            follower.followed.insert(new);
+        }
+    }
 
     /// A parked roll deleted by the kubelet's rotation is found gone and waits out its grace
     /// period; the inode number it had is free, and the pod's next file gets it (ext4 hands a
@@ -182,31 +249,18 @@ mod tests {
     /// read, and let go after the grace period).
     #[test]
     fn a_new_file_on_the_inode_of_a_vanished_parked_file_is_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let roll = dir.path().join("0.log.20260612-100001");
-        let log = dir.path().join("0.log");
-        fs::write(&roll, "roll line\n").unwrap();
-        fs::write(&log, "log line\n").unwrap();
-        let (mut follower, mut sink) = following(&dir.path().join("0.log*"));
-        // Read to its end and parked, as past the descriptor budget.
-        let gone = follower.files.iter().position(|f| f.path == roll).unwrap();
-        follower.park(gone);
+        let roll = "0.log.20260612-100001";
+        let files = [(roll, "roll line\n"), ("0.log", "log line\n")];
+        let (dir, mut follower, mut sink, gone) = with_parked(&files, roll);
         // Rotated: its `.gz` made and the plain roll deleted; a pass finds it nowhere.
-        fs::remove_file(&roll).unwrap();
+        fs::remove_file(dir.path().join(roll)).unwrap();
         follower.scan(&mut sink);
         follower.read_all(&mut sink);
         assert!(follower.files[gone].vanished);
         // The next roll is created on the inode number the deleted roll had.
         let next = dir.path().join("0.log.20260612-100002");
         fs::write(&next, "next line\n").unwrap();
-        let (old, new) = (
-            follower.files[gone].inode,
-            Inode::of(&fs::metadata(&next).unwrap()),
-        );
-        follower.files[gone].inode = new;
-        if follower.followed.remove(&old) {
-            follower.followed.insert(new);
-        }
+        hand_inode_of(&next, &mut follower, gone);
         let read = sink.bytes();
         follower.scan(&mut sink);
         follower.read_all(&mut sink);
@@ -215,5 +269,64 @@ mod tests {
             "next line\n".len(),
             "the new file is read"
         );
+    }
+
+    /// The same, but the new file gets the number before any pass found the parked roll gone:
+    /// the scan meets the roll's number under the new file's name, and the new file does not
+    /// start as the roll did. It is a new file, read from its start once under its own id; the
+    /// roll is not taken for renamed there and then truncated (the freeze test run with
+    /// descriptors starved: hundreds of "file truncated" for `0.log`, and a pod's rolls lost).
+    #[test]
+    fn a_new_file_on_the_inode_of_a_parked_file_not_yet_found_gone_is_read_as_new() {
+        let roll = "0.log.20260612-100001";
+        let files = [(roll, "roll line\n"), ("0.log", "log line\n")];
+        let (dir, mut follower, mut sink, gone) = with_parked(&files, roll);
+        let roll_id = follower.files[gone].id;
+        fs::remove_file(dir.path().join(roll)).unwrap();
+        // No pass in between: the roll is parked, and nothing knows it is gone.
+        let next = dir.path().join("0.log.20260612-100002");
+        fs::write(&next, "next line\nand another\n").unwrap();
+        hand_inode_of(&next, &mut follower, gone);
+        let read = sink.regions.len();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        let lines: Vec<u8> = sink.regions[read..]
+            .iter()
+            .flat_map(|(_, r)| r.clone())
+            .collect();
+        assert_eq!(
+            String::from_utf8_lossy(&lines),
+            "next line\nand another\n",
+            "the new file's lines, each once"
+        );
+        assert_eq!(follower.stats.truncations, 0, "nothing was truncated");
+        assert!(
+            sink.regions[read..].iter().all(|(id, _)| *id != roll_id),
+            "read as a file of its own, not as the roll"
+        );
+        assert!(
+            follower.files.iter().any(|f| f.id == roll_id && f.vanished),
+            "the roll is gone, kept only for its grace period"
+        );
+    }
+
+    /// The twin: a parked file renamed (the kubelet's `0.log` to `0.log.<time>`) is found on its
+    /// number under its new name, starting as it did: the same file, resumed at its offset, and
+    /// only the lines written since are read.
+    #[test]
+    fn a_parked_file_renamed_is_resumed_where_it_was() {
+        let (dir, mut follower, mut sink, i) = with_parked(&[("0.log", "first line\n")], "0.log");
+        let id = follower.files[i].id;
+        let roll = dir.path().join("0.log.20260612-100001");
+        fs::rename(dir.path().join("0.log"), &roll).unwrap();
+        let mut late = fs::OpenOptions::new().append(true).open(&roll).unwrap();
+        std::io::Write::write_all(&mut late, b"late line\n").unwrap();
+        let read = sink.regions.len();
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        assert_eq!(sink.regions[read..], [(id, b"late line\n".to_vec())]);
+        assert_eq!(follower.files[i].path, roll, "found renamed");
+        assert!(!follower.files[i].vanished);
+        assert_eq!(follower.stats.truncations, 0);
     }
 }
