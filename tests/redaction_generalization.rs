@@ -64,6 +64,13 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // `pw` as a name's last word (an abbreviation; OpenLDAP's `olcRootPW`).
     ("DB_PW=mq7-Lantern ./migrate", "mq7-Lantern", "./migrate"),
     ("ldapmodify -Y EXTERNAL <<EOF\nreplace: olcRootPW\nolcRootPW: slapd!Root42\nEOF", "slapd!Root42", "replace: olcRootPW"),
+    // One lowercase word after ` = ` in an INI or config file is the password, not a variable.
+    ("[mysql]\nuser = app\npassword = correcthorse\nhost = db", "correcthorse", "host = db"),
+    ("db_password = letmein", "letmein", "db_password = "),
+    // Redis's password directives given as flags or set at run time.
+    ("redis-server --port 6380 --requirepass foobared --daemonize yes", "foobared", "--daemonize yes"),
+    ("redis-cli -h cache CONFIG SET requirepass Mh7!pq2x", "Mh7!pq2x", "redis-cli -h cache"),
+    ("redis-cli config set masterauth replicaPass", "replicaPass", "config set masterauth"),
     ("[debug] using token tkn_8Hq2Lz0PwX for upload", "tkn_8Hq2Lz0PwX", "for upload"),
     // UUID-shaped keys after a key name.
     ("API_KEY=3f1c9a2e-7b4d-4e8a-9c1f-2d6b8e0a4c7e ./run", "3f1c9a2e-7b4d-4e8a-9c1f-2d6b8e0a4c7e", "./run"),
@@ -474,6 +481,9 @@ const READABLE: &[&str] = &[
     "$password = $Env:DB_PASSWORD",
     // In code, a word ending in the key's word names a variable.
     "client.login(password=mypassword)",
+    // A bare name of three letters after ` = ` is code; `not_` negates a name.
+    "password = pwd",
+    "not_secret = notapassword",
     "const opts = {password: mypassword};",
     // `pw` before other words is a namespace (Playwright's), and a variable's name.
     "PW_TEST_HTML_REPORT_OPEN=never npx playwright test",

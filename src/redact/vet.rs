@@ -72,6 +72,9 @@ struct Context {
     in_code: bool,
     /// Preceded by ` = `: an assignment in code rather than an env file.
     spaced_assign: bool,
+    /// Preceded by ` = ` and one name at its line's start: a config file's line (INI,
+    /// `.properties`) or a variable's, not a tuple's (`user, password = split`) nor an argument.
+    line_assign: bool,
     /// Preceded by `:` (YAML, docstrings, prose).
     colon: bool,
     /// Given to an environment variable (`export DB_PASSWORD=`, `API_KEY=` at a line's start
@@ -111,6 +114,12 @@ impl Context {
                     || matches!(next, Some('<' | '>' | '(' | ';' | '{' | ','))
                     || operator_follows),
             spaced_assign: before.ends_with(" = ") || before.ends_with(" := "),
+            line_assign: before.strip_suffix(" = ").is_some_and(|b| {
+                // A line of the text or of a JSON string (`\n` escaped), or a string's start.
+                let line = b.rsplit(['\n', '"']).flat_map(|l| l.rsplit("\\n")).next();
+                let mut name = line.unwrap_or(b).trim_start().bytes();
+                name.len() > 0 && name.all(|c| c.is_ascii_alphanumeric() || b"_.-".contains(&c))
+            }),
             opened_by_equals: before.ends_with("'=") || before.ends_with("\"="),
             colon: before.trim_end_matches([' ', '\t']).ends_with(':'),
             env_assign: before.strip_suffix('=').is_some_and(|name| {
@@ -141,6 +150,8 @@ pub(super) fn accept(
         return None;
     }
     let ctx = Context::new(text, start, end);
+    // An unquoted value may end a list item, an object or a statement: `{password: x}` keeps `}`.
+    let trimmed = value.trim_end_matches(|c| ctx.quote.is_none() && ",}];".contains(c));
     let ok = match check {
         Check::None => true,
         Check::Entropy(min) => entropy(value) >= min,
@@ -177,11 +188,6 @@ pub(super) fn accept(
             return ok.then_some((start, start + trimmed.len()));
         }
         Check::Assigned => {
-            let trimmed = if ctx.quote.is_none() {
-                value.trim_end_matches([',', '}', ']', ';'])
-            } else {
-                value
-            };
             let name = name.unwrap_or("");
             // An unquoted word ending in `:` opens a YAML mapping (`credentials file:`).
             let key = ctx.quote.is_none() && trimmed.ends_with(':');
@@ -204,12 +210,6 @@ pub(super) fn accept(
         }
         Check::Generic => generic_ok(name.unwrap_or(""), value, text, start, ctx),
         Check::Named => {
-            // An unquoted value may end a list item or object: `{password: x}` keeps `}`.
-            let trimmed = if ctx.quote.is_none() {
-                value.trim_end_matches([',', '}', ']'])
-            } else {
-                value
-            };
             if trimmed.is_empty()
                 || !named_ok(kind, name.unwrap_or(""), trimmed, ctx)
                 || names::is_second_of_many(text, name.unwrap_or(""), start, end)

@@ -44,8 +44,8 @@ const ROWS: &[(&str, &str, &str, Attach)] = &[
     ("mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mysqlbinlog|mysqlslap|mariadb|mariadb-dump", "", "-p", Attach::Glued),
     ("sshpass", "", "-p", Attach::Either),
     ("docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|cosign|regctl|az|cf|oc|expo|eas|jf|jfrog|twilio", r"\blogin\b", "-p|--password", Attach::Spaced),
-    // `AUTH [user] X`: the password given as the command.
-    ("redis-cli|keydb-cli", "", "-a|--pass|--askpass|AUTH(?:[ \t]+[A-Za-z0-9_.@-]+)?", Attach::Spaced),
+    // `AUTH [user] X`: the password given as the command; `CONFIG SET requirepass X` sets it.
+    ("redis-cli|keydb-cli|redis-server|keydb-server", "", "-a|--pass|--askpass|--requirepass|--masterauth|AUTH(?:[ \t]+[A-Za-z0-9_.@-]+)?|(?i:CONFIG[ \t]+SET[ \t]+(?:requirepass|masterauth))", Attach::Spaced),
     ("mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop|mongofiles|psexec|PsExec|psexec64|twine|useradd|usermod", "", "-p", Attach::Spaced),
     ("cqlsh", "", "-p", Attach::Spaced),
     ("sqlcmd|bcp|osql|isql|mssql-cli|mosquitto_pub|mosquitto_sub|mosquitto_rr|ipmitool", "", "-P", Attach::Spaced),

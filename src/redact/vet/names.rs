@@ -54,9 +54,9 @@ const NOT_THE_VALUE_AFTER: &[&str] = &[
 /// take a credential's name, not its value (`get_secret("db")`, `revoke_token("x")`).
 #[rustfmt::skip]
 const NOT_THE_VALUE_BEFORE: &[&str] = &[
-    "public", "page", "next", "max", "min", "num", "total", "input", "output", "prompt",
+    "public", "page", "next", "max", "min", "num", "total", "input", "output", "prompt", "sort",
     "completion", "cancellation", "continuation", "sync", "resume", "pagination", "forgot", "reset",
-    "new", "show", "hide", "toggle", "is", "has", "check", "verify", "validate", "cache", "sort",
+    "new", "show", "hide", "toggle", "is", "has", "not", "check", "verify", "validate", "cache",
     "partition", "primary", "foreign", "idempotency", "routing", "object", "map", "group", "lookup",
     "dedup", "hot", "shortcut", "translation", "message", "label", "tag", "metric", "field",
     "schema", "row", "hash", "range", "ssh", "gpg", "pgp", "host", "authenticity", "csrf", "xsrf",

@@ -146,7 +146,11 @@ pub(super) fn looks_like_code(value: &str, ctx: Context) -> bool {
             return true;
         }
         // A bare identifier in `x = other_name` or `field: Type,`.
-        if parts.len() == 1 && code_like && !has_digit {
+        // One lowercase word alone after a name at a line's start is a literal (`password =
+        // letmein`), though `password = pwd` and `f"…"` are code.
+        let literal =
+            ctx.line_assign && word.len() > 3 && word.bytes().all(|b| b.is_ascii_lowercase());
+        if parts.len() == 1 && code_like && !has_digit && (ctx.in_code || !literal) {
             return true;
         }
     }
