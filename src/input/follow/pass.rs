@@ -78,7 +78,7 @@ impl Follower {
     ) -> Visit {
         let due = std::mem::take(&mut self.files[i].due);
         if self.files[i].file.is_none() {
-            match self.visit_parked(i, lookup) {
+            match self.visit_parked(i, lookup, sink) {
                 park::Parked::Unchanged => return Visit::Kept(false),
                 park::Parked::Gone => {
                     // Kept for the grace period as an open rotated file would be: a
