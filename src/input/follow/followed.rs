@@ -277,6 +277,14 @@ impl Followed {
             .is_some_and(|file| file.metadata().is_ok_and(|meta| meta.len() > self.read_pos))
     }
 
+    /// Whether it was deleted while we hold it open (no name leads to it): our descriptor is
+    /// the only sure way to its unread bytes. One `fstat`; false if parked.
+    pub(super) fn is_deleted(&self) -> bool {
+        self.file
+            .as_ref()
+            .is_some_and(|file| file.metadata().is_ok_and(|meta| meta.nlink() == 0))
+    }
+
     /// Bytes not accounted for yet.
     pub(super) fn lag(&self) -> u64 {
         self.size.saturating_sub(self.buffer.committed())
