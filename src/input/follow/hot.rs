@@ -71,8 +71,11 @@ impl Follower {
         at
     }
 
-    /// Puts the files `ids` back on the due list (a pass stopped before them).
-    pub(super) fn put_back(&mut self, ids: Vec<FileId>) {
+    /// Puts the files at `positions` back on the due list (a pass stopped before them).
+    pub(super) fn put_back(&mut self, positions: &[usize]) {
+        let ids = positions
+            .iter()
+            .filter_map(|&i| self.files.get(i).map(|f| f.id));
         self.hot.due.extend(ids);
     }
 
