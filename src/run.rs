@@ -617,6 +617,8 @@ impl ReadLoop {
     /// The final state write: a failure is an error exit, since the next start would count
     /// again what was read since the last good write.
     fn finish(&self, r: &mut Reader, shared: &Shared) -> Result<()> {
+        // A file deleted while open is read to its end first: no restart could read the rest.
+        r.follower.read_deleted(&mut r.pipeline);
         let written = self.save(r);
         r.pacing.force(); // the last counters go out now
         r.publish(shared, 0);

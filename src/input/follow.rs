@@ -38,7 +38,8 @@
 //! * [`paths`]: which paths the globs match, oldest first; where a rotated file went.
 //! * [`open`]: starting to follow a file, fresh or from its state entry, or, at a restart,
 //!   wherever in its directory the entry's file now is.
-//! * [`finish`]: a state entry's file found only compressed, read from its `.gz`.
+//! * [`finish`]: a state entry's file, or a parked file gone, found only compressed: read from
+//!   its `.gz`.
 //! * [`pass`]: one pass over the followed files: which to read, parked ones opened again.
 //! * [`park`]: closing files read to their end past the descriptor budget, opening them again
 //!   when they change.
@@ -492,8 +493,9 @@ impl Follower {
             self.unopenable.retain(|p| listed.contains(p));
         }
         self.fd_budget = fd_budget().min(self.fd_cap);
-        // A parked file gone from its directory claims no identity ([`park`]): a new file may
-        // have its inode number by now, and is a new file.
+        // A parked file gone from its directory claims no identity, and one not yet known gone
+        // claims its inode number under another name only with its first bytes ([`park`]): a
+        // new file may have that number by now, and is a new file.
         let by_inode: std::collections::HashMap<Inode, usize> = self
             .files
             .iter()
@@ -502,6 +504,7 @@ impl Follower {
             .map(|(i, f)| (f.inode, i))
             .collect();
         let mut renamed = Vec::new();
+        let mut lookup = paths::Lookup::default();
         for (path, meta) in paths {
             let meta = match meta.map_or_else(|| fs::metadata(&path).map(|m| Stat::of(&m)), Ok) {
                 Ok(meta) => meta,
@@ -525,13 +528,20 @@ impl Follower {
                 Some(_) => drop(self.compressed.remove(&inode)),
                 None => {}
             }
-            if let Some(&i) = by_inode.get(&inode) {
-                if self.files[i].found_at(path) {
-                    self.mark_due(i);
-                    renamed.push(i);
-                    self.changes += 1;
+            // Given up earlier in this scan, it claims nothing: the glob may list a file twice,
+            // renamed between two of its paths' `stat`s.
+            let claimed = by_inode.get(&inode).filter(|&&i| !self.files[i].vanished);
+            if let Some(&i) = claimed {
+                if self.is_file_at(i, &path) {
+                    if self.files[i].found_at(path) {
+                        self.mark_due(i);
+                        renamed.push(i);
+                        self.changes += 1;
+                    }
+                    continue;
                 }
-                continue;
+                // Parked and deleted: this is a new file on its number.
+                self.finish_gone(i, &mut lookup, sink);
             }
             if let Some(opened) = self.open(&path, sink) {
                 // The path may have been swapped between stat and open: what counts is the

@@ -1,8 +1,9 @@
 //! Reading one file to its end, handing every complete line up as it goes.
 //!
-//! Owns [`Reading`]: one pass over one file, which stops at its end, at the stop flag, when
-//! the file's first bytes changed under the read, or when they turn out to be gzip's; and the judgement of a file's first line
-//! against its predecessor's fragment, or an orphan's ([`crate::input::rejoin`]).
+//! Owns [`Reading`]: one pass over one file, which stops at its end, at the stop flag (not in a
+//! file deleted while open), when the file's first bytes changed under the read, or when they
+//! turn out to be gzip's; and the judgement of a file's first line against its predecessor's
+//! fragment, or an orphan's ([`crate::input::rejoin`]).
 //!
 //! Before the lines just read from a file are handed up, a file renamed away from its path that
 //! grew meanwhile is read to its end: its writer moved to the new file only after its last byte.
@@ -102,7 +103,9 @@ impl Reading<'_> {
             }
             sink.lines(f.id, region);
             f.buffer.consume();
-            if filled.read == 0 || self.stop.load(Ordering::Acquire) {
+            // A shutdown stops the read between two chunks, except in a file deleted while
+            // open: no restart could read the rest ([`super::pass`]).
+            if filled.read == 0 || (self.stop.load(Ordering::Acquire) && !f.is_deleted()) {
                 return Drain {
                     grew,
                     ..Drain::default()

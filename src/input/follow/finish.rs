@@ -1,24 +1,28 @@
 //! Finishing a file from its compressed roll: a state entry's file was rotated and gzipped while
 //! the exporter was down (logrotate's `compress` without `delaycompress`, or a roll it compressed
-//! one rotation later; the kubelet's rolls), so the only copy of its unread end is the `.gz`.
+//! one rotation later; the kubelet's rolls), or a parked file was, with no descriptor of ours
+//! open on it ([`super::park`]): the only copy of its unread end is the `.gz`.
 //!
 //! Owns [`Follower::finish_compressed`]: the `.gz` ([`crate::input::compressed`], matched by the
 //! hash of its decompressed head) is read from the entry's offset in the decompressed stream to
 //! its end, every complete line handed to the [`Sink`] as a file resumed from its entry, and let
 //! go at once (a compressed roll is never written again). An unterminated last piece is kept as
-//! an orphan for the file that continues it, as for any file let go.
+//! an orphan for the file that continues it, as for any file let go. And
+//! [`Follower::finish_parked`]: the same read, from where a parked file's complete lines end,
+//! under its own id and through its own buffer.
 //!
 //! **Not here:** finding the `.gz` ([`super::paths`]), reading plain files ([`super::drain`]).
 //!
-//! Cold: at a restart, one full decompression per entry finished this way; memory: one read
-//! chunk and the decompressor's window.
+//! Cold: one full decompression per file finished this way; memory: one read chunk and the
+//! decompressor's window.
 
 use std::fs::File;
+use std::io::Read;
 use std::path::Path;
 
 use tracing::{info, warn};
 
-use super::{FileState, Follower, Opened, Sink};
+use super::{FileId, FileState, FollowStats, Follower, Opened, Sink};
 use crate::input::chunk::LineBuffer;
 use crate::input::compressed;
 use crate::input::identity::{Inode, Signature};
@@ -80,25 +84,7 @@ impl Follower {
         buffer.reset(entry.offset);
         let mut tail = entry.fragment.clone();
         if let Some(mut reader) = reader {
-            loop {
-                let filled = match buffer.fill(&mut reader) {
-                    Ok(filled) => filled,
-                    Err(error) => {
-                        // A stream cut short: what it held is read; the rest is in no file.
-                        self.stats.file_errors_read += 1;
-                        warn!(path = %gz.display(), %error, "compressed roll ends early");
-                        break;
-                    }
-                };
-                if filled.oversized > 0 {
-                    sink.oversized(id, filled.oversized);
-                }
-                sink.lines(id, buffer.lines());
-                if filled.read == 0 {
-                    break;
-                }
-            }
-            buffer.consume();
+            hand_up(&mut reader, &mut buffer, id, gz, &mut self.stats, sink);
             tail = buffer.tail().map(<[u8]>::to_vec);
         }
         if let Some(fragment) = tail {
@@ -107,6 +93,73 @@ impl Follower {
         sink.closed(id);
         Ok(())
     }
+
+    /// Reads the parked `i`th file, found gone from its directory, from its compressed roll
+    /// `file`, open at `gz`: from where its complete lines end to the end of the stream, under
+    /// its own id, through its own buffer (its unterminated last piece stays there, as a file
+    /// read to its end holds it). Returns false if nothing could be read: the stream holds less
+    /// than was read of the file, or cannot be opened.
+    pub(super) fn finish_parked(
+        &mut self,
+        i: usize,
+        gz: &Path,
+        file: File,
+        sink: &mut impl Sink,
+    ) -> bool {
+        let f = &mut self.files[i];
+        f.buffer.consume();
+        let offset = f.buffer.committed();
+        let reader = match compressed::open_at(file, offset) {
+            Ok(Some(reader)) => reader,
+            Ok(None) => return false,
+            Err(error) => {
+                self.stats.file_errors_read += 1;
+                warn!(path = %gz.display(), %error, "cannot read compressed roll");
+                return false;
+            }
+        };
+        info!(path = %f.path.display(), now = %gz.display(), offset,
+              "parked file compressed and gone before its end was read; finishing it from its compressed roll");
+        // The unterminated piece after `offset` is read again, from the stream.
+        f.buffer.reset(offset);
+        let mut reader = reader;
+        hand_up(&mut reader, &mut f.buffer, f.id, gz, &mut self.stats, sink);
+        f.read_pos = f.buffer.committed() + f.buffer.tail().map_or(0, |t| t.len() as u64);
+        f.size = f.read_pos;
+        true
+    }
+}
+
+/// Hands up every complete line of `reader`, a compressed roll's stream (opened at `gz`) at
+/// `buffer`'s offset, as `id`'s, to the stream's end; leaves the unterminated last piece in
+/// `buffer`. A stream cut short is counted and said: what it held is read, the rest is in no
+/// file.
+fn hand_up(
+    reader: &mut impl Read,
+    buffer: &mut LineBuffer,
+    id: FileId,
+    gz: &Path,
+    stats: &mut FollowStats,
+    sink: &mut impl Sink,
+) {
+    loop {
+        let filled = match buffer.fill(reader) {
+            Ok(filled) => filled,
+            Err(error) => {
+                stats.file_errors_read += 1;
+                warn!(path = %gz.display(), %error, "compressed roll ends early");
+                break;
+            }
+        };
+        if filled.oversized > 0 {
+            sink.oversized(id, filled.oversized);
+        }
+        sink.lines(id, buffer.lines());
+        if filled.read == 0 {
+            break;
+        }
+    }
+    buffer.consume();
 }
 
 #[cfg(test)]

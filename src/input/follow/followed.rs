@@ -277,6 +277,14 @@ impl Followed {
             .is_some_and(|file| file.metadata().is_ok_and(|meta| meta.len() > self.read_pos))
     }
 
+    /// Whether it was deleted while we hold it open (no name leads to it): our descriptor is
+    /// the only sure way to its unread bytes. One `fstat`; false if parked.
+    pub(super) fn is_deleted(&self) -> bool {
+        self.file
+            .as_ref()
+            .is_some_and(|file| file.metadata().is_ok_and(|meta| meta.nlink() == 0))
+    }
+
     /// Bytes not accounted for yet.
     pub(super) fn lag(&self) -> u64 {
         self.size.saturating_sub(self.buffer.committed())
@@ -349,12 +357,16 @@ impl Followed {
     }
 
     /// Where it is now that its path no longer leads to it: the path it was opened under (a
-    /// symlink's target then), else a file of its identity in its directory.
-    pub(super) fn whereabouts(&self, lookup: &mut Lookup) -> Option<PathBuf> {
-        let fits =
-            |meta: &fs::Metadata| Inode::of(meta) == self.inode && meta.len() >= self.read_pos;
-        if fs::metadata(&self.sequence_path).is_ok_and(|m| fits(&m)) {
-            return Some(self.sequence_path.clone());
+    /// symlink's target then) if it still leads to its inode and first bytes, else a file of its
+    /// identity in its directory, else the compressed roll made of it ([`locate`]).
+    pub(super) fn whereabouts(&self, lookup: &mut Lookup) -> Located {
+        let fits = |file: &File| {
+            file.metadata()
+                .is_ok_and(|m| Inode::of(&m) == self.inode && m.len() >= self.read_pos)
+                && self.signature.matches(file).unwrap_or(false)
+        };
+        if let Some(file) = File::open(&self.sequence_path).ok().filter(fits) {
+            return Located::Plain(self.sequence_path.clone(), file);
         }
         let entry = FileState {
             path: self.path.display().to_string(),
@@ -364,15 +376,12 @@ impl Followed {
             fragment: None,
             sequence_path: None,
             first_path: None,
-            edge: None,
+            edge: self.edge.filter(|e| e.offset == self.read_pos),
             size: None,
             rotated: false,
             ended: false,
         };
-        match locate(&entry, lookup) {
-            Located::Plain(path, _) => Some(path),
-            Located::Compressed(..) | Located::Gone => None,
-        }
+        locate(&entry, lookup)
     }
 
     /// Its state-file entry; call between reads (all its complete lines were handed up).

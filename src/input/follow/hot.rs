@@ -71,11 +71,8 @@ impl Follower {
         at
     }
 
-    /// Puts the files at `positions` back on the due list (a pass stopped before them).
-    pub(super) fn put_back(&mut self, positions: &[usize]) {
-        let ids = positions
-            .iter()
-            .filter_map(|&i| self.files.get(i).map(|f| f.id));
+    /// Puts the files `ids` back on the due list (a pass stopped before them).
+    pub(super) fn put_back(&mut self, ids: Vec<FileId>) {
         self.hot.due.extend(ids);
     }
 

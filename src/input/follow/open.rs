@@ -197,27 +197,27 @@ impl Follower {
             Found::Unrecorded(log) => log.to_path_buf(),
             _ => path.to_path_buf(),
         };
-        if let Some(i) = self.restored.iter().position(|e| e.inode == inode) {
-            let entry = &self.restored[i];
-            let fits = entry.offset <= size && entry.signature.matches(&file).unwrap_or(false);
-            if fits {
-                // remove, not swap_remove: the entries left are resumed in their saved order
-                // (the order they were read in), which is also the order of their rotations.
-                let entry = self.restored.remove(i);
-                offset = Some(entry.offset);
-                edge = entry.edge;
-                // Its writer had moved on, and it has not grown since.
-                let saved_end =
-                    entry.offset + entry.fragment.as_ref().map_or(0, |f| f.len() as u64);
-                ended_at = (entry.ended && size == saved_end).then_some(size);
-                resumed_fragment = entry.fragment.clone().map(|f| (entry.offset, f));
-                // Found under its rotated name, it is still the file of the path it was
-                // followed under: a new file there continues it (rename + create while down).
-                first_path = PathBuf::from(entry.first_path());
-            }
-            // Else its inode was reused by a new file, or it was rewritten in place: the entry
-            // stays to be looked up by identity (its content may be in a compressed roll) and
-            // is dropped, said and counted, only if no file has it.
+        // The first entry of its inode that fits it: a file given up while parked is saved
+        // with an inode number a new file may have now, whose own entry comes later. An entry
+        // of its inode that does not fit (the number reused, or the file rewritten in place)
+        // stays to be looked up by identity (its content may be in a compressed roll), and is
+        // dropped, said and counted, only if no file has it.
+        let fits = |e: &FileState| {
+            e.inode == inode && e.offset <= size && e.signature.matches(&file).unwrap_or(false)
+        };
+        if let Some(i) = self.restored.iter().position(fits) {
+            // remove, not swap_remove: the entries left are resumed in their saved order (the
+            // order they were read in), which is also the order of their rotations.
+            let entry = self.restored.remove(i);
+            offset = Some(entry.offset);
+            edge = entry.edge;
+            // Its writer had moved on, and it has not grown since.
+            let saved_end = entry.offset + entry.fragment.as_ref().map_or(0, |f| f.len() as u64);
+            ended_at = (entry.ended && size == saved_end).then_some(size);
+            resumed_fragment = entry.fragment.clone().map(|f| (entry.offset, f));
+            // Found under its rotated name, it is still the file of the path it was followed
+            // under: a new file there continues it (rename + create while down).
+            first_path = PathBuf::from(entry.first_path());
         }
         let resumed = offset.is_some();
         let skip_existing = self.fresh && !self.started && self.config.start_at == StartAt::End;

@@ -3,6 +3,12 @@
 //! looked at by path and opened again when they did ([`super::park`]), drained rotated files let
 //! go after their grace period, and the descriptor budget kept after each file.
 //!
+//! A shutdown's stop flag ends a pass between two chunks: the state written next resumes each
+//! file from there. Not a file deleted while open (its rotation compressed it, or its pod was
+//! deleted): its unread end is only in our descriptor and maybe a `.gz` that the writer's
+//! retention may delete before the restart (a burst of rolls while the exporter exits), so it
+//! is read to its end first, at the cost of one `fstat` per file the stop left unread.
+//!
 //! **Not here:** reading one file ([`super::drain`]), finding files (the scan).
 //!
 //! Cold per file that did not change (one `fstat`, or a `stat` if parked); hot inside
@@ -31,7 +37,20 @@ impl Follower {
         self.pass(sink, false);
     }
 
+    /// The last read before the final state write, at shutdown: reads to their end the files
+    /// deleted while open, whose unread bytes no restart could read ([module docs](self)). The
+    /// others are resumed from the state; a wake-up queued before the shutdown is not served.
+    pub fn read_deleted(&mut self, sink: &mut impl Sink) {
+        self.pass_over(sink, true, true);
+    }
+
     fn pass(&mut self, sink: &mut impl Sink, all: bool) {
+        self.pass_over(sink, all, false);
+    }
+
+    /// One pass over every file (`all`) or those due; over only the files deleted while open if
+    /// `deleted_only` or once the stop flag is set.
+    fn pass_over(&mut self, sink: &mut impl Sink, all: bool, deleted_only: bool) {
         let now = Instant::now();
         let mut signed = 0;
         let mut lookup = paths::Lookup::default();
@@ -44,13 +63,16 @@ impl Follower {
             self.take_due()
         };
         let mut removed = 0;
-        for (k, &at) in order.iter().enumerate() {
-            if self.config.stop.load(Ordering::Acquire) {
-                let left: Vec<usize> = order[k..].iter().map(|&at| at - removed).collect();
-                self.put_back(&left); // still due: read at the next pass
-                break;
-            }
+        let mut left = Vec::new();
+        for &at in &order {
             let i = at - removed;
+            // Stopped (shutting down): the others are read from where they are at the next
+            // start, a file deleted while open is read to its end now ([module docs](self)).
+            let stopped = deleted_only || self.config.stop.load(Ordering::Acquire);
+            if stopped && !self.files[i].is_deleted() {
+                left.push(self.files[i].id); // still due: read at the next pass
+                continue;
+            }
             self.hot.looked_at += 1;
             match self.visit(i, sink, now, &mut lookup) {
                 Visit::Kept(sign) => {
@@ -61,6 +83,7 @@ impl Follower {
                 Visit::LetGo => removed += 1,
             }
         }
+        self.put_back(left);
         if removed > 0 {
             self.relayout();
         }
@@ -78,7 +101,7 @@ impl Follower {
     ) -> Visit {
         let due = std::mem::take(&mut self.files[i].due);
         if self.files[i].file.is_none() {
-            match self.visit_parked(i, lookup) {
+            match self.visit_parked(i, lookup, sink) {
                 park::Parked::Unchanged => return Visit::Kept(false),
                 park::Parked::Gone => {
                     // Kept for the grace period as an open rotated file would be: a
@@ -194,4 +217,64 @@ enum Visit {
     Kept(bool),
     /// It was let go (removed from the list).
     LetGo,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+
+    use crate::input::follow::following_for_test;
+
+    /// `n` lines of one read chunk's worth of bytes each in the unit tests' follower.
+    fn lines(tag: &str, n: usize) -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| format!("{tag} line {i:04} {}\n", "x".repeat(1000)).into_bytes())
+            .collect()
+    }
+
+    /// A shutdown stops a pass between two chunks, and the state written next resumes every
+    /// file from there, except one deleted while we hold it open: its rotation compressed it
+    /// and the kubelet's retention may delete that `.gz` before the restart (a burst of rolls
+    /// while the exporter exits), so our descriptor is the only sure copy of its unread end.
+    /// It is read to its end before the pass stops, and by the shutdown's last read; a file
+    /// still on disk is left where the stop found it.
+    #[test]
+    fn a_stopped_pass_reads_a_file_deleted_while_open_to_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let (gone, kept) = (dir.path().join("a.log"), dir.path().join("b.log"));
+        fs::write(&gone, lines("a", 1)).unwrap();
+        fs::write(&kept, lines("b", 1)).unwrap();
+        let (mut follower, mut sink) = following_for_test(&dir.path().join("*.log"));
+        assert_eq!(sink.bytes(), 2 * lines("a", 1).len());
+        let append = |path: &std::path::Path, tag: &str| {
+            let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
+            file.write_all(&lines(tag, 8)[lines(tag, 1).len()..])
+                .unwrap();
+            file
+        };
+        let mut writer = append(&gone, "a");
+        append(&kept, "b");
+        fs::remove_file(&gone).unwrap();
+        follower.config.stop.store(true, Ordering::Release);
+        sink.regions.clear();
+        follower.read_all(&mut sink);
+        let read: Vec<u8> = sink.regions.iter().flat_map(|(_, r)| r.clone()).collect();
+        assert_eq!(
+            String::from_utf8(read).unwrap(),
+            String::from_utf8(lines("a", 8)[lines("a", 1).len()..].to_vec()).unwrap(),
+            "the deleted file's unread end, and nothing of the file still on disk"
+        );
+        // Its writer still holds it (the runtime's late lines), and the shutdown comes with no
+        // pass to serve the events queued before it: its last read reads it to its end.
+        writer.write_all(&lines("late", 3)).unwrap();
+        sink.regions.clear();
+        follower.read_deleted(&mut sink);
+        assert_eq!(sink.bytes(), lines("late", 3).len());
+        let saved = follower.save();
+        let offsets: Vec<u64> = saved.files.iter().map(|(_, f)| f.offset).collect();
+        let gone_end = lines("a", 8).len() + lines("late", 3).len();
+        assert_eq!(offsets, [gone_end as u64, lines("b", 1).len() as u64]);
+    }
 }
