@@ -27,30 +27,26 @@ impl Follower {
     /// files that stayed drained for the grace period; parks files read to their end when more
     /// are open than the descriptor budget allows ([`park`]).
     pub fn read_all(&mut self, sink: &mut impl Sink) {
-        self.pass(sink, true);
+        self.pass(sink, true, false);
     }
 
     /// Reads the files that may have changed: those an event named or the sweep asked for
     /// ([`Follower::touch`], [`Follower::sweep`]), rotated files (until they are let go), and
     /// files whose last read stopped before their end. The others cost nothing.
     pub fn read_due(&mut self, sink: &mut impl Sink) {
-        self.pass(sink, false);
+        self.pass(sink, false, false);
     }
 
     /// The last read before the final state write, at shutdown: reads to their end the files
     /// deleted while open, whose unread bytes no restart could read ([module docs](self)). The
     /// others are resumed from the state; a wake-up queued before the shutdown is not served.
     pub fn read_deleted(&mut self, sink: &mut impl Sink) {
-        self.pass_over(sink, true, true);
-    }
-
-    fn pass(&mut self, sink: &mut impl Sink, all: bool) {
-        self.pass_over(sink, all, false);
+        self.pass(sink, true, true);
     }
 
     /// One pass over every file (`all`) or those due; over only the files deleted while open if
     /// `deleted_only` or once the stop flag is set.
-    fn pass_over(&mut self, sink: &mut impl Sink, all: bool, deleted_only: bool) {
+    fn pass(&mut self, sink: &mut impl Sink, all: bool, deleted_only: bool) {
         let now = Instant::now();
         let mut signed = 0;
         let mut lookup = paths::Lookup::default();
