@@ -147,16 +147,63 @@ impl Edge {
     }
 }
 
+/// The hash of every prefix of one head: matched against many signatures (a directory's
+/// remembered heads, for each compressed roll judged there) for one pass over its bytes.
+pub struct PrefixHashes(Vec<u64>);
+
+impl PrefixHashes {
+    pub fn of(head: &[u8]) -> PrefixHashes {
+        let head = &head[..head.len().min(SIGNATURE_BYTES)];
+        let mut hashes = Vec::with_capacity(head.len() + 1);
+        hashes.push(FNV_OFFSET);
+        for b in head {
+            hashes.push(fnv1a_step(hashes[hashes.len() - 1], *b));
+        }
+        PrefixHashes(hashes)
+    }
+
+    /// Whether the head starts with the bytes `signature` covers (as
+    /// [`Signature::matches_head`]).
+    pub fn starts_with(&self, signature: &Signature) -> bool {
+        usize::try_from(signature.len)
+            .ok()
+            .and_then(|len| self.0.get(len))
+            .is_some_and(|hash| *hash == signature.hash)
+    }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+fn fnv1a_step(hash: u64, byte: u8) -> u64 {
+    (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+}
+
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    bytes.iter().fold(FNV_OFFSET, |h, b| fnv1a_step(h, *b))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn prefix_hashes_match_what_matches_head_matches() {
+        let head: Vec<u8> = (0..1500u32).map(|i| (i * 7 % 251) as u8).collect();
+        let prefixes = PrefixHashes::of(&head);
+        for len in [0, 1, 2, 100, 1023, 1024] {
+            let signature = Signature::of_head(&head[..len]);
+            assert!(signature.matches_head(&head) && prefixes.starts_with(&signature));
+            let other = Signature::of_head(&[b"x".as_slice(), &head[1..len.max(1)]].concat());
+            assert_eq!(
+                other.matches_head(&head),
+                prefixes.starts_with(&other),
+                "{len}"
+            );
+        }
+        assert!(!prefixes.starts_with(&Signature { len: 1025, hash: 0 }));
+        assert!(!PrefixHashes::of(b"ab").starts_with(&Signature::of_head(b"abc")));
+    }
 
     #[test]
     fn signature_tells_rewritten_files_apart() {

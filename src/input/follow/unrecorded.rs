@@ -50,7 +50,7 @@ use tracing::{info, warn};
 use super::paths::{changed, Changed};
 use super::{FileState, Follower, Sink};
 use crate::input::compressed::{decompressed_head, is_gzip, is_whole};
-use crate::input::identity::{self, Inode, Signature, SIGNATURE_BYTES};
+use crate::input::identity::{self, Inode, PrefixHashes, Signature, SIGNATURE_BYTES};
 
 /// A file whose lines were handed up (or that is known not to be owed any): its identity and
 /// its first bytes.
@@ -453,7 +453,8 @@ impl Follower {
     /// Whether the decompressed `head` of a compressed roll in `dir` is the first bytes of a file
     /// whose lines were handed up: followed, a state entry not yet matched, or remembered.
     fn knows_head(&self, dir: &Path, head: &[u8]) -> bool {
-        let known = |s: &Signature| s.len > 0 && s.matches_head(head);
+        let prefixes = PrefixHashes::of(head);
+        let known = |s: &Signature| s.len > 0 && prefixes.starts_with(s);
         // A followed file signed short (empty, or not read since it grew) is known by the first
         // bytes it holds now: its `.gz` can be made before the follower reads it.
         let holds = |f: &super::Followed| {
