@@ -329,6 +329,17 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // An SSM parameter's path as the pair's name; an XML element named by a `Key` attribute.
     ("{\"Name\": \"/prod/db/password\", \"Value\": \"ssmPath-Pw3\", \"Type\": \"SecureString\"}", "ssmPath-Pw3", "SecureString"),
     ("<Property Key=\"ApiKey\">xmlKeyAttr-7q</Property><Property Key=\"Region\">eu</Property>", "xmlKeyAttr-7q", "eu</Property>"),
+    // redis.conf's directives; a config line whose password ends in its key's word; Windows'
+    // `net use` with the password right after the share; rdesktop's `-p`.
+    ("bind 127.0.0.1\nrequirepass foobared\nport 6379", "foobared", "port 6379"),
+    ("replicaof 10.0.0.2 6379\nmasterauth replpass\n", "replpass", "replicaof 10.0.0.2"),
+    ("[mysqld]\nuser = app\npassword = mysecretpassword\n", "mysecretpassword", "user = app"),
+    ("net use Z: \\\\fs01\\share Summer2023! /user:CORP\\jdoe", "Summer2023!", "/user:CORP"),
+    ("rdesktop -u admin -p Winter2024! 10.0.0.5", "Winter2024!", "10.0.0.5"),
+    // A short flag's glued value is no flag name (`-pArchivePass` is not a flag named `…Pass`):
+    // the archive after it is no password.
+    ("7z a -pArchivePass backup.7z files", "ArchivePass", "backup.7z files"),
+    ("unrar x -pArchivePass backup.rar out/", "ArchivePass", "backup.rar out/"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -525,6 +536,10 @@ const READABLE: &[&str] = &[
     "encoder = cfg.passwordEncoder(\"bcrypt\")",
     "auth_token = f\"Bearer {tok}\"",
     "jwtSecret := []byte(os.Getenv(\"JWT_SECRET\"))",
+    "7z a -p archive.7z files",
+    "net use Z: \\\\fs01\\share * /user:CORP\\jdoe",
+    "password = user_password",
+    "# requirepass is commented out",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

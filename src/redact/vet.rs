@@ -149,6 +149,17 @@ pub(super) fn accept(
     if value.is_empty() {
         return None;
     }
+    // `7z a -pSECRET archive.7z`: a short flag with its value glued on, not a flag or label
+    // named `…Pass` followed by its value.
+    let glued_short_flag = |n: &str| {
+        let n = n.trim_start_matches('-');
+        let (b, before) = (n.as_bytes(), &text[..text[..start].rfind(n).unwrap_or(0)]);
+        let camel = b.len() > 2 && b[0].is_ascii_lowercase() && b[1].is_ascii_uppercase();
+        camel && before.ends_with('-') && !before.ends_with("--")
+    };
+    if name.is_some_and(glued_short_flag) {
+        return None;
+    }
     let ctx = Context::new(text, start, end);
     // An unquoted value may end a list item, an object or a statement: `{password: x}` keeps `}`.
     let trimmed = value.trim_end_matches(|c| ctx.quote.is_none() && ",}];".contains(c));
@@ -240,9 +251,11 @@ fn is_same_named_identifier(norm_name: &str, value: &str, ctx: Context) -> bool 
         "credential", "creds",
     ];
     // A lowercase identifier (`access_token`, `self.password`), one word only in code
-    // (`login(password=mypassword)`; `DB_PASSWORD=mypassword` is a literal); mixed case
-    // (`authKey: _authKey`) only where code is evident: `API_KEY=MySecretKey` stays secret.
-    let code = ctx.spaced_assign || ctx.in_code || value.starts_with('_');
+    // (`login(password=mypassword)`; `DB_PASSWORD=mypassword` and a config line's `password =
+    // mysecretpassword` are literals); mixed case (`authKey: _authKey`) only where code is
+    // evident: `API_KEY=MySecretKey` stays secret.
+    let config_line = ctx.line_assign && value.bytes().all(|b| b.is_ascii_lowercase());
+    let code = (ctx.spaced_assign && !config_line) || ctx.in_code || value.starts_with('_');
     let identifier = value.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && (code || value.contains(['_', '.']))
         && value.bytes().all(|b| {
@@ -292,17 +305,12 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
     {
         return false;
     }
+    let literal = ["true", "false", "null", "none", "nil", "undefined"];
     if is_placeholder(value, ctx.quote)
         || looks_like_path(value)
         || !value.bytes().any(|b| b.is_ascii_alphanumeric())
+        || literal.contains(&value.to_ascii_lowercase().as_str())
     {
-        return false;
-    }
-    let lower = value.to_ascii_lowercase();
-    if matches!(
-        lower.as_str(),
-        "true" | "false" | "null" | "none" | "nil" | "undefined"
-    ) {
         return false;
     }
     // CSS colours (`Token: '#cccccc'` in a syntax theme).
@@ -327,22 +335,20 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
     // `--secret id=npmrc,src=…` (BuildKit) names a secret; ssh public keys are public.
     #[rustfmt::skip]
     let not_secrets = ["id=", "type=", "src=", "ssh-rsa", "ssh-ed25519", "ecdsa-sha2-", "sk-ssh-"];
-    if not_secrets.iter().any(|p| value.starts_with(p)) {
+    // `credentials: 'include'` is fetch's mode.
+    let fetch_mode =
+        norm.ends_with("credentials") && matches!(value, "include" | "omit" | "same-origin");
+    if fetch_mode || not_secrets.iter().any(|p| value.starts_with(p)) {
         return false;
     }
     let all_digits = value.bytes().all(|b| b.is_ascii_digit());
     // A number is a count, an id or a port, not a credential (a PIN is a password).
-    if kind != "password" && names::is_number_or_boolean(value) {
-        return false;
-    }
     if kind != "password"
-        && (is_mangled_token(value)
+        && (names::is_number_or_boolean(value)
+            || is_mangled_token(value)
             || is_made_up(value, ctx.opened_by_equals)
             || is_slack_ids_only(value))
     {
-        return false;
-    }
-    if norm.ends_with("credentials") && matches!(value, "include" | "omit" | "same-origin") {
         return false;
     }
     if kind == "password" {
@@ -363,15 +369,14 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
         return false;
     }
     // Prose and flags' own words (`missing token: please log in`, `--token flag`): real
-    // tokens are not a bare lowercase word. Quoted values (`"token": "x"`) are still redacted.
-    if ctx.quote.is_none() && value.bytes().all(|b| b.is_ascii_lowercase()) {
-        return false;
-    }
-    if norm.ends_with("auth")
-        && value
+    // tokens are not a bare lowercase word. Quoted values (`"token": "x"`) are still redacted;
+    // an `auth` names a method (`auth: basic-auth`).
+    let lower_word = |extra: &[u8]| {
+        value
             .bytes()
-            .all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
-    {
+            .all(|b| b.is_ascii_lowercase() || extra.contains(&b))
+    };
+    if (ctx.quote.is_none() && lower_word(b"")) || (norm.ends_with("auth") && lower_word(b"-_")) {
         return false;
     }
     // The entropy gate of generic assignments: a value named only by `…_KEY` must look random,

@@ -47,11 +47,11 @@ const ROWS: &[(&str, &str, &str, Attach)] = &[
     // `AUTH [user] X`: the password given as the command; `CONFIG SET requirepass X` sets it.
     ("redis-cli|keydb-cli|redis-server|keydb-server", "", "-a|--pass|--askpass|--requirepass|--masterauth|AUTH(?:[ \t]+[A-Za-z0-9_.@-]+)?|(?i:CONFIG[ \t]+SET[ \t]+(?:requirepass|masterauth))", Attach::Spaced),
     ("mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop|mongofiles|psexec|PsExec|psexec64|twine|useradd|usermod", "", "-p", Attach::Spaced),
-    ("cqlsh", "", "-p", Attach::Spaced),
+    ("cqlsh|rdesktop", "", "-p", Attach::Spaced),
     ("sqlcmd|bcp|osql|isql|mssql-cli|mosquitto_pub|mosquitto_sub|mosquitto_rr|ipmitool", "", "-P", Attach::Spaced),
     ("openssl", "", "-k", Attach::Spaced),
     ("zip|unzip|zipcloak|funzip", "", "-P|--password", Attach::Spaced),
-    ("7z|7za|7zr", "", "-p", Attach::Glued),
+    ("7z|7za|7zr|rar|unrar", "", "-p", Attach::Glued),
     ("ssh-keygen", "", "-N|-P", Attach::Spaced),
     ("ldapsearch|ldapmodify|ldapadd|ldapdelete|ldappasswd|ldapwhoami|ldapcompare|ldapmodrdn|ldapexop", "", "-w", Attach::Spaced),
     ("influx", "", "-password", Attach::Spaced),
@@ -123,8 +123,9 @@ pub(super) fn password_flags() -> Vec<Rule> {
         ("<<", r#"<<-?[ \t]*['"]?[A-Za-z_]+['"]?[^\n]*?(?i-u:\b(?:secrets?[ \t]+(?:set|put|create|add)|env[ \t]+add|chpasswd|password-stdin|with-token)\b)[^\n]*\n([^\n]+)"#.to_string()),
         // Windows `net user NAME PASS` (not `net user NAME /add`, not `*`, which prompts).
         ("net", r#"\bnet[ \t]+user[ \t]+(?:"[^"\n]+"|[^\s/"'-][^\s/]*)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/*\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#.to_string()),
-        // `net use \\host\share /user:DOMAIN\user PASS` (not `/persistent:no`).
-        ("net", format!(r#"\bnet[ \t]+use\b{SAME_COMMAND}[ \t]/user:[^\s]+[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#)),
+        // `net use \\host\share /user:DOMAIN\user PASS` (not `/persistent:no`), and the
+        // password right after the share: `net use Z: \\host\share PASS /user:…` (not `*`).
+        ("net", format!(r#"\bnet[ \t]+use\b{SAME_COMMAND}[ \t](?:/user:[^\s]+|\\\\[^\s]+)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'/*\x60;&|<>\\-][^\s"'\x60;&|<>]*))"#)),
         // `ConvertTo-SecureString "X" -AsPlainText`.
         ("convertto-securestring", r#"(?i-u:\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(?:"([^"\n]+)"|'([^'\n]+)')"#.to_string()),
     ];

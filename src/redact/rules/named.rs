@@ -17,8 +17,10 @@ pub(super) fn named_values() -> Vec<Rule> {
         .anchors("pgpass")
         .check(Check::Value)
         .requires(r"\.pgpass\b|PGPASSFILE"),
-        // .netrc: `machine host login user password secret`.
-        rule("password", r#"\blogin(?:\s|\\[nt])+[^\s\\]+(?:\s|\\[nt])+password(?:\s|\\[nt])+([^\s"'\\]+)"#)
+        // .netrc: `machine host login user password secret`; redis.conf: `requirepass X`,
+        // `masterauth X` at a line's start.
+        rule("password", r#"\blogin(?:\s|\\[nt])+[^\s\\]+(?:\s|\\[nt])+password(?:\s|\\[nt])+([^\s"'\\]+)|(?:^|\n|\\n)[ \t]*(?:requirepass|masterauth)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\\]+))"#)
+        .anchors("password|requirepass|masterauth")
         .check(Check::Value),
         // NuGet.Config `<add key="ClearTextPassword" value="…" />`.
         rule("password", r#"(?i-u:<add\s+key=\\?"(?:ClearText)?Password\\?"\s+value=\\?")([^"\\]+)\\?""#)
