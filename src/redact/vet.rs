@@ -87,6 +87,12 @@ struct Context {
 }
 
 impl Context {
+    /// One lowercase word of four letters or more alone after a name at a line's start: a
+    /// config file's literal (`password = letmein`), though `password = pwd` is a variable.
+    fn config_word(&self, word: &str) -> bool {
+        self.line_assign && word.len() > 3 && word.bytes().all(|b| b.is_ascii_lowercase())
+    }
+
     fn new(text: &str, start: usize, end: usize) -> Context {
         let before = &text[..start];
         let value = &text[start..end];
@@ -254,8 +260,8 @@ fn is_same_named_identifier(norm_name: &str, value: &str, ctx: Context) -> bool 
     // (`login(password=mypassword)`; `DB_PASSWORD=mypassword` and a config line's `password =
     // mysecretpassword` are literals); mixed case (`authKey: _authKey`) only where code is
     // evident: `API_KEY=MySecretKey` stays secret.
-    let config_line = ctx.line_assign && value.bytes().all(|b| b.is_ascii_lowercase());
-    let code = (ctx.spaced_assign && !config_line) || ctx.in_code || value.starts_with('_');
+    let code =
+        (ctx.spaced_assign && !ctx.config_word(value)) || ctx.in_code || value.starts_with('_');
     let identifier = value.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && (code || value.contains(['_', '.']))
         && value.bytes().all(|b| {

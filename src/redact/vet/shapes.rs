@@ -145,12 +145,8 @@ pub(super) fn looks_like_code(value: &str, ctx: Context) -> bool {
         {
             return true;
         }
-        // A bare identifier in `x = other_name` or `field: Type,`.
-        // One lowercase word alone after a name at a line's start is a literal (`password =
-        // letmein`), though `password = pwd` and `f"…"` are code.
-        let literal =
-            ctx.line_assign && word.len() > 3 && word.bytes().all(|b| b.is_ascii_lowercase());
-        if parts.len() == 1 && code_like && !has_digit && (ctx.in_code || !literal) {
+        // A bare identifier in `x = other_name` or `field: Type,`; not a config line's word.
+        if parts.len() == 1 && code_like && !has_digit && (ctx.in_code || !ctx.config_word(word)) {
             return true;
         }
     }
