@@ -340,6 +340,12 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // the archive after it is no password.
     ("7z a -pArchivePass backup.7z files", "ArchivePass", "backup.7z files"),
     ("unrar x -pArchivePass backup.rar out/", "ArchivePass", "backup.rar out/"),
+    // A .pgpass line as it is written, with no `.pgpass` named; a tuple or array unpacked.
+    ("localhost:5432:orders:svc:pgLine-Pw7\n*:*:*:postgres:pgStar-Pw8", "pgLine-Pw7", "localhost:5432:orders:svc:"),
+    ("*:*:*:postgres:pgStar-Pw8", "pgStar-Pw8", "*:*:*:postgres:"),
+    ("(user, pw) = (\"admin\", \"tuplePw-4q\")", "tuplePw-4q", "(user, pw) = (\"admin\""),
+    ("const [user, pass] = [\"admin\", \"arrPass-7z\"];", "arrPass-7z", "const [user, pass]"),
+    ("$pw = ConvertTo-SecureString \"psSec-Pw4\" -AsPlainText -Force", "psSec-Pw4", "$pw = ConvertTo-SecureString \""),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -353,6 +359,14 @@ const READABLE: &[&str] = &[
     "body = self.fixtures.load(\"api_org_96726c78_4ae3_402f_b08b_7a78c6903d2a.xml\")",
     "tar czf build_5d659002c4b7a83080c1253499a8cfcf40e5e46b.tgz dist/",
     "the token expired, please log in again",
+    "src/lib.rs:10:1:use:thing",
+    "const cacheControlKey string = \"Cache-Control\"",
+    "const contentTypeToken = \"Content-Type\";",
+    "STRING_LITERAL_TOKEN = \"String-Literal\"",
+    "$password = Read-Host -AsSecureString",
+    "$cred = Get-Credential; $token = Get-Content token.txt",
+    "logged at 2024:12:01:10:30",
+    "fe80:0000:0000:0000:0202:b3ff:fe1e:8329",
     "password: ${DB_PASSWORD}",
     "password: \"{{ .Values.db.password }}\"",
     "DB_PASSWORD=$DB_PASSWORD ./migrate",

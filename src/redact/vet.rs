@@ -227,13 +227,11 @@ pub(super) fn accept(
         }
         Check::Generic => generic_ok(name.unwrap_or(""), value, text, start, ctx),
         Check::Named => {
-            if trimmed.is_empty()
-                || !named_ok(kind, name.unwrap_or(""), trimmed, ctx)
-                || names::is_second_of_many(text, name.unwrap_or(""), start, end)
-            {
-                return None;
-            }
-            return Some((start, start + trimmed.len()));
+            let name = name.unwrap_or("");
+            let ok = !trimmed.is_empty()
+                && named_ok(kind, name, trimmed, ctx)
+                && !names::is_second_of_many(text, name, start, end);
+            return ok.then_some((start, start + trimmed.len()));
         }
     };
     ok.then_some((start, end))
@@ -300,15 +298,9 @@ const BENIGN_NAME_SUFFIXES: &[&str] = &[
 
 fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
     let bare_name = name.trim_start_matches('-');
-    if matches!(bare_name, "PWD" | "OLDPWD") {
-        return false;
-    }
     let norm = normalise(bare_name);
-    if BENIGN_NAME_SUFFIXES
-        .iter()
-        .any(|suffix| norm.ends_with(suffix))
-        && !is_vault_secret_id(bare_name, value)
-    {
+    let benign = BENIGN_NAME_SUFFIXES.iter().any(|s| norm.ends_with(s));
+    if matches!(bare_name, "PWD" | "OLDPWD") || benign && !is_vault_secret_id(bare_name, value) {
         return false;
     }
     let literal = ["true", "false", "null", "none", "nil", "undefined"];
@@ -319,11 +311,17 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
     {
         return false;
     }
-    // CSS colours (`Token: '#cccccc'` in a syntax theme).
-    if let Some(hex) = value.strip_prefix('#') {
-        if (3..=8).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return false;
-        }
+    // CSS colours (`Token: '#cccccc'` in a syntax theme); two words or more of the key's own
+    // name, a header's (`contentTypeToken = "Content-Type"`, `API_KEY_HEADER = "X-API-Key"`).
+    let (hex, mut words) = (value.strip_prefix('#').unwrap_or(""), names::words(value));
+    words.retain(|w| w != "x");
+    if (3..=8).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit())
+        || words.len() >= 2
+            && names::words(bare_name)
+                .windows(words.len())
+                .any(|w| w == words)
+    {
+        return false;
     }
     if ctx.quote.is_none() {
         let word = value.trim_end_matches([')', ':', ';']);

@@ -57,7 +57,7 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     // A name holding a vocabulary word, with any prefix and suffix of name characters.
     let name = &format!(r"(?P<k>[A-Za-z0-9_.-]*(?i-u:{VOCAB})[A-Za-z0-9_.-]*)");
     let (quoted, other, op, bare) = (ANY_QUOTED, OTHER_VALUE, OPERATOR, BARE_ANY);
-    let many = r"[ \t]*(?::?=|\)[ \t]*(?i-u:values)[ \t]*\()[ \t]*";
+    let many = r"[ \t]*(?::?=|[)\]][ \t]*(?:=|(?i-u:values))[ \t]*[(\[])[ \t]*";
     let assigned = [
         // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`,
         // `name <- "value"`; a getter returning a literal (`Password() string { return "x" }`,
@@ -83,7 +83,8 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         (VOCAB, format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#)),
         // Go and Python multi-assignment, and SQL's `INSERT` with its columns, the name first
         // or second of two or more, the other values literals or names: `password, err := "x",
-        // nil`, `user, pwd, n = "y", "x", 3`, `(name, password) VALUES ('y', 'x')`.
+        // nil`, `user, pwd, n = "y", "x", 3`, `(name, password) VALUES ('y', 'x')`, `(user, pw) =
+        // ("y", "x")`, `[user, pw] = ["y", "x"]`.
         (VOCAB, format!(r"{LEFT_EDGE}{name}(?:[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*)+{many}(?:{quoted})[ \t]*,[ \t]*(?:{other})")),
         (VOCAB, format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}(?:[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*)*{many}(?:{other})[ \t]*,[ \t]*(?:{quoted})")),
         // A config directive: a line (or a JSON string, or what `echo` writes to a file) that

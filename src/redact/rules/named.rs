@@ -12,11 +12,12 @@ use crate::redact::vet::Check;
 #[rustfmt::skip]
 pub(super) fn named_values() -> Vec<Rule> {
     vec![
-        // ~/.pgpass: `host:port:database:user:password`, any field but the last may be `*`.
-        rule("password", r#"(?:^|[^A-Za-z0-9_.*:-])[A-Za-z0-9_.*-]+:(?:[0-9]+|\*):[A-Za-z0-9_.*-]+:[A-Za-z0-9_.*-]+:([^\s:"'\\]+)"#)
-        .anchors("pgpass")
-        .check(Check::Value)
-        .requires(r"\.pgpass\b|PGPASSFILE"),
+        // ~/.pgpass: `host:port:database:user:password`, any field but the last may be `*`, the
+        // database and user start with a letter (not a time's or a compiler's `a:1:2:3:4`), the
+        // password ends the line or the quoted string.
+        rule("password", r#"(?:^|[^A-Za-z0-9_.*:-])[A-Za-z0-9_.*-]+:(?:[0-9]+|\*)(?::[A-Za-z_*][A-Za-z0-9_.*-]*){2}:([^\s:"'\\]+)(?:(?m:$)|[\s"'\\])"#)
+        .anchors(":")
+        .check(Check::Value),
         // .netrc: `machine host login user password secret`; redis.conf: `requirepass X`,
         // `masterauth X` at a line's start.
         rule("password", r#"\blogin(?:\s|\\[nt])+[^\s\\]+(?:\s|\\[nt])+password(?:\s|\\[nt])+([^\s"'\\]+)|(?:^|\n|\\n)[ \t]*(?:requirepass|masterauth)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\\]+))"#)

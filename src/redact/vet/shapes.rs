@@ -108,7 +108,12 @@ pub(super) fn looks_like_code(value: &str, ctx: Context) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_.:$!&*[]".contains(&b))
     });
-    if CODE_WORDS.contains(&word) || call {
+    // A PowerShell cmdlet (`$password = Read-Host -AsSecureString`): a verb, `-`, a noun.
+    let cmdlet = word.split_once('-').is_some_and(|(verb, noun)| {
+        let verbs = "Get Read New ConvertTo ConvertFrom Import Invoke";
+        verbs.split(' ').any(|v| v == verb) && noun.bytes().all(|b| b.is_ascii_alphabetic())
+    });
+    if CODE_WORDS.contains(&word) || call || cmdlet {
         return true;
     }
     // `!er.headers`, `!!key.emitKey`: a negated expression.
