@@ -19,9 +19,10 @@
 #                          separates what the audit stream itself costs from what redaction costs
 #   RUN_RUNS=3             runs of the `run` measurement (0 skips it; needs python3)
 #
-# Budgets checked (exit 1 when missed): audit peak RSS <= 12 MiB; audit throughput >= 75% of
-# plain (median wall times); run peak RSS (median VmHWM) <= 12 MiB. On a shared machine, wall
-# times are noisy: raise RUNS.
+# Budgets checked (exit 1 when missed): audit peak RSS <= 12 MiB; run peak RSS (median VmHWM)
+# <= 12 MiB. The audit stream's throughput against plain replay is printed, not checked: its
+# 75% target went with the budgets restated where users feel them (docs/performance.md). On a
+# shared machine, wall times are noisy: raise RUNS.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -107,7 +108,6 @@ for bin in "${BINS[@]}"; do
     done
     if [[ $bin == "$EXPORTER" ]]; then
         awk -v r="$ar" 'BEGIN { exit !(r <= 12 * 1024) }' || { echo "- audit peak RSS over 12 MiB"; status=1; }
-        awk -v p="$pw" -v a="$aw" 'BEGIN { exit !(p / a >= 0.75) }' || { echo "- audit throughput under 75% of plain"; status=1; }
     fi
 done
 echo
