@@ -346,6 +346,10 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("(user, pw) = (\"admin\", \"tuplePw-4q\")", "tuplePw-4q", "(user, pw) = (\"admin\""),
     ("const [user, pass] = [\"admin\", \"arrPass-7z\"];", "arrPass-7z", "const [user, pass]"),
     ("$pw = ConvertTo-SecureString \"psSec-Pw4\" -AsPlainText -Force", "psSec-Pw4", "$pw = ConvertTo-SecureString \""),
+    // A bare password holding `&` before a letter; a query string's next pair is not its.
+    ("export DB_PASSWORD=Tr0ub&dor3x && ./migrate", "Tr0ub&dor3x", "&& ./migrate"),
+    ("PASSWORD=git&2025&R2xlVEmqi+OW130dx==\nHOST=db", "R2xlVEmqi+OW130dx", "HOST=db"),
+    ("wget https://x/feed?token=Fq8&Lk2m&page=2 -O f", "Lk2m", "&page=2 -O f"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];

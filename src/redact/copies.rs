@@ -129,15 +129,7 @@ fn cover_with(text: &str, known: &[Known], values: &Values, depth: u8, spans: &m
     for (start, end, index) in values.find_all(text) {
         let k = &known[index];
         if !spans::overlaps(&protected, start, end) {
-            spans::insert(
-                spans,
-                Span {
-                    start,
-                    end,
-                    kind: k.kind,
-                    priority: k.priority,
-                },
-            );
+            spans::insert(spans, Span::new(start, end, k.kind, k.priority));
         }
     }
     if depth == 0 {

@@ -115,12 +115,7 @@ impl Engine {
             if spans::overlaps_span(spans, start, end) || spans::overlaps(&protected, start, end) {
                 continue;
             }
-            let span = |kind, priority| Span {
-                start,
-                end,
-                kind,
-                priority,
-            };
+            let span = |kind, priority| Span::new(start, end, kind, priority);
             let found = decode::base64_text(&text[start..end])
                 .and_then(|decoded| {
                     let mut inner = BTreeMap::new();
@@ -256,16 +251,7 @@ impl Compiled {
                     .max(spans::prev_char_boundary(text, start)),
             };
             if let Some((start, end)) = accepted {
-                let kind = self.rule.kind;
-                spans::insert(
-                    spans,
-                    Span {
-                        start,
-                        end,
-                        kind,
-                        priority,
-                    },
-                );
+                spans::insert(spans, Span::new(start, end, self.rule.kind, priority));
             }
         }
     }

@@ -19,11 +19,11 @@
 
 use super::vet::{accept, Check};
 
-/// An `&` that stays inside a bare value: before a digit or a sign (`Tr0ub4dor&3`); before a
-/// letter it may start the next query parameter (`&page=2`), and before a space or another
-/// `&` it is the shell's (`cmd &`, `a && b`).
+/// An `&` that stays inside a bare value (`Tr0ub4dor&3`, `Tr0ub&dor`); before a space or another
+/// `&` it is the shell's (`cmd &`, `a && b`). A query string's next pair (`&page=2`) is cut off
+/// by the vet.
 #[rustfmt::skip]
-macro_rules! amp_in_value { () => { r#"&[^\sA-Za-z"'\x60;&|<>\\]"# }; }
+macro_rules! amp_in_value { () => { r#"&[^\s"'\x60;&|<>\\]"# }; }
 /// A YAML tag that may lead a value after its operator (`password: !!str x`).
 #[rustfmt::skip]
 macro_rules! yaml_tag { () => { r"(?:!!(?:str|binary)[ \t]+)?" }; }

@@ -27,6 +27,16 @@ pub(super) struct Span {
 }
 
 impl Span {
+    /// The replacement of `start..end` by a `kind` the rule of `priority` found.
+    pub(super) fn new(start: usize, end: usize, kind: &'static str, priority: usize) -> Span {
+        Span {
+            start,
+            end,
+            kind,
+            priority,
+        }
+    }
+
     /// The same replacement over `start..end`: a span found in a decoded view, moved to the
     /// text it came from.
     pub(super) fn moved(self, start: usize, end: usize) -> Span {

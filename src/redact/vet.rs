@@ -142,6 +142,19 @@ impl Context {
     }
 }
 
+/// Where a query string's next pair (`&page=2`) starts in a bare value, or its length: a name
+/// and `=` after `&`, not a password's `&` (`Tr0ub&dor`) nor base64's padding (`&abc==`).
+fn before_next_pair(value: &str) -> usize {
+    let pair = |(at, _): &(usize, &str)| {
+        let rest = value[at + 1..].trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
+        rest.len() + at + 1 < value.len() && matches!(rest.as_bytes(), [b'=', c, ..] if *c != b'=')
+    };
+    value
+        .match_indices('&')
+        .find(pair)
+        .map_or(value.len(), |(at, _)| at)
+}
+
 /// Vets one match; returns the (possibly trimmed) span to replace, or `None` to keep it.
 pub(super) fn accept(
     check: Check,
@@ -151,6 +164,7 @@ pub(super) fn accept(
     start: usize,
     end: usize,
 ) -> Option<(usize, usize)> {
+    let end = start + before_next_pair(&text[start..end]);
     let value = &text[start..end];
     if value.is_empty() {
         return None;
