@@ -350,6 +350,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("export DB_PASSWORD=Tr0ub&dor3x && ./migrate", "Tr0ub&dor3x", "&& ./migrate"),
     ("PASSWORD=git&2025&R2xlVEmqi+OW130dx==\nHOST=db", "R2xlVEmqi+OW130dx", "HOST=db"),
     ("wget https://x/feed?token=Fq8&Lk2m&page=2 -O f", "Lk2m", "&page=2 -O f"),
+    // A vendor's prefix and one lowercase letter over and over: a token's shape, as `AAAA…` is.
+    ("git log --all -S shippo_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa --oneline", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "--oneline"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];

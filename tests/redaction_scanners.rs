@@ -105,14 +105,16 @@ const NOT_SECRETS: &[(&str, &str)] = &[("detect-secrets", "ip_public")];
 /// the generic shape of a secret whatever its vendor; the scanners list some as false positives
 /// only for want of their vendor's keyword nearby, of the exact length or of a checksum.
 ///
-/// The goal is 95%; the floor keeps what was reached: 96 of the other cases replaced, 92.4%
+/// The goal is 95%; the floor keeps what was reached: 97 of the other cases replaced, 92.3%
 /// of 1,259 (a password's tail after `&` is now replaced with it, so three Azure cases join
-/// those replaced for their key's name). A token of an unnamed prefix may hold a second and third word (`sk_live_`), `-`
+/// those replaced for their key's name; a vendor's prefix and one lowercase letter over and
+/// over is replaced as its uppercase twin was, which gitleaks lists false, `sntryu_aaaa…`, and
+/// trufflehog true, `shippo_test_aaaa…`, three cases). A token of an unnamed prefix may hold a second and third word (`sk_live_`), `-`
 /// and `_` in its body, or hex after the words: eight cases cost so are random values of a
 /// vendor's shape that fail its exact length or checksum, four of them verbatim the secret of
 /// a positive of the same scanner (with its keyword beside it). A value of two words or more
 /// of its key's own name (`const fastlyKeyToken string = "Fastly-Key"`) is a name, readable.
-const MIN_READABLE_PCT: f64 = 92.3;
+const MIN_READABLE_PCT: f64 = 92.2;
 
 /// Words of which a key's name holds one when it names a credential, for this test's own
 /// reading of a text (the redactor's vocabulary is not used to judge it).

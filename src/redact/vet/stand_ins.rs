@@ -93,9 +93,13 @@ pub(in crate::redact) fn stands_as_token(
     }
     // Key material holds long runs (`AAAA` in DER), and so may a real token of digits; a run
     // of a filler character is a stand-in, and so are words: 16 lowercase letters in a row and
-    // no digit (`hf_servingcellpriority…`; `…abcdefghijklmnopqrstuvwxyz0123…` is a token).
+    // no digit (`hf_servingcellpriority…`; `…abcdefghijklmnopqrstuvwxyz0123…` is a token, and
+    // so is one letter making half of it, `shippo_test_aaaa…`, a format filled by hand).
     let no_digit = !value.bytes().any(|b| b.is_ascii_digit());
-    let words = no_digit && (longest_lowercase_run(value) >= 16 || is_camel_words(value));
+    let one_letter =
+        (b'a'..=b'z').any(|c| value.bytes().filter(|&b| b == c).count() * 2 > value.len());
+    let words =
+        no_digit && !one_letter && (longest_lowercase_run(value) >= 16 || is_camel_words(value));
     longest_filler_run(value) < 10 && !words && !ends_repeating(value)
 }
 
