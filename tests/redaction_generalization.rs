@@ -350,6 +350,7 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("export DB_PASSWORD=Tr0ub&dor3x && ./migrate", "Tr0ub&dor3x", "&& ./migrate"),
     ("PASSWORD=git&2025&R2xlVEmqi+OW130dx==\nHOST=db", "R2xlVEmqi+OW130dx", "HOST=db"),
     ("wget https://x/feed?token=Fq8&Lk2m&page=2 -O f", "Lk2m", "&page=2 -O f"),
+    ("curl -X POST 'https://chat.googleapis.com/v1/spaces/AAAAb1c2d3e/messages?key=AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI&token=Xq2b9Kd7Lm4Np8Rt1Vw5Yz3Ac6Ef0Gh2Ij5Kl8Mn1Op4Q%3D'", "Xq2b9Kd7Lm4Np8Rt1Vw5Yz3Ac6Ef0Gh2Ij5Kl8Mn1Op4Q", "curl -X POST"),
     // A vendor's prefix and one lowercase letter over and over: a token's shape, as `AAAA…` is.
     ("git log --all -S shippo_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa --oneline", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "--oneline"),
     // A JWE: five segments, redacted whole.

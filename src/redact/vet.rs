@@ -142,8 +142,9 @@ impl Context {
     }
 }
 
-/// Where a query string's next pair (`&page=2`) starts in a bare value, or its length: a name
-/// and `=` after `&`, not a password's `&` (`Tr0ub&dor`) nor base64's padding (`&abc==`).
+/// Where a query string's next pair (`&page=2`) starts in a named value, or its length: a name
+/// and `=` after `&`, not a password's `&` (`Tr0ub&dor`) nor base64's padding (`&abc==`). A
+/// format's own pairs (Google Chat's `key=…&token=…`) stay whole.
 fn before_next_pair(value: &str) -> usize {
     let pair = |(at, _): &(usize, &str)| {
         let rest = value[at + 1..].trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
@@ -164,7 +165,6 @@ pub(super) fn accept(
     start: usize,
     end: usize,
 ) -> Option<(usize, usize)> {
-    let end = start + before_next_pair(&text[start..end]);
     let value = &text[start..end];
     if value.is_empty() {
         return None;
@@ -181,8 +181,10 @@ pub(super) fn accept(
         return None;
     }
     let ctx = Context::new(text, start, end);
-    // An unquoted value may end a list item, an object or a statement: `{password: x}` keeps `}`.
-    let trimmed = value.trim_end_matches(|c| ctx.quote.is_none() && ",}];".contains(c));
+    // An unquoted value may end a list item, an object or a statement: `{password: x}` keeps `}`;
+    // a query string's next pair (`token=x&page=2`) is not a named value's.
+    let trimmed = value[..before_next_pair(value)]
+        .trim_end_matches(|c| ctx.quote.is_none() && ",}];".contains(c));
     let ok = match check {
         Check::None => true,
         Check::Entropy(min) => entropy(value) >= min,
