@@ -353,6 +353,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("curl -X POST 'https://chat.googleapis.com/v1/spaces/AAAAb1c2d3e/messages?key=AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI&token=Xq2b9Kd7Lm4Np8Rt1Vw5Yz3Ac6Ef0Gh2Ij5Kl8Mn1Op4Q%3D'", "Xq2b9Kd7Lm4Np8Rt1Vw5Yz3Ac6Ef0Gh2Ij5Kl8Mn1Op4Q", "curl -X POST"),
     // A vendor's prefix and one lowercase letter over and over: a token's shape, as `AAAA…` is.
     ("git log --all -S shippo_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa --oneline", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "--oneline"),
+    // ODBC's braces quote a password that holds `;`.
+    ("Driver={ODBC Driver 18 for SQL Server};Server=db;Uid=svc;Pwd={Xk9#mQ2;Lp7!};Encrypt=yes", "Lp7!", "Encrypt=yes"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];

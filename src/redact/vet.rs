@@ -244,8 +244,8 @@ pub(super) fn accept(
         Check::Generic => generic_ok(name.unwrap_or(""), value, text, start, ctx),
         Check::Named => {
             let name = name.unwrap_or("");
-            let ok = !trimmed.is_empty()
-                && named_ok(kind, name, trimmed, ctx)
+            // An empty value is not `named_ok`.
+            let ok = named_ok(kind, name, trimmed, ctx)
                 && !names::is_second_of_many(text, name, start, end);
             return ok.then_some((start, start + trimmed.len()));
         }

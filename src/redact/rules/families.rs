@@ -46,7 +46,7 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("webhook_url", r"events\.pagerduty\.com/integration/([a-f0-9]{32})/enqueue", "pagerduty", "PagerDuty Events API v1 integration URLs: PagerDuty developer docs"),
     // Connection strings: the key part of Azure's and of vendors' DSNs.
     ("connection_string", r"(?i-u)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([A-Za-z0-9+/%]{30,}={0,2})", "accountkey=|sharedaccesskey=|sharedaccesssignature=", "Azure Storage / Service Bus connection strings: Microsoft Learn"),
-    ("password", r#"(?i-u)(?:(?:^|[;"'\s{])(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*);|;[ \t]*(?:Pwd|Password)[ \t]*=[ \t]*([^;"'\n\\$<][^;"'\n\\]*)(?:["']|(?m:$)))"#, "pwd|password", "ODBC and ADO.NET connection strings, the password to its `;` or the string's end: Microsoft Learn, connection string syntax"),
+    ("password", r#"(?i-u)(?:(?:^|[;"'\s{])(?:Pwd|Password)[ \t]*=[ \t]*(?:\{([^}\n]*[^A-Za-z0-9_.}\n-][^}\n]*)\}|([^;"'\n\\$<][^;"'\n\\]*);)|;[ \t]*(?:Pwd|Password)[ \t]*=[ \t]*(?:\{([^}\n]*[^A-Za-z0-9_.}\n-][^}\n]*)\}|([^;"'\n\\$<][^;"'\n\\]*)(?:["']|(?m:$))))"#, "pwd|password", "ODBC and ADO.NET connection strings, the password to its `;` or the string's end, or in braces that may hold `;` (`PWD={a;b}`): Microsoft Learn, connection string syntax"),
     ("password", r#"(?i-u)\bjdbc:oracle:(?:thin|oci):[A-Za-z0-9_$#]+/([^@\s"'$<][^@\s"']*)@"#, "jdbc:oracle", "Oracle JDBC URLs with a user and password: Oracle JDBC developer's guide"),
     ("connection_string", r"api\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/([a-z0-9]{64})\b", "softlayer", "IBM SoftLayer API URLs: detect-secrets softlayer plugin"),
     // A secret made of a key's id (16 bytes in base64) and its random part.
