@@ -329,7 +329,8 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
     }
     // CSS colours (`Token: '#cccccc'` in a syntax theme); two words or more of the key's own
     // name, a header's (`contentTypeToken = "Content-Type"`, `API_KEY_HEADER = "X-API-Key"`).
-    let (hex, mut words) = (value.strip_prefix('#').unwrap_or(""), names::words(value));
+    let hex = value.strip_prefix('#').unwrap_or("");
+    let mut words = names::words(value);
     words.retain(|w| w != "x");
     if (3..=8).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit())
         || words.len() >= 2
