@@ -355,6 +355,12 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("git log --all -S shippo_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa --oneline", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "--oneline"),
     // ODBC's braces quote a password that holds `;`.
     ("Driver={ODBC Driver 18 for SQL Server};Server=db;Uid=svc;Pwd={Xk9#mQ2;Lp7!};Encrypt=yes", "Lp7!", "Encrypt=yes"),
+    // An OAuth authorization code and an Azure Functions key in `?code=`; a SAM dump's hashes;
+    // `sk_` and 48 hex digits (ElevenLabs' shape) with no key's name before it.
+    ("curl 'https://fn-billing.azurewebsites.net/api/Charge?code=Wq3nR8vT1yZ6bC9eF2hJ5kM8pS1uX4aD7gL0oQ3tW6zB==&clientId=default'", "Wq3nR8vT1yZ6bC9eF2hJ5kM8pS1uX4aD7gL0oQ3tW6zB", "&clientId=default"),
+    ("GET /oauth/callback?code=4/0AeaYSHBx7Lq2Vn9Kt5Rw1Zp8Jm3Fc6Hd0Gs&state=xyz 302", "4/0AeaYSHBx7Lq2Vn9Kt5Rw1Zp8Jm3Fc6Hd0Gs", "&state=xyz 302"),
+    ("svc_backup:1107:aad3b435b51404eeaad3b435b51404ee:e19ccf75ee54e06b06a5907af13cef42:::", "e19ccf75ee54e06b06a5907af13cef42", "svc_backup:1107:"),
+    ("python tts.py --voice rachel sk_9c2e7a41f0b85d36e1a4c7f92b0d58e3a6c1f47b92e05d8a --out a.mp3", "9c2e7a41f0b85d36e1a4c7f92b0d58e3a6c1f47b92e05d8a", "--out a.mp3"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -563,6 +569,13 @@ const READABLE: &[&str] = &[
     "net use Z: \\\\fs01\\share * /user:CORP\\jdoe",
     "password = user_password",
     "# requirepass is commented out",
+    // A short or wordy `?code=`: a country, a status, a promotion, a one-time PIN's form.
+    "curl 'https://api.example.com/v1/regions?code=US&limit=5'",
+    "GET /errors?code=404 200",
+    "open https://shop.example.com/cart?code=SUMMER2024",
+    "GET /verify?code=123456&next=/home 302",
+    // A table named by a prefix and a digest.
+    "SELECT count(*) FROM odt_4f9a1c2b7e8d3a6f5b0c9e1d2a7b4f8c",
 ];
 
 fn redact(redactor: &Redactor, text: &str) -> String {

@@ -222,10 +222,8 @@ pub(super) fn base64_text(run: &str) -> Option<String> {
         })
         .collect();
     let text = String::from_utf8(LENIENT.decode(standard).ok()?).ok()?;
-    let printable = text
-        .chars()
-        .all(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'));
-    printable.then_some(text)
+    let control = text.contains(|c: char| c.is_control() && !"\n\r\t".contains(c));
+    (!control).then_some(text)
 }
 
 /// Whether a decoded base64 text is a `user:password` pair, the payload of HTTP Basic auth

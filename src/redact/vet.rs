@@ -97,10 +97,7 @@ impl Context {
         let before = &text[..start];
         let value = &text[start..end];
         let after = &text[end..];
-        let quote = before
-            .chars()
-            .next_back()
-            .filter(|c| *c == '"' || *c == '\'');
+        let quote = before.chars().last().filter(|c| matches!(c, '"' | '\''));
         let mut rest = after.chars();
         let next = rest.next();
         // `x === 'y'`, `a != b`, `c ? d : e`, `f + g`: an expression (shell's `&&`/`||` are not).

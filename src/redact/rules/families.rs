@@ -26,6 +26,7 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("password_hash", r"\b(?:pbkdf2:sha(?:1|256|512)(?::[0-9]+)?|scrypt:[0-9]+:[0-9]+:[0-9]+)\$[A-Za-z0-9]{1,64}\$[0-9a-f]{40,}", "pbkdf2:sha|scrypt:", "Werkzeug (Flask) password hashes: Werkzeug docs, generate_password_hash"),
     ("password_hash", r"\$krb5(?:tgs|asrep)\$[0-9]+\$[^\s]*?[$:]([0-9a-f]{32}\$[0-9a-f]{64,})", "$krb5", "Kerberos TGS-REP and AS-REP hashes: hashcat example hashes (modes 13100, 18200)"),
     ("password_hash", r"\b[^\s:]+::[^\s:]*:[0-9a-fA-F]{16}:([0-9a-fA-F]{32}:[0-9a-fA-F]{32,})", "::", "NetNTLMv2 challenge-response hashes: hashcat example hashes (mode 5600)"),
+    ("password_hash", r"\b[^\s:]+:[0-9]+:([0-9a-fA-F]{32}:[0-9a-fA-F]{32}):::", ":::", "pwdump and secretsdump SAM lines (user:RID:LM:NT:::): hashcat example hashes (mode 1000), Impacket secretsdump"),
     ("password_hash", r"\$(?:argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha(?:1|256|512))?|bcrypt-sha256|balloon)\$(?:[a-z0-9=,]+\$){0,2}[A-Za-z0-9+/.]{8,}\$[A-Za-z0-9+/.]{16,}", "$argon2|$scrypt$|$pbkdf2|$bcrypt-sha256$|$balloon$", "PHC string format (P-H-C/phc-string-format), passlib's scrypt and pbkdf2 hashes"),
     ("password_hash", r"\b(?:pbkdf2_sha(?:1|256|512)\$[0-9]+\$|sha(?:1|256|512)\$|md5\$|SCRAM-SHA-256\$[0-9]+:)[A-Za-z0-9./+=]+\$[A-Za-z0-9+/]{32,}={0,2}(?::[A-Za-z0-9+/]{20,}={0,2})?", "pbkdf2_sha|sha1$|sha256$|sha512$|md5$|scram-sha-256$", "Django password storage docs, Werkzeug's salted `sha256$` (before 2.3); PostgreSQL's SCRAM-SHA-256 verifiers (pg_authid, RFC 5803)"),
     ("password_hash", r"\$[PHS]\$[./A-Za-z0-9]{31}(?:[./A-Za-z0-9]{21})?", "$P$|$H$|$S$", "phpass (WordPress, phpBB) and Drupal 7 password hashes: Openwall phpass, Drupal docs"),
@@ -58,6 +59,7 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     // starts; Twilio account SIDs and API keys: detect-secrets takes any body, fillers too.
     ("jfrog_token", r#"(?:^|[\s=:"'])(AKC[A-Za-z0-9]{10,}|AP[0-9A-F][A-Za-z0-9]{8,})(?:[\s"']|$)"#, "akc|ap0|ap1|ap2|ap3|ap4|ap5|ap6|ap7|ap8|ap9|apa|apb|apc|apd|ape|apf", "JFrog Artifactory API keys: JFrog docs; detect-secrets artifactory plugin"),
     ("twilio_api_key", r"\b(?:AC|SK)[a-z0-9]{32}\b", "ac|sk", "Twilio account SIDs and API keys: Twilio docs; detect-secrets twilio plugin"),
+    ("prefixed_token", r"\bsk_[a-f0-9]{48}\b", "sk_", "ElevenLabs API keys (`sk_` and 48 hex digits, the shape many services give their secret keys): ElevenLabs docs"),
     // Tokens whose shape holds `$` or `.` between its parts.
     ("braintree_access_token", r"\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}", "access_token$", "PayPal Braintree access tokens: Braintree developer docs"),
     ("amazon_mws_token", r"\bamzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "amzn.mws.", "Amazon MWS auth tokens: Amazon Marketplace Web Service developer docs"),

@@ -50,6 +50,9 @@ pub(super) fn places() -> Vec<Rule> {
         rule("url_query_secret", concat!(r#"(?i-u:[?&](?:access_token|accesstoken|api_key|apikey|api-key|key|token|auth|auth_token|password|passwd|pwd"#, r#"|secret|client_secret|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token"#, r#"|x-goog-signature|x-goog-credential|private_token|session_token|id_token|refresh_token|code_verifier|jwt)"#, r#"=)([^&#\s"'\\<>]+)"#))
         .anchors("token|key|auth|pass|pwd|secret|sig|credential|jwt|code_verifier")
         .check(Check::Value),
+        // An OAuth authorization code or an Azure Functions key (`?code=`): long and random, not
+        // `?code=US` or `?code=404`.
+        rule("url_query_secret", r"(?i-u:[?&]code=)([A-Za-z0-9/_.~%+=-]{20,})").anchors("code=").check(Check::Random(3.5)),
         rule(
             "authorization_header",
             concat!(
