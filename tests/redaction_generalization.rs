@@ -361,6 +361,21 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("GET /oauth/callback?code=4/0AeaYSHBx7Lq2Vn9Kt5Rw1Zp8Jm3Fc6Hd0Gs&state=xyz 302", "4/0AeaYSHBx7Lq2Vn9Kt5Rw1Zp8Jm3Fc6Hd0Gs", "&state=xyz 302"),
     ("svc_backup:1107:aad3b435b51404eeaad3b435b51404ee:e19ccf75ee54e06b06a5907af13cef42:::", "e19ccf75ee54e06b06a5907af13cef42", "svc_backup:1107:"),
     ("python tts.py --voice rachel sk_9c2e7a41f0b85d36e1a4c7f92b0d58e3a6c1f47b92e05d8a --out a.mp3", "9c2e7a41f0b85d36e1a4c7f92b0d58e3a6c1f47b92e05d8a", "--out a.mp3"),
+    // A Java system property's `-D` glued to a vendor's keyword; hashes and tokens in formats
+    // of their own (Kerberos AS-REP without its user, Cisco's type 8 and 9, Salesforce's
+    // session id, Microsoft's 84-character keys, Asana's and Zoho's tokens); LDAP's
+    // `DirectoryEntry`, PsExec in capitals; a key's value of two random parts around a dot.
+    ("mvn -B verify sonar:sonar -Dsonar.login=3a37dfe702393e0fa6c8bbc2a299e490bbed2cf3 -Dsonar.projectKey=app", "3a37dfe702393e0fa6c8bbc2a299e490bbed2cf3", "-Dsonar.projectKey=app"),
+    ("hashes.txt: $krb5asrep$23$dfc8df07413df4f73ef8c9fcd698014e$fb68fefd19ae3e8e5df28fb36d4e020e267318b40af47f492d549dc46c03c21bb00fa9ea3fe546dae72c16511e6f046455c8dd2c95b58efd9e5afe38", "fb68fefd19ae3e8e5df28fb36d4e020e267318b40af47f492d549dc46c03c21bb00fa9ea3fe546dae72c16511e6f046455c8dd2c95b58efd9e5afe38", "hashes.txt: $krb5asrep$23$"),
+    ("grep -r '$8$mBDal6Q0xdTuTB$oJBLIqmHm3vnhTxnOJiLOuHGib0G1bhmEcNpmSO6eZO' backups/", "oJBLIqmHm3vnhTxnOJiLOuHGib0G1bhmEcNpmSO6eZO", "backups/"),
+    ("diff r1.cfg r2.cfg: enable algorithm-type scrypt $9$B72pVGXLTh3dKQ$LpM1OcRzhouppeqTMd2qT1XWE1CqxdYGsDccJ91HOrl", "LpM1OcRzhouppeqTMd2qT1XWE1CqxdYGsDccJ91HOrl", "diff r1.cfg r2.cfg"),
+    ("$entry = New-Object DirectoryServices.DirectoryEntry(\"LDAP://dc01\", \"CORP\\\\svc\", \"Ld4p#1lJcP390\")", "Ld4p#1lJcP390", "LDAP://dc01"),
+    ("PSEXEC.EXE \\\\\\\\srv01 -u CORP\\\\admin -p Px9!G0qvOHWV cmd /c ipconfig", "Px9!G0qvOHWV", "cmd /c ipconfig"),
+    ("sf data query --target-org x -q 'SELECT Id FROM Account' # sid 00DudQ1aOpEdoRG!tZUDJRzVT668Nyu0t.aT0ewkMVHrmcBNfYWunksXQHNfyuLLKTrXyb92TvdwOsudoaViVMBtFqnP.njWHMpS8_pFT6Skil_N", "tZUDJRzVT668Nyu0t.aT0ewkMVHrmcBNfYWunksXQHNfyuLLKTrXyb92TvdwOsudoaViVMBtFqnP.njWHMpS8_pFT6Skil_N", "SELECT Id FROM Account"),
+    ("azure devops pat = TvRAvgRX7F6R2O81QWIHnBwPvd7zUlarJSqivLPNA1XZE24EvacWJQQJ99oOhQ28rubXnYDGrNOxAZDOfJSm", "TvRAvgRX7F6R2O81QWIHnBwPvd7zUlarJSqivLPNA1XZE24EvacWJQQJ99oOhQ28rubXnYDGrNOxAZDOfJSm", "azure devops pat = "),
+    ("asana_pat = 1/7925984971971778:034a7e6592d4308d157faabaf8fa81f4", "034a7e6592d4308d157faabaf8fa81f4", "asana_pat = "),
+    ("zoho refresh gave 1000.0fb8e6b8c961d29f2afaab5258c360e7.6d468f4abc644441189548b4e55154df for crm", "0fb8e6b8c961d29f2afaab5258c360e7", "for crm"),
+    ("client_token = tI9btoGx4IfDRVAj5ujTGcEadgwL2TS00qvW.bkGm30fBQBm11kpoQ9FnxkI3BUBD2xTn9tOVC78JMEf45nVmhWfwTRNSkhln", "bkGm30fBQBm11kpoQ9FnxkI3BUBD2xTn9tOVC78JMEf45nVmhWfwTRNSkhln", "client_token = "),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -574,6 +589,13 @@ const READABLE: &[&str] = &[
     "GET /errors?code=404 200",
     "open https://shop.example.com/cart?code=SUMMER2024",
     "GET /verify?code=123456&next=/home 302",
+    // A phrase in brackets standing for a value (the word after `[` is no secret, nor is any
+    // copy of it); a member path; page numbers, times and versions near a token's shape.
+    "password=[your password here] and your user",
+    "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=[Shared Access Key Name goes here];SharedAccessKey=[Shared Access key goes here];",
+    "token = self.config.api_token",
+    "see page 1/2 and 2/3, at 12:30, ratio 1/1234567890:abc",
+    "upgrade from 1000.2.3 to 1000.5",
     // A table named by a prefix and a digest.
     "SELECT count(*) FROM odt_4f9a1c2b7e8d3a6f5b0c9e1d2a7b4f8c",
 ];

@@ -178,6 +178,10 @@ pub(super) fn accept(
         return None;
     }
     let ctx = Context::new(text, start, end);
+    // `password=[your password here]`: a phrase in brackets stands for the value.
+    if ctx.quote.is_none() && ctx.prose_follows && text[..start].ends_with('[') {
+        return None;
+    }
     // An unquoted value may end a list item, an object or a statement: `{password: x}` keeps `}`;
     // a query string's next pair (`token=x&page=2`) is not a named value's.
     let trimmed = value[..before_next_pair(value)]
@@ -253,10 +257,7 @@ pub(super) fn accept(
 /// `exports.X = X`, `self.token = token`: the value names the same thing as the key.
 fn names_itself(name: &str, value: &str) -> bool {
     let name = name.trim();
-    name == value
-        || name
-            .strip_suffix(value)
-            .is_some_and(|rest| rest.ends_with('.'))
+    name == value || name.strip_suffix(value).is_some_and(|r| r.ends_with('.'))
 }
 
 /// `self.api_key = api_key`, `token = access_token`, `login(password=password)`: the value is a

@@ -22,9 +22,10 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("password_hash", r"\$(?:1|apr1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}", "$1$|$apr1$", "MD5-crypt: glibc crypt(3), Apache htpasswd docs"),
     ("password_hash", r"\$[56]\$(?:rounds=[0-9]+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}", "$5$|$6$", "SHA-256/512-crypt: glibc crypt(3)"),
     ("password_hash", r"\$(?:(?:y|gy)\$[./A-Za-z0-9]+\$|7\$[./A-Za-z0-9]{11})[./A-Za-z0-9]{1,86}\$[./A-Za-z0-9]{43}", "$y$|$gy$|$7$", "yescrypt, scrypt: libxcrypt crypt(5)"),
+    ("password_hash", r"\$[89]\$[./A-Za-z0-9]{14}\$[./A-Za-z0-9]{43}", "$8$|$9$", "Cisco IOS type 8 (PBKDF2) and type 9 (scrypt) password hashes: Cisco docs, hashcat example hashes (modes 9200, 9300)"),
     ("password_hash", r"\$sha1\$[0-9]+\$[./A-Za-z0-9]{1,64}\$[./A-Za-z0-9]{28}", "$sha1$", "NetBSD SHA1-crypt: passlib sha1_crypt docs"),
     ("password_hash", r"\b(?:pbkdf2:sha(?:1|256|512)(?::[0-9]+)?|scrypt:[0-9]+:[0-9]+:[0-9]+)\$[A-Za-z0-9]{1,64}\$[0-9a-f]{40,}", "pbkdf2:sha|scrypt:", "Werkzeug (Flask) password hashes: Werkzeug docs, generate_password_hash"),
-    ("password_hash", r"\$krb5(?:tgs|asrep)\$[0-9]+\$[^\s]*?[$:]([0-9a-f]{32}\$[0-9a-f]{64,})", "$krb5", "Kerberos TGS-REP and AS-REP hashes: hashcat example hashes (modes 13100, 18200)"),
+    ("password_hash", r"\$krb5(?:tgs|asrep)\$[0-9]+\$(?:[^\s]*?[$:])?([0-9a-f]{32}\$[0-9a-f]{64,})", "$krb5", "Kerberos TGS-REP and AS-REP hashes: hashcat example hashes (modes 13100, 18200)"),
     ("password_hash", r"\b[^\s:]+::[^\s:]*:[0-9a-fA-F]{16}:([0-9a-fA-F]{32}:[0-9a-fA-F]{32,})", "::", "NetNTLMv2 challenge-response hashes: hashcat example hashes (mode 5600)"),
     ("password_hash", r"\b[^\s:]+:[0-9]+:([0-9a-fA-F]{32}:[0-9a-fA-F]{32}):::", ":::", "pwdump and secretsdump SAM lines (user:RID:LM:NT:::): hashcat example hashes (mode 1000), Impacket secretsdump"),
     ("password_hash", r"\$(?:argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha(?:1|256|512))?|bcrypt-sha256|balloon)\$(?:[a-z0-9=,]+\$){0,2}[A-Za-z0-9+/.]{8,}\$[A-Za-z0-9+/.]{16,}", "$argon2|$scrypt$|$pbkdf2|$bcrypt-sha256$|$balloon$", "PHC string format (P-H-C/phc-string-format), passlib's scrypt and pbkdf2 hashes"),
@@ -60,8 +61,12 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("jfrog_token", r#"(?:^|[\s=:"'])(AKC[A-Za-z0-9]{10,}|AP[0-9A-F][A-Za-z0-9]{8,})(?:[\s"']|$)"#, "akc|ap0|ap1|ap2|ap3|ap4|ap5|ap6|ap7|ap8|ap9|apa|apb|apc|apd|ape|apf", "JFrog Artifactory API keys: JFrog docs; detect-secrets artifactory plugin"),
     ("twilio_api_key", r"\b(?:AC|SK)[a-z0-9]{32}\b", "ac|sk", "Twilio account SIDs and API keys: Twilio docs; detect-secrets twilio plugin"),
     ("prefixed_token", r"\bsk_[a-f0-9]{48}\b", "sk_", "ElevenLabs API keys (`sk_` and 48 hex digits, the shape many services give their secret keys): ElevenLabs docs"),
+    ("azure_identifiable_key", r"\b[A-Za-z0-9]{52}JQQJ[A-Za-z0-9]{28}\b", "jqqj", "Microsoft's identifiable keys (Azure DevOps personal access tokens, 84 characters with `JQQJ` from the 53rd): Microsoft Learn, Azure DevOps PAT format"),
+    ("asana_token", r"\b[12]/[0-9]{10,20}(?:/[0-9]{10,20})?:[a-f0-9]{32}\b", "1/|2/", "Asana personal access tokens (`1/` or `2/`, the user's and the app's ids, `:`, 32 hex digits): Asana developer docs"),
     // Tokens whose shape holds `$` or `.` between its parts.
     ("braintree_access_token", r"\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}", "access_token$", "PayPal Braintree access tokens: Braintree developer docs"),
+    ("salesforce_token", r"\b00D[0-9A-Za-z]{12}![0-9A-Za-z._]{40,}", "00d", "Salesforce access tokens and session ids (the org's id, `!`, the token): Salesforce docs"),
+    ("zoho_token", r"\b1000\.[a-f0-9]{32}\.[a-f0-9]{32}\b", "1000.", "Zoho OAuth access and refresh tokens: Zoho API docs"),
     ("amazon_mws_token", r"\bamzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "amzn.mws.", "Amazon MWS auth tokens: Amazon Marketplace Web Service developer docs"),
 ];
 

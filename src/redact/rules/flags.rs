@@ -46,7 +46,7 @@ const ROWS: &[(&str, &str, &str, Attach)] = &[
     ("docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|cosign|regctl|az|cf|oc|expo|eas|jf|jfrog|twilio", r"\blogin\b", "-p|--password", Attach::Spaced),
     // `AUTH [user] X`: the password given as the command; `CONFIG SET requirepass X` sets it.
     ("redis-cli|keydb-cli|redis-server|keydb-server", "", "-a|--pass|--askpass|--requirepass|--masterauth|AUTH(?:[ \t]+[A-Za-z0-9_.@-]+)?|(?i:CONFIG[ \t]+SET[ \t]+(?:requirepass|masterauth))", Attach::Spaced),
-    ("mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop|mongofiles|psexec|PsExec|psexec64|twine|useradd|usermod", "", "-p", Attach::Spaced),
+    ("mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop|mongofiles|psexec|PsExec|PSEXEC|psExec|psexec64|twine|useradd|usermod", "", "-p", Attach::Spaced),
     ("cqlsh|rdesktop", "", "-p", Attach::Spaced),
     ("sqlcmd|bcp|osql|isql|mssql-cli|mosquitto_pub|mosquitto_sub|mosquitto_rr|ipmitool", "", "-P", Attach::Spaced),
     ("openssl", "", "-k", Attach::Spaced),

@@ -29,8 +29,9 @@ pub(super) fn places() -> Vec<Rule> {
         // A user and password given to a call that logs in: Python's `auth=("user", "PASS")`,
         // `HTTPBasicAuth("user", "PASS")`, Go's `SetBasicAuth`, REST Assured's `.basic("user",
         // "PASS")`, `credentials("user", "PASS")`, `smtp.login("user", "PASS")`, .NET's
-        // `NetworkCredential("user", "PASS")`, JDBC's `getConnection(url, "user", "PASS")`.
-        rule("password", r#"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTP(?:Basic|Digest|Proxy)Auth|(?i-u:(?:set|with)?basic_?auth|basic|credentials?)|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login|getConnection|PDO|mysqli(?:_connect)?|mysql_connect)[ \t]*\((?:[^,()\n]*,)?)[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#).anchors("auth=|auth =|auth(|auth (|basic(|credential|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login(|login (|getConnection|PDO|mysqli|mysql_connect").check(Check::Value),
+        // `NetworkCredential("user", "PASS")`, JDBC's `getConnection(url, "user", "PASS")`, LDAP's
+        // `DirectoryEntry(path, "user", "PASS")`.
+        rule("password", r#"(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTP(?:Basic|Digest|Proxy)Auth|(?i-u:(?:set|with)?basic_?auth|basic|credentials?)|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login|getConnection|DirectoryEntry|PDO|mysqli(?:_connect)?|mysql_connect)[ \t]*\((?:[^,()\n]*,)?)[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#).anchors("auth=|auth =|auth(|auth (|basic(|credential|NetworkCredential|PasswordAuthentication|UsernamePasswordCredentials|login(|login (|getConnection|DirectoryEntry|PDO|mysqli|mysql_connect").check(Check::Value),
         // A secret written beside the account it belongs to: `cloudflare: KEY / bot@x.com`;
         // a user and password after a label that says so: `login: admin / PASS`.
         rule("named_secret", r#"(?:^|[\s"'(]|\\[nt])[A-Za-z][A-Za-z0-9_.-]*:[ \t]*([^\s"']{8,})[ \t]*/[ \t]+(?:[A-Za-z0-9_]+[ \t]*=[ \t]*)?[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9.-]+"#)

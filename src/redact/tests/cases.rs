@@ -144,6 +144,10 @@ pub(super) fn positive_cases() -> Vec<Case> {
     c.add("slack_token", "SLACK_USER_TOKEN={}", format!("xoxp-{}-{}-{}-{}", fake(DIG, 12), fake(DIG, 12), fake(DIG, 13), fake(HEX, 32)), "SLACK_USER_TOKEN=");
     c.add("slack_token", "SLACK_APP_TOKEN={}", format!("xapp-1-A{}-{}-{}", fake(UP, 10), fake(DIG, 13), fake(HEX, 64)), "SLACK_APP_TOKEN=");
     c.add("slack_webhook_url", "curl -X POST -d '{\"text\":\"hi\"}' https://hooks.slack.com/services/{}", format!("T{}/B{}/{}", fake(UP, 8), fake(UP, 10), fake(AN, 24)), "https://hooks.slack.com/services/");
+    c.add("azure_identifiable_key", "az devops login with {}", format!("{}JQQJ99{}AZDO{}", fake(AN, 52), fake(AN, 18), fake(AN, 4)), "az devops login with ");
+    c.add("asana_token", "curl -H 'Authorization: Bearer {}' https://app.asana.com/api/1.0/users/me", format!("1/{}:{}", fake(DIG, 16), fake(HEX, 32)), "https://app.asana.com/api/1.0/users/me");
+    c.add("salesforce_token", "sf org display --json # {}", format!("00D{}!{}", fake(AN, 12), fake(AN, 96)), "sf org display --json # ");
+    c.add("zoho_token", "ZOHO_AUTH {} crm", format!("1000.{}.{}", fake(HEX, 32), fake(HEX, 32)), " crm");
     c.add("tableau_token", "tabcmd PAT {}", format!("{}==:{}", fake(B64, 22), fake(AN, 32)), "tabcmd PAT ");
     c.add("microsoft_teams_webhook", "curl -X POST https://acme.webhook.office.com/webhookb2/{}", format!("{}@{}/IncomingWebhook/{}/{}", uuid(), uuid(), fake(HEX, 32), uuid()), "https://acme.webhook.office.com/webhookb2/");
     c.add("discord_token", "curl -X POST https://discord.com/api/webhooks/123456789012345678/{}", fake(URL, 68), "https://discord.com/api/webhooks/");

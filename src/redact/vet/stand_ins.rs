@@ -198,7 +198,7 @@ fn names_a_file(after: &str) -> bool {
 /// piece of a longer word rather than a word or camelCase parts: glued after a letter
 /// (`CameraKit` holds `meraKi`, `rookTable` holds `okTa`, `SetSysctl` holds `etSy`), or ending
 /// inside a camelCase part it began (`sumObj` holds `sumO`; `MessageBirdToken` holds
-/// `MessageBird` whole).
+/// `MessageBird` whole). A Java system property's `-D` is no word (`-Dsonar.login=`).
 pub(in crate::redact) fn is_inside_a_word(text: &str, keyword: &str) -> bool {
     let start = (keyword.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
     let bytes = text.as_bytes();
@@ -214,7 +214,7 @@ pub(in crate::redact) fn is_inside_a_word(text: &str, keyword: &str) -> bool {
         return false;
     };
     let camel_start = before.is_ascii_lowercase() && kw.first().is_some_and(u8::is_ascii_uppercase);
-    before.is_ascii_alphabetic() && !camel_start
+    before.is_ascii_alphabetic() && !camel_start && !text[..start].ends_with("-D")
 }
 
 /// `ghp_xxxx…`, `glpat-XXXXXXXXXXX-XXXXXXXX`: a run of six or more `x` or `X` after which
@@ -334,17 +334,9 @@ pub(super) fn is_placeholder(value: &str, quote: Option<char>) -> bool {
     {
         return true;
     }
-    matches!(
-        lower.as_str(),
-        "redacted"
-            | "[redacted]"
-            | "(redacted)"
-            | "hidden"
-            | "masked"
-            | "[hidden]"
-            | "[filtered]"
-            | "filtered"
-    )
+    // A word that says the value was hidden, bracketed or not (`[redacted]`, `masked`).
+    let hidden = ["redacted", "hidden", "masked", "filtered"];
+    hidden.contains(&lower.trim_matches(['[', ']', '(', ')']))
 }
 
 /// Whether `v` holds a `${name}` reference (`${HOME}/x`, `${env:TOKEN}`); `${e]` in a password
