@@ -116,7 +116,7 @@ pub(super) fn format_families() -> Vec<Rule> {
     let prefixes: Vec<&str> = PREFIXES.iter().map(|&(prefix, ..)| prefix).collect();
     let anchors: Vec<&str> = PREFIXES.iter().map(|&(_, anchors, _)| anchors).collect();
     let body = format!(r"\b(?:{}){PREFIXED_BODY}", prefixes.join("|"));
-    let known_prefix = prefixed("prefixed_token", &body).check(Check::Entropy(2.5));
+    let known_prefix = prefixed("prefixed_token", &body).check(Check::Value);
     FAMILIES
         .iter()
         .map(|&(kind, pattern, anchors, _)| rule(kind, pattern).anchors(anchors))
