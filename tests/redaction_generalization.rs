@@ -599,6 +599,10 @@ const READABLE: &[&str] = &[
     "token = self.config.api_token",
     "see page 1/2 and 2/3, at 12:30, ratio 1/1234567890:abc",
     "upgrade from 1000.2.3 to 1000.5",
+    // A URL's password that repeats its user: a default, and a word (`postgres`) that every
+    // other copy of would be replaced with it.
+    "docker run -e DATABASE_URL=postgres://postgres:postgres@db:5432/app app && psql -U postgres",
+    "celery -A app worker -b amqp://guest:guest@rabbit:5672//",
     // A table named by a prefix and a digest.
     "SELECT count(*) FROM odt_4f9a1c2b7e8d3a6f5b0c9e1d2a7b4f8c",
 ];

@@ -190,11 +190,14 @@ pub(super) fn accept(
         Check::None => true,
         Check::Entropy(min) => entropy(value) >= min,
         Check::Value => {
-            // `curl -u user:pass`, `-u 'test:test'`: documentation, not a password.
+            // `curl -u user:pass`, `-u 'test:test'`: documentation, not a password; nor is a
+            // URL's password that repeats its user (`postgres://postgres:postgres@…`, a default).
             let stand_in = kind == "basic_auth"
                 && STAND_IN_PASSWORDS
                     .contains(&value.trim_end_matches('>').to_ascii_lowercase().as_str());
-            !(is_placeholder(value, ctx.quote) || stand_in)
+            let user = text[..start].strip_suffix(':').unwrap_or("");
+            let as_user = kind == "url_credentials" && user.ends_with(&format!("/{value}"));
+            !(is_placeholder(value, ctx.quote) || stand_in || as_user)
         }
         Check::Header => header_ok(name, value, ctx),
         Check::Cookie => value.contains('=') && !is_placeholder(value, ctx.quote),
