@@ -37,7 +37,7 @@ const QUOTED_ONLY: &str = r"[ \t]*(?:===?|!==?|<-|[ \t]+(?:string|\[\]byte)[ \t]
 /// {"value": "x"}` or `defaultValue`, a YAML `value:` or HCL `value =` under the name, a
 /// list's first item (`"token": ["x"]`; not `creds["user"]`, an index), DynamoDB's typed
 /// string (`"password": {"S": "x"}`).
-const NESTED: &str = r#"(?:[ \t]*[:=][ \t]*\[[ \t]*|(?:[ \t]*[:=]?[ \t]*\{|[ \t]*[:=][ \t]*(?:\r?\n|\\n))(?:[^{}\n\\]|\\[^n]|(?:\r?\n|\\n)[ \t])*?\b(?:(?i-u:[a-z]*value|default)|S)\\?["']?[ \t]*[:=][ \t]*)"#;
+const NESTED: &str = r#"(?:[ \t]*[:=][ \t]*\[(?:\s|\\[nrt])*|(?:[ \t]*[:=]?[ \t]*\{|[ \t]*[:=][ \t]*(?:\r?\n|\\n))(?:[^{}\n\\]|\\[^n]|(?:\r?\n|\\n)[ \t])*?\b(?:(?i-u:[a-z]*value|default)|S)\\?["']?[ \t]*[:=][ \t]*)"#;
 /// A getter's parameters and return type, up to its body's literal (`return` may lead it).
 const GETTER: &str = r"[ \t]*\([^()\n]*\)[^{}\n;=]*?[{:][ \t]*(?:return[ \t]+)?";
 /// What may lead a quoted literal: a conversion wrapping it (Go's `[]byte("x")`, Rust's
@@ -57,15 +57,16 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     // A name holding a vocabulary word, with any prefix and suffix of name characters.
     let name = &format!(r"(?P<k>[A-Za-z0-9_.-]*(?i-u:{VOCAB})[A-Za-z0-9_.-]*)");
     let (quoted, other, op, bare) = (ANY_QUOTED, OTHER_VALUE, OPERATOR, BARE_ANY);
-    let many = r"[ \t]*(?::?=|[)\]][ \t]*(?:=|(?i-u:values))[ \t]*[(\[])[ \t]*";
+    let many = r"(?:[ \t]+(?:string|\[\]byte))?[ \t]*(?::?=|[)\]][ \t]*(?:=|(?i-u:values))[ \t]*[(\[])[ \t]*";
     let assigned = [
         // `name = value`, `"name": "value"`, `name[] = "value"`, `name == "value"`,
         // `name <- "value"`; a getter returning a literal (`Password() string { return "x" }`,
         // `def api_key(self): return "x"`); first, the value one level down ([`NESTED`]). One
         // regex, not three: each compiled rule holds its own matching state.
         (VOCAB, format!(r"{LEFT_EDGE}{name}{CLOSE}(?:\[[0-9]*\]|\*\*)?(?:{NESTED}(?:{quoted}|{bare})|(?:{QUOTED_ONLY}|{GETTER}|{op}{WRAPPED})(?:{quoted})|{op}(?:{quoted}|{bare}))")),
-        // A YAML plain scalar alone on the line below its key (`password:\n  x`).
-        (VOCAB, format!(r"{LEFT_EDGE}{name}{CLOSE}[ \t]*:[ \t]*\r?\n[ \t]+(?:{quoted}|{bare})[ \t]*(?:\r?\n|$)")),
+        // A YAML plain scalar alone on the line below its key (`password:\n  x`), or a list's
+        // first item there (`passwords:\n  - x`).
+        (VOCAB, format!(r"{LEFT_EDGE}{name}{CLOSE}[ \t]*:[ \t]*\r?\n[ \t]+(?:-[ \t]+)?(?:{quoted}|{bare})[ \t]*(?:\r?\n|$)")),
         // A setter or a builder's method given one literal: `conn.setPassword("x")`,
         // `builder.with_api_key("x")`, `Client.builder().apiKey("x")`, `.auth_token("x")` (not
         // `.get_secret("name")`: `vet::names` reads the verb).
@@ -83,7 +84,7 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         (VOCAB, format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#)),
         // Go and Python multi-assignment, and SQL's `INSERT` with its columns, the name first
         // or second of two or more, the other values literals or names: `password, err := "x",
-        // nil`, `user, pwd, n = "y", "x", 3`, `(name, password) VALUES ('y', 'x')`, `(user, pw) =
+        // nil`, `const user, pw string = "y", "x"`, `user, pwd, n = "y", "x", 3`, `(name, password) VALUES ('y', 'x')`, `(user, pw) =
         // ("y", "x")`, `[user, pw] = ["y", "x"]`.
         (VOCAB, format!(r"{LEFT_EDGE}{name}(?:[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*)+{many}(?:{quoted})[ \t]*,[ \t]*(?:{other})")),
         (VOCAB, format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}(?:[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*)*{many}(?:{other})[ \t]*,[ \t]*(?:{quoted})")),

@@ -43,11 +43,12 @@ pub(super) fn named_values() -> Vec<Rule> {
         xml_element("password", WORDS_PASSWORD),
         xml_element("named_secret", WORDS_SECRET),
         // The same pair in XML elements (Hadoop, Hive, Tomcat): `<name>fs.s3a.secret.key</name>
-        // <value>x</value>`; and on a command line: `aws ssm put-parameter --name
+        // <value>x</value>`, a property list's `<key>Password</key><string>x</string>`; and on a
+        // command line: `aws ssm put-parameter --name
         // /prod/db/password --value x`.
-        rule("named_secret", &format!(r#"<name>[ \t]*(?P<k>[A-Za-z0-9_.:-]*(?i-u:{WORDS_ANY}))[ \t]*</name>(?:\s|\\[nrt])*<value>(?:\s|\\[nrt])*([^<\s\\][^<]*?)(?:\s|\\[nrt])*</value>"#))
+        rule("named_secret", &format!(r#"<(?:name|key)>[ \t]*(?P<k>[A-Za-z0-9_.:-]*(?i-u:{WORDS_ANY}))[ \t]*</(?:name|key)>(?:\s|\\[nrt])*<(?:value|string)>(?:\s|\\[nrt])*([^<\s\\][^<]*?)(?:\s|\\[nrt])*</(?:value|string)>"#))
         .check(Check::Named)
-        .anchors("<name>"),
+        .anchors("<name>|<key>"),
         rule("named_secret", &format!(r#"[ \t]--name(?:=|[ \t]+)["']?(?P<k>[A-Za-z0-9_./:-]*(?i-u:{WORDS_ANY})[A-Za-z0-9_]*)["']?[ \t](?:[^\n|;&]*?[ \t])?--value(?:=|[ \t]+)(?:{QUOTED}|{BARE_FLAG})"#))
         .check(Check::Named)
         .anchors("--value"),

@@ -20,7 +20,7 @@ pub(in crate::redact) const VOCAB: &str =
 const WORDS: &[&str] = &[
     "password", "passwd", "passphrase", "pwd", "pass", "secret", "secrete", "token", "apikey",
     "privatekey", "accesskey", "secretkey", "authkey", "credentials", "credential", "creds", "cred",
-    "psk", "requirepass", "masterauth", "rootpw", "bindpw", "mnemonic",
+    "psk", "requirepass", "masterauth", "rootpw", "bindpw", "mnemonic", "passwords",
 ];
 /// Abbreviations that name a credential as a name's last word only (`DB_PW`, `olcRootPW`;
 /// `PW_TEST_HTML_REPORT_OPEN` is Playwright's).
