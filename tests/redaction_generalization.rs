@@ -386,6 +386,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("const dbUser, dbPassword string = \"svc\", \"goTyped-9Wx2\"", "goTyped-9Wx2", "const dbUser, dbPassword string"),
     ("smtp:\n  passwords:\n    - \"yamlList-5Rt1\"\n", "yamlList-5Rt1", "smtp:"),
     ("{\"passwords\": [\n  \"jsonList-8Mn6\"\n]}", "jsonList-8Mn6", "{\"passwords\": ["),
+    // Poetry's repository credentials, given as arguments.
+    ("poetry config --local http-basic.private svc poetryPw-4Tq8 && poetry install", "poetryPw-4Tq8", "http-basic.private svc"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];

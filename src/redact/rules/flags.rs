@@ -1,6 +1,7 @@
 //! Passwords given to command-line tools as arguments: a grammar of (tool, flag, how the value
 //! is attached) rows, plus the few tools whose password is positional or shares an argument
-//! with the user name (`htpasswd -b f user PASS`, `smbclient -U user%PASS`, `sqlplus u/PASS@db`).
+//! with the user name (`htpasswd -b f user PASS`, `smbclient -U user%PASS`, `sqlplus u/PASS@db`,
+//! `poetry config http-basic.REPO user PASS`).
 //!
 //! Owns the table of tools and flags. Every row becomes one rule whose anchors are the tool
 //! names, so a row runs only on texts that name its tool, and whose scope is the rest of the
@@ -94,6 +95,8 @@ pub(super) fn password_flags() -> Vec<Rule> {
         ("pass:", format!(r"[ \t]-pass(?:in|out)?[ \t]+{q}pass:([^\s'\x60;&|<>\\]+)")),
         // `htpasswd -b[c] [file] user PASS` (`-nb user PASS` has no file).
         ("htpasswd", format!(r"\bhtpasswd\b{SAME_COMMAND}[ \t]-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*(?:[ \t]+[^\s-][^\s]*)?[ \t]+[^\s-][^\s]*{SPACED}")),
+        // `poetry config http-basic.REPO user PASS`, `poetry config pypi-token.REPO TOKEN`.
+        ("poetry", format!(r"\bpoetry[ \t]+config(?:[ \t]+-[^\s]+)*[ \t]+(?:http-basic\.[^\s]+[ \t]+[^\s-][^\s]*|pypi-token\.[^\s]+){SPACED}")),
         // `smbclient -U user%PASS`, `--user=user%PASS`.
         ("smbclient|rpcclient|smbmap|smbcacls|smbget", format!(r"\b(?:smbclient|rpcclient|smbmap|smbcacls|smbget)\b{SAME_COMMAND}[ \t](?:-U|--user(?:name)?)(?:=|[ \t]+){q}[^\s%'\x22]+%([^\s'\x22]+)")),
         // `lftp -u user,PASS host`.
