@@ -388,6 +388,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("{\"passwords\": [\n  \"jsonList-8Mn6\"\n]}", "jsonList-8Mn6", "{\"passwords\": ["),
     // Poetry's repository credentials, given as arguments.
     ("poetry config --local http-basic.private svc poetryPw-4Tq8 && poetry install", "poetryPw-4Tq8", "http-basic.private svc"),
+    // A connection string's password with spaces around `=`, after a `;`.
+    ("Server=db; Password = spacedPw-6Hy2; Database=app", "spacedPw-6Hy2", "Database=app"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -612,6 +614,12 @@ const READABLE: &[&str] = &[
     // other copy of would be replaced with it.
     "docker run -e DATABASE_URL=postgres://postgres:postgres@db:5432/app app && psql -U postgres",
     "celery -A app worker -b amqp://guest:guest@rabbit:5672//",
+    // Code that assigns a password from a call, a cast or a field (no connection string's
+    // `Pwd=x;`), and a path under a variable's value.
+    "password = getPassword();",
+    "    Password = txtPassword.Text;",
+    "pwd = (char *) (p + ulen + 2);",
+    "APP_RESET_PASSWORD=$APP_BASE_URL/account/#/reset_password",
     // A table named by a prefix and a digest.
     "SELECT count(*) FROM odt_4f9a1c2b7e8d3a6f5b0c9e1d2a7b4f8c",
 ];

@@ -353,7 +353,7 @@ pub(super) fn has_template_reference(v: &str) -> bool {
 }
 
 /// `$VAR`, `${VAR…}`, `$(…)`, `$1`, PowerShell's `$env:VAR`: the whole value is a shell or
-/// template reference.
+/// template reference, or a path under one (`$BASE_URL/reset`, `$HOME/.pgpass`).
 pub(super) fn is_shell_reference(v: &str) -> bool {
     let Some(rest) = v.strip_prefix('$') else {
         return false;
@@ -362,6 +362,7 @@ pub(super) fn is_shell_reference(v: &str) -> bool {
         Some("env:" | "Env:") => &rest[4..],
         _ => rest,
     };
+    let name = name.split_once('/').map_or(name, |(name, _)| name);
     rest.starts_with(['{', '('])
         || (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
 }
