@@ -84,8 +84,8 @@ pub(super) fn assigned_values() -> Vec<Rule> {
         (VOCAB, format!(r#"(?:{quoted})[ \t]*[!=]==?[ \t]*{name}"#)),
         // Go and Python multi-assignment, and SQL's `INSERT` with its columns, the name first
         // or second of two or more, the other values literals or names: `password, err := "x",
-        // nil`, `const user, pw string = "y", "x"`, `user, pwd, n = "y", "x", 3`, `(name, password) VALUES ('y', 'x')`, `(user, pw) =
-        // ("y", "x")`, `[user, pw] = ["y", "x"]`.
+        // nil`, `const user, pw string = "y", "x"`, `user, pwd, n = "y", "x", 3`, `(name,
+        // password) VALUES ('y', 'x')`, `(user, pw) = ("y", "x")`, `[user, pw] = ["y", "x"]`.
         (VOCAB, format!(r"{LEFT_EDGE}{name}(?:[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*)+{many}(?:{quoted})[ \t]*,[ \t]*(?:{other})")),
         (VOCAB, format!(r"{LEFT_EDGE}[A-Za-z_][A-Za-z0-9_]*[ \t]*,[ \t]*{name}(?:[ \t]*,[ \t]*[A-Za-z_][A-Za-z0-9_]*)*{many}(?:{other})[ \t]*,[ \t]*(?:{quoted})")),
         // A config directive: a line (or a JSON string, or what `echo` writes to a file) that
