@@ -388,8 +388,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("{\"passwords\": [\n  \"jsonList-8Mn6\"\n]}", "jsonList-8Mn6", "{\"passwords\": ["),
     // Poetry's repository credentials, given as arguments.
     ("poetry config --local http-basic.private svc poetryPw-4Tq8 && poetry install", "poetryPw-4Tq8", "http-basic.private svc"),
-    // A connection string's password with spaces around `=`, after a `;`.
+    // A connection string's password with spaces around `=` after a `;`, or before `=` only.
     ("Server=db; Password = spacedPw-6Hy2; Database=app", "spacedPw-6Hy2", "Database=app"),
+    ("conn.Open(\"Provider=SQLOLEDB.1;User ID=svc; \" & \"Password =concatPw-2Ls9;Initial Catalog=app\")", "concatPw-2Ls9", "Initial Catalog=app"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
