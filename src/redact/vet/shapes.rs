@@ -142,8 +142,8 @@ pub(super) fn looks_like_code(value: &str, ctx: Context) -> bool {
     let parts: Vec<&str> = word.split("::").flat_map(|p| p.split('.')).collect();
     let has_digit = word.bytes().any(|b| b.is_ascii_digit());
     // A part of 20 characters or more as random as a token's (`rh83qVzJ….LdWO…`) is no name.
-    let random_part = parts.iter().any(|p| p.len() >= 20 && entropy(p) >= 4.4);
-    if parts.iter().all(|p| is_identifier(p)) && !random_part {
+    let random = |p: &&str| p.len() >= 20 && entropy(p) >= 4.4;
+    if parts.iter().all(|p| is_identifier(p)) && !parts.iter().any(random) {
         let code_like = ctx.in_code || ctx.spaced_assign;
         if word.contains("::")
             || (parts.len() >= 2
