@@ -17,12 +17,18 @@
 //       the kill at KILLED_AT (epoch seconds) and after the restart (so the samples resets() saw
 //       span it). And that the 10 Hz sampler saw no counter go down. Prints one line per check;
 //       exits 1 if any failed.
+//   node check.mjs explain AUDIT.jsonl LOGS_DIR
+//       After a failure: every denial the stream reported (a mid-stream line with its toolUseId)
+//       that the audit log says was counted from its execution's record as reason "unknown"
+//       instead, with the file and byte offset of both lines, so that a misattribution names the
+//       order the exporter read them in. Prints at most 5; exits 0.
 //   node check.mjs exact METRICS_URL EXPECTED.json SAMPLES.json
 //       Without Prometheus: checks that the exporter's own permission_denials_total equals, label
 //       set by label set, what the writer recorded, that no line was malformed, and that the
 //       10 Hz sampler saw no counter go down. Exits 1 if any failed.
 
-import { readFileSync, writeFileSync } from 'node:fs'
+import { lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 
 const METRIC = 'permission_denials_total'
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -203,14 +209,46 @@ async function exact (url, expectedPath, samplesPath) {
   return checks.every((c) => c[1]) ? 0 : 1
 }
 
+function explain (auditPath, logs) {
+  const counted = new Map() // toolUseId → the audit record that counted it from a record as unknown
+  for (const line of readFileSync(auditPath, 'utf8').split('\n')) {
+    if (!line.includes('"unknown"')) continue
+    const r = JSON.parse(line)
+    if (r.reason === 'unknown' && r.origin === 'record' && r.tool_use_id) counted.set(r.tool_use_id, r)
+  }
+  const files = readdirSync(logs).filter((n) => lstatSync(join(logs, n)).isFile())
+  const found = new Map() // toolUseId → { denial, record } as 'file@offset'
+  const where = (name, text, at) => `${name}@${Buffer.byteLength(text.slice(0, at))}/${Buffer.byteLength(text)}`
+  for (const name of files) {
+    const text = readFileSync(join(logs, name), 'utf8')
+    for (const m of text.matchAll(/"toolUseId":"(toolu_[0-9a-f]+)"/g)) {
+      if (!counted.has(m[1])) continue
+      const start = text.lastIndexOf('\n', m.index) + 1
+      const end = text.indexOf('\n', m.index)
+      const kind = text.slice(start, end < 0 ? undefined : end).includes('"sdkMsgType":"result"') ? 'record' : 'denial'
+      const entry = found.get(m[1]) ?? {}
+      entry[kind] ??= where(name, text, start)
+      found.set(m[1], entry)
+    }
+  }
+  const wrong = [...found].filter(([, e]) => e.denial)
+  console.log(`e2e: explain: ${counted.size} denials counted from a record as unknown; ${wrong.length} of them the stream had reported (${files.length} files left to search)`)
+  for (const [id, e] of wrong.slice(0, 5)) {
+    const r = counted.get(id)
+    console.log(`e2e: explain: ${id} (${r.tool}, ${r.workflow}): denial at ${e.denial}, record at ${e.record ?? 'a file deleted since'}; counted from ${r.source_file} at ${r.time}`)
+  }
+  return 0
+}
+
 const [cmd, ...rest] = process.argv.slice(2)
 let code
 if (cmd === 'sample') code = await sample(rest[0], rest[1]) ?? 0
 else if (cmd === 'settle') code = await settle(rest[0], rest[1], Number(rest[2]))
+else if (cmd === 'explain') code = explain(rest[0], rest[1])
 else if (cmd === 'exact') code = await exact(rest[0], rest[1], rest[2])
 else if (cmd === 'prometheus') code = await prometheus(rest[0], rest[1], rest[2], rest[3], Number(rest[4]), Number(rest[5] ?? 0))
 else {
-  console.error('usage: node check.mjs sample|settle|exact|prometheus …  (see the head of this file)')
+  console.error('usage: node check.mjs sample|settle|exact|prometheus|explain …  (see the head of this file)')
   code = 2
 }
 process.exit(code)

@@ -20,7 +20,10 @@
 #                     the state file's age (5 s) plus the downtime; lines of a file deleted while
 #                     the exporter is down are lost to any reader
 #   E2E_KILL=0        no kill and restart (then the check that the restart is in the data fails)
-#   E2E_EXPORTER_ARGS more flags for the exporter, e.g. "--audit-log WORKDIR/audit.jsonl" (KEEP=1)
+#   E2E_EXPORTER_ARGS more flags for the exporter
+#
+# The exporter writes an audit log: after a failure, `check.mjs explain` names each denial the
+# stream reported that was counted from its record instead, with where both lines were.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -98,7 +101,7 @@ pids+=($!)
 # pino-roll names its files executor.1.log, executor.2.log, … and points current.log at the one
 # being written: the glob matches both; the exporter follows a file once per inode.
 exporter_args=(run --path "$logs/*.log" --state-file "$work/state.json"
-    --web.listen-address "127.0.0.1:$exporter_port" ${E2E_EXPORTER_ARGS:-})
+    --web.listen-address "127.0.0.1:$exporter_port" --audit-log "$work/audit.jsonl" ${E2E_EXPORTER_ARGS:-})
 start_exporter() { # N: which start, for the log name
     "$bin" "${exporter_args[@]}" >"$work/exporter.$1.log" 2>&1 &
     exporter_pid=$!
@@ -160,6 +163,7 @@ if [[ $settled -eq 0 && $result -eq 0 ]]; then
     exit 0
 else
     for f in "$work"/exporter.*.log; do echo "--- $f (warnings)"; grep -E 'WARN|ERROR' "$f" | grep -v 'no longer fits' | tail -n 10 || true; done
+    node "$here/check.mjs" explain "$work/audit.jsonl" "$logs" || true
     echo "e2e: 0 passed, 1 failed"
 fi
 exit 1
