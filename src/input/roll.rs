@@ -108,15 +108,7 @@ impl Sequence {
     /// resolved once per `real_dirs` (one scan).
     pub fn of_real(path: &Path, real_dirs: &mut BTreeMap<PathBuf, PathBuf>) -> Option<Sequence> {
         let mut sequence = Sequence::of(path)?;
-        let dir = &sequence.key.0;
-        let real = real_dirs.entry(dir.clone()).or_insert_with(|| {
-            let here = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
-            std::fs::canonicalize(here).unwrap_or_else(|_| dir.clone())
-        });
+        let real = real_dir(&sequence.key.0, real_dirs);
         sequence.key.0.clone_from(real);
         Some(sequence)
     }
@@ -146,6 +138,19 @@ impl Sequence {
             _ => true,
         }
     }
+}
+
+/// `dir` with symlinks and relative parts resolved ([`std::fs::canonicalize`]; `dir` itself if it
+/// cannot be), each directory once per `real_dirs` (one scan).
+pub fn real_dir<'a>(dir: &Path, real_dirs: &'a mut BTreeMap<PathBuf, PathBuf>) -> &'a PathBuf {
+    real_dirs.entry(dir.to_path_buf()).or_insert_with(|| {
+        let here = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        std::fs::canonicalize(here).unwrap_or_else(|_| dir.to_path_buf())
+    })
 }
 
 /// The direction of each sequence, as the files on disk last showed it (the rule is in the

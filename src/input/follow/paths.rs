@@ -1,7 +1,8 @@
 //! Which paths to follow: the globs expanded, oldest first; and where a file went.
 //!
 //! Owns the order files are opened in (modification time, then roll order within a sequence,
-//! symlinks last and left out when their target is listed), the directories to watch, and the
+//! symlinks last and left out when their target is listed, or is a file beside them that the
+//! same glob matches), the directories to watch, and the
 //! search by identity for a state entry's file rotated away while the exporter was down, renamed
 //! out of the globs or compressed ([`locate`]).
 //!
@@ -28,7 +29,8 @@ use crate::input::watch::Root;
 
 /// The paths the globs match, oldest first (by modification time, and by roll number within
 /// a roll sequence, in the direction its members' modification times show), symlinks last,
-/// and a symlink left out when its target is listed too; each with what `stat` said of it
+/// and a symlink left out when its target is listed too or will be
+/// ([`leads_to_a_sibling_match`]); each with what `stat` said of it
 /// (`None` if it could not be stat'ed). One `lstat` per path (a symlink's target is stat'ed
 /// too): it is the `stat` of any other path.
 pub(super) fn matching_paths(
@@ -53,19 +55,26 @@ pub(super) fn matching_paths(
         .collect();
     let is_link =
         |lstat: &Option<fs::Metadata>| lstat.as_ref().is_some_and(|m| m.file_type().is_symlink());
-    // A symlink whose target is listed too (sorted: a binary search) is followed as the target.
+    // A symlink whose target is listed too (sorted: a binary search) is followed as the target;
+    // one whose target a glob matches beside it is left to the listing that has the target
+    // ([`leads_to_a_sibling_match`]).
+    let compiled: Vec<glob::Pattern> = patterns
+        .iter()
+        .filter_map(|p| glob::Pattern::new(&lexical(Path::new(p)).to_string_lossy()).ok())
+        .collect();
+    let mut real_dirs = BTreeMap::new();
     let shadowed: Vec<bool> = looked
         .iter()
         .map(|(path, lstat)| {
             is_link(lstat)
-                && fs::canonicalize(path).is_ok_and(|target| {
-                    looked
-                        .binary_search_by(|(p, _)| p.cmp(&target))
-                        .is_ok_and(|i| !is_link(&looked[i].1))
-                })
+                && (leads_to_a_sibling_match(path, &compiled, &mut real_dirs)
+                    || fs::canonicalize(path).is_ok_and(|target| {
+                        looked
+                            .binary_search_by(|(p, _)| p.cmp(&target))
+                            .is_ok_and(|i| !is_link(&looked[i].1))
+                    }))
         })
         .collect();
-    let mut real_dirs = BTreeMap::new();
     let mut keyed: Vec<Keyed> = looked
         .into_iter()
         .zip(shadowed)
@@ -91,6 +100,52 @@ pub(super) fn matching_paths(
     directions.learn(&keyed, |k| k.3.as_ref(), |k| k.1);
     roll::order(&mut keyed, |k| k.3.as_ref(), directions);
     keyed.into_iter().map(|k| (k.2, k.4)).collect()
+}
+
+/// Whether the symlink `link` (a glob's match) leads to a file in its own directory whose name
+/// the glob that matched `link` matches too (pino-roll's `current.log` -> `executor.3.log`): that
+/// file is followed under its own name, as a member of its roll sequence, once a listing has it.
+/// Never through the link: pino-roll re-points it at each roll, before the new roll exists, and
+/// a scan that opens it after a listing taken one or two rolls earlier would open a roll newer
+/// than one it never listed, and read it first (its record before an older roll's denial).
+/// Looks at the link's first hop only (`readlink`: the target need not exist yet); a link into
+/// another directory (the kubelet's) costs that `readlink` and no more.
+fn leads_to_a_sibling_match(
+    link: &Path,
+    patterns: &[glob::Pattern],
+    real_dirs: &mut BTreeMap<PathBuf, PathBuf>,
+) -> bool {
+    let Some(target) = fs::read_link(link).ok() else {
+        return false;
+    };
+    let Some(name) = target.file_name() else {
+        return false;
+    };
+    let sibling = link.with_file_name(name);
+    let options = glob::MatchOptions {
+        require_literal_separator: true,
+        ..glob::MatchOptions::new()
+    };
+    let matched = |path: &Path| {
+        let path = lexical(path);
+        patterns.iter().any(|p| p.matches_path_with(path, options))
+    };
+    let link_dir = link.parent().unwrap_or(Path::new(""));
+    let beside = match target.parent() {
+        None => true,
+        Some(dir) if dir.as_os_str().is_empty() => true,
+        Some(dir) if dir.is_absolute() => dir == roll::real_dir(link_dir, real_dirs),
+        Some(dir) => {
+            let there = roll::real_dir(&link_dir.join(dir), real_dirs).clone();
+            &there == roll::real_dir(link_dir, real_dirs)
+        }
+    };
+    beside && matched(link) && matched(&sibling)
+}
+
+/// `path` without a leading `./`, as the glob crate lists the matches of `./dir/*.log`.
+fn lexical(path: &Path) -> &Path {
+    path.strip_prefix(".").unwrap_or(path)
 }
 
 /// A path as [`matching_paths`] orders it: symlink, modification time, path, roll sequence,
@@ -362,7 +417,11 @@ pub fn watch_root(pattern: &str) -> (PathBuf, bool) {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+    use std::os::unix::fs::symlink;
+
     use super::*;
+    use crate::input::follow::following_for_test as following;
 
     /// The kubelet deletes a roll's `.gz` and the runtime creates `0.log` in the same instant,
     /// and the new file may get the inode the `.gz` had: it is read, not skipped as the gzip
@@ -407,5 +466,55 @@ mod tests {
             (PathBuf::from("/var/log"), false)
         );
         assert_eq!(watch_root("app.log"), (PathBuf::from("."), false));
+    }
+
+    fn append(path: &Path, text: &str) {
+        let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
+        file.write_all(text.as_bytes()).unwrap();
+    }
+
+    /// pino-roll at a roll: `reopen(next)` (the file is created when the open completes),
+    /// then `current.log` re-pointed to it at once, before the file may exist.
+    fn repoint(dir: &Path, target: &str) {
+        let link = dir.join("current.log");
+        let _ = fs::remove_file(&link);
+        symlink(target, &link).unwrap();
+    }
+
+    /// pino-roll rolls twice while a scan runs: `current.log` is re-pointed to `executor.2.log`
+    /// before that file exists (the glob lists it dangling), then, before the scan opens the
+    /// symlink, the writer fills `executor.2.log` (an execution's denial), rolls again and
+    /// writes `executor.3.log` (its record). The scan must not follow `executor.3.log` through
+    /// the symlink before `executor.2.log`, which it has not listed: the record would reach the
+    /// counters before the denial (counted `unknown` instead of `hook`).
+    #[test]
+    fn a_roll_reached_through_the_symlink_is_not_read_before_an_older_roll_not_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = dir.path().join("executor.1.log");
+        fs::write(&one, "a1\n").unwrap();
+        repoint(dir.path(), "executor.1.log");
+        let (mut follower, mut sink) = following(&dir.path().join("*.log"));
+        // The next roll begins: the symlink first, the file not yet.
+        repoint(dir.path(), "executor.2.log");
+        follower.beside_glob = Some(|dir| {
+            // Between the glob's listing and the scan's opening of `current.log`.
+            fs::write(dir.join("executor.2.log"), "b1 denial\n").unwrap();
+            repoint(dir, "executor.3.log");
+            fs::write(dir.join("executor.3.log"), "c1 record\n").unwrap();
+        });
+        append(&one, "a2\n");
+        follower.scan(&mut sink);
+        follower.read_all(&mut sink);
+        // The next wake-ups: `executor.2.log`'s creation is seen.
+        for _ in 0..2 {
+            follower.scan(&mut sink);
+            follower.read_all(&mut sink);
+        }
+        let order: Vec<&[u8]> = sink.regions.iter().map(|(_, r)| r.as_slice()).collect();
+        assert_eq!(
+            order,
+            [&b"a1\n"[..], b"a2\n", b"b1 denial\n", b"c1 record\n"],
+            "every roll in roll order"
+        );
     }
 }
