@@ -391,6 +391,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A connection string's password with spaces around `=` after a `;`, or before `=` only.
     ("Server=db; Password = spacedPw-6Hy2; Database=app", "spacedPw-6Hy2", "Database=app"),
     ("conn.Open(\"Provider=SQLOLEDB.1;User ID=svc; \" & \"Password =concatPw-2Ls9;Initial Catalog=app\")", "concatPw-2Ls9", "Initial Catalog=app"),
+    // A token whose name only ends in letters of a pagination token's (`statuspage_token` is
+    // no `page_token`).
+    ("statuspage_token = \"6f1e9c2a-83d4-4b7e-a5c0-d29f7e31b8a4\"\nstatuspage_page = \"acme\"", "6f1e9c2a-83d4-4b7e-a5c0-d29f7e31b8a4", "statuspage_page"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -621,6 +624,8 @@ const READABLE: &[&str] = &[
     "    Password = txtPassword.Text;",
     "pwd = (char *) (p + ulen + 2);",
     "APP_RESET_PASSWORD=$APP_BASE_URL/account/#/reset_password",
+    // A pagination token's value is no secret.
+    "fetch(url, { nextPageToken: \"CAUQAA\" })",
     // A table named by a prefix and a digest.
     "SELECT count(*) FROM odt_4f9a1c2b7e8d3a6f5b0c9e1d2a7b4f8c",
 ];

@@ -316,7 +316,11 @@ const BENIGN_NAME_SUFFIXES: &[&str] = &[
 fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
     let bare_name = name.trim_start_matches('-');
     let norm = normalise(bare_name);
-    let benign = BENIGN_NAME_SUFFIXES.iter().any(|s| norm.ends_with(s));
+    // A suffix that begins inside a word of the name (`statuspage_token`) is not the name's.
+    let words = names::words(bare_name);
+    let at_word = |s: &str| words.len() == 1 || (0..words.len()).any(|i| words[i..].concat() == s);
+    let benign_suffix = |s: &&str| norm.ends_with(s) && at_word(s);
+    let benign = BENIGN_NAME_SUFFIXES.iter().any(benign_suffix);
     if matches!(bare_name, "PWD" | "OLDPWD") || benign && !is_vault_secret_id(bare_name, value) {
         return false;
     }
@@ -536,10 +540,7 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
     {
         return false;
     }
-    let is_hex = |s: &str| {
-        s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    };
+    let is_hex = |s: &str| s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
     // Commit SHAs and sha256 digests stay readable, unless the name says key, token or secret.
     let says_secret = ["key", "token", "secret", "password"]
         .iter()
