@@ -394,6 +394,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A token whose name only ends in letters of a pagination token's (`statuspage_token` is
     // no `page_token`).
     ("statuspage_token = \"6f1e9c2a-83d4-4b7e-a5c0-d29f7e31b8a4\"\nstatuspage_page = \"acme\"", "6f1e9c2a-83d4-4b7e-a5c0-d29f7e31b8a4", "statuspage_page"),
+    // Prose that quotes a short password after `is`.
+    ("log in as ops; the password is \"mango77\" until Friday", "mango77", "until Friday"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -624,6 +626,8 @@ const READABLE: &[&str] = &[
     "    Password = txtPassword.Text;",
     "pwd = (char *) (p + ulen + 2);",
     "APP_RESET_PASSWORD=$APP_BASE_URL/account/#/reset_password",
+    // A quoted word after `is` with nothing of a password about it.
+    "the password is \"required\" in production",
     // A pagination token's value is no secret.
     "fetch(url, { nextPageToken: \"CAUQAA\" })",
     // A table named by a prefix and a digest.

@@ -194,9 +194,11 @@ fn before_name<'a>(text: &'a str, name: &str) -> Option<(&'a str, usize)> {
     text.get(..at).map(|before| (before, at))
 }
 
-/// Whether a label in prose says its value is the credential: `password is X`, `set to X`.
+/// Whether a label in prose says its value is the credential: `password is X`, `set to X`,
+/// `password is "X"`.
 pub(super) fn says_what_it_is(text: &str, name: &str, start: usize) -> bool {
     let gap = before_name(text, name).and_then(|(_, at)| text.get(at + name.len()..start));
+    let gap = gap.map(|gap| gap.trim_end_matches(['"', '\'', '`']));
     gap.is_some_and(|gap| gap.ends_with(" is ") || gap.ends_with(" to "))
 }
 
