@@ -215,6 +215,14 @@ pub(crate) fn following_for_test(pattern: &std::path::Path) -> (Follower, Record
     (follower, sink)
 }
 
+/// For unit tests: appends `text` to the file at `path`, as a writer does.
+#[cfg(test)]
+pub(crate) fn append_for_test(path: &std::path::Path, text: &str) {
+    use std::io::Write;
+    let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+}
+
 #[cfg(test)]
 impl Sink for Recorder {
     fn opened(&mut self, _: &Opened<'_>) {

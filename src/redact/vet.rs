@@ -317,8 +317,11 @@ fn named_ok(kind: &str, name: &str, value: &str, ctx: Context) -> bool {
     let bare_name = name.trim_start_matches('-');
     let norm = normalise(bare_name);
     // A suffix that begins inside a word of the name (`statuspage_token`) is not the name's.
-    let words = names::words(bare_name);
-    let at_word = |s: &str| words.len() == 1 || (0..words.len()).any(|i| words[i..].concat() == s);
+    // Its words only when a suffix matches: most names end in none.
+    let at_word = |s: &str| {
+        let words = names::words(bare_name);
+        words.len() == 1 || (0..words.len()).any(|i| words[i..].concat() == s)
+    };
     let benign_suffix = |s: &&str| norm.ends_with(s) && at_word(s);
     let benign = BENIGN_NAME_SUFFIXES.iter().any(benign_suffix);
     if matches!(bare_name, "PWD" | "OLDPWD") || benign && !is_vault_secret_id(bare_name, value) {
@@ -542,10 +545,8 @@ fn generic_ok(name: &str, value: &str, text: &str, start: usize, ctx: Context) -
     }
     let is_hex = |s: &str| s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
     // Commit SHAs and sha256 digests stay readable, unless the name says key, token or secret.
-    let says_secret = ["key", "token", "secret", "password"]
-        .iter()
-        .any(|w| norm.ends_with(w));
-    if (value.len() == 40 || value.len() == 64) && is_hex(value) && !says_secret {
+    let says_secret = ["key", "token", "secret", "password"].map(|w| norm.ends_with(w));
+    if (value.len() == 40 || value.len() == 64) && is_hex(value) && !says_secret.contains(&true) {
         return false;
     }
     if is_uuid(value) {

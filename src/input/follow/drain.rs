@@ -280,14 +280,8 @@ pub(super) struct Drain {
 #[cfg(test)]
 mod tests {
     use std::fs;
-    use std::io::Write;
 
-    use crate::input::follow::following_for_test as following;
-
-    fn append(path: &std::path::Path, text: &str) {
-        let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
-        file.write_all(text.as_bytes()).unwrap();
-    }
+    use crate::input::follow::{append_for_test as append, following_for_test as following};
 
     #[test]
     fn a_renamed_file_still_written_is_read_before_the_new_file_at_its_path() {

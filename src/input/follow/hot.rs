@@ -160,16 +160,11 @@ pub(super) fn path_key(path: &Path) -> u64 {
 #[cfg(test)]
 mod tests {
     use std::fs;
-    use std::io::Write;
     use std::path::Path;
     use std::time::Duration;
 
+    use crate::input::follow::append_for_test as append;
     use crate::input::follow::{FollowConfig, Follower, Recorder};
-
-    fn append(path: &Path, text: &str) {
-        let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
-        file.write_all(text.as_bytes()).unwrap();
-    }
 
     /// A follower of `n` files `NNNN.log` of one line each, all read, the directory's roots
     /// watched reliably (no sweep).

@@ -130,17 +130,19 @@ fn leads_to_a_sibling_match(
         let path = lexical(path);
         patterns.iter().any(|p| p.matches_path_with(path, options))
     };
+    // The names first: a directory is resolved only for a link whose target's name matches.
+    if !(matched(link) && matched(&sibling)) {
+        return false;
+    }
     let link_dir = link.parent().unwrap_or(Path::new(""));
-    let beside = match target.parent() {
+    match target.parent().filter(|dir| !dir.as_os_str().is_empty()) {
         None => true,
-        Some(dir) if dir.as_os_str().is_empty() => true,
         Some(dir) if dir.is_absolute() => dir == roll::real_dir(link_dir, real_dirs),
         Some(dir) => {
             let there = roll::real_dir(&link_dir.join(dir), real_dirs).clone();
             &there == roll::real_dir(link_dir, real_dirs)
         }
-    };
-    beside && matched(link) && matched(&sibling)
+    }
 }
 
 /// `path` without a leading `./`, as the glob crate lists the matches of `./dir/*.log`.
@@ -417,11 +419,10 @@ pub fn watch_root(pattern: &str) -> (PathBuf, bool) {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
     use std::os::unix::fs::symlink;
 
     use super::*;
-    use crate::input::follow::following_for_test as following;
+    use crate::input::follow::{append_for_test as append, following_for_test as following};
 
     /// The kubelet deletes a roll's `.gz` and the runtime creates `0.log` in the same instant,
     /// and the new file may get the inode the `.gz` had: it is read, not skipped as the gzip
@@ -466,11 +467,6 @@ mod tests {
             (PathBuf::from("/var/log"), false)
         );
         assert_eq!(watch_root("app.log"), (PathBuf::from("."), false));
-    }
-
-    fn append(path: &Path, text: &str) {
-        let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
-        file.write_all(text.as_bytes()).unwrap();
     }
 
     /// pino-roll at a roll: `reopen(next)` (the file is created when the open completes),
