@@ -396,6 +396,10 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("statuspage_token = \"6f1e9c2a-83d4-4b7e-a5c0-d29f7e31b8a4\"\nstatuspage_page = \"acme\"", "6f1e9c2a-83d4-4b7e-a5c0-d29f7e31b8a4", "statuspage_page"),
     // Prose that quotes a short password after `is`.
     ("log in as ops; the password is \"mango77\" until Friday", "mango77", "until Friday"),
+    // A key typed by counting, as long as a key: the shape docs and samples give one, so the
+    // place where a real one is pasted.
+    ("export WEATHER_API_TOKEN=k1l2m3n4o5p6q7r8s9t0 && make", "k1l2m3n4o5p6q7r8s9t0", "make"),
+    ("ledger:\n  secret_key: \"0123456789012345678901234\"\n  region: eu", "0123456789012345678901234", "region: eu"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -609,6 +613,8 @@ const READABLE: &[&str] = &[
     "GET /errors?code=404 200",
     "open https://shop.example.com/cart?code=SUMMER2024",
     "GET /verify?code=123456&next=/home 302",
+    // A short run of the alphabet is a stand-in, not a key.
+    "fixtures.create(client_secret=\"ABCDEFG\", owner=\"qa\")",
     // A phrase in brackets standing for a value (the word after `[` is no secret, nor is any
     // copy of it); a member path; page numbers, times and versions near a token's shape.
     "password=[your password here] and your user",

@@ -402,7 +402,7 @@ const MADE_UP_WORDS: &[&str] = &["invalid", "dummy", "mismatch", "short"];
 /// A value named as a secret that shows it was made up rather than issued: it calls itself
 /// invalid, a dummy, a mismatch or short, starts with `=` or `@`, which no token alphabet
 /// starts with (the `=` of `'=2rgf…'` sits just before the value's span: `opened_by_equals`),
-/// or is nothing but counting ([`is_counting`]: `1234567890`, `1a2b3c4d`).
+/// or is nothing but counting ([`is_counting`]: `123456`, `ABCDEFG`).
 /// Not `fake`, nor runs like `abcdef123456…` inside a longer value: the scanners' own
 /// positives use both, so they say nothing of whether a value would work. Not for passwords,
 /// which people choose: `123456` is a weak password, not a stand-in for one.
@@ -414,10 +414,12 @@ pub(in crate::redact) fn is_made_up(value: &str, opened_by_equals: bool) -> bool
     MADE_UP_WORDS.iter().any(|w| lower.contains(w))
 }
 
-/// Six or more letters or digits that only count up, one run (`123456`, `abcdefgh`,
+/// Six to fifteen letters or digits that only count up, one run (`123456`, `abcdefgh`,
 /// `1234567890`, where `0` follows `9`) or two runs interleaved (`1a2b3c4d`, `a1b2c3`): a
 /// key typed by hand to stand for one. An issued key is drawn at random, and a random string
 /// of six characters or more counts up from end to end with a chance of one in millions.
+/// Counting as long as a key (`1a2b3c4d…` to 32) is not a stand-in: it is the shape docs and
+/// samples give a key, so the very place a real one gets pasted.
 pub(in crate::redact) fn is_counting(value: &str) -> bool {
     let bytes = value.as_bytes();
     let next = |a: u8, b: u8| {
@@ -426,7 +428,7 @@ pub(in crate::redact) fn is_counting(value: &str) -> bool {
                 || (a, b) == (b'9', b'0'))
     };
     let counts_by = |step: usize| bytes.windows(step + 1).all(|w| next(w[0], w[step]));
-    bytes.len() >= 6 && (counts_by(1) || counts_by(2))
+    (6..16).contains(&bytes.len()) && (counts_by(1) || counts_by(2))
 }
 
 /// Whether `bytes[end..]` goes on with `?` and a letter or digit: a token cut there by a
