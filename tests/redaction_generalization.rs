@@ -400,6 +400,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // place where a real one is pasted.
     ("export WEATHER_API_TOKEN=k1l2m3n4o5p6q7r8s9t0 && make", "k1l2m3n4o5p6q7r8s9t0", "make"),
     ("ledger:\n  secret_key: \"0123456789012345678901234\"\n  region: eu", "0123456789012345678901234", "region: eu"),
+    // A credential's word joined to its value by `-` or `.`, as vendors' samples write one.
+    ("notify --via relay-apikey-7Hq2mXv9LpR4sTz8KwN3 --to ops", "7Hq2mXv9LpR4sTz8KwN3", "--to ops"),
+    ("echo widgetco-secret-0f8e2d4c-6b1a-4937-8e5f-2c7a9b3d1e60 | pbcopy", "0f8e2d4c-6b1a-4937-8e5f-2c7a9b3d1e60", "| pbcopy"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -613,6 +616,9 @@ const READABLE: &[&str] = &[
     "GET /errors?code=404 200",
     "open https://shop.example.com/cart?code=SUMMER2024",
     "GET /verify?code=123456&next=/home 302",
+    // Names that join a credential's word to a pod's or a file's hash.
+    "kubectl delete pod vault-token-renewer-7d4b9c8f6-x2x9z",
+    "cat app-secret-5f4dcc3b5aa765d61d8327deb882cf99.json",
     // A short run of the alphabet is a stand-in, not a key.
     "fixtures.create(client_secret=\"ABCDEFG\", owner=\"qa\")",
     // A phrase in brackets standing for a value (the word after `[` is no secret, nor is any

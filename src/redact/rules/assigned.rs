@@ -5,7 +5,8 @@
 //! vetting reads the name), and the value follows by `=`, `:`, `:=`, `=>`, `==`/`!=`/`===`,
 //! a space (`password "x";`, `API2CART key is x`), a setter's or a builder's one argument
 //! (`setPassword("x")`, `with_token("x")`, `.apiKey("x")`), or precedes a comparison (`"x" ==
-//! password`); a literal may have a prefix or a wrapper (`b"x"`, `"""x"""`, `[]byte("x")`).
+//! password`); a literal may have a prefix or a wrapper (`b"x"`, `"""x"""`, `[]byte("x")`);
+//! a random value may be joined to its name by `-` (`prospect-token-ba98…`).
 //! Covers shell and env files, YAML, JSON, TOML, INI, XML attributes, Python, JS/TS, Go
 //! (`:=`, `a, b := "x", "y"`), Rust, PHP `=>`, Ruby, Java, C (`char secret[25] = "x"`,
 //! Objective-C `@"x"`), and connection strings (`Pwd=x;`); a value one level down
@@ -101,5 +102,9 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`,
     // `password for the admin account: x`, `password was set to x`, Cisco's `secret 0 x`.
     let labelled = rule("named_secret", &format!(r"{LEFT_EDGE}{name}(?:\*\*:?)?[ \t]+(?:is[ \t]+|(?:[|-]|->|—)[ \t]*|[0-9][ \t]+|for[ \t][^:\n]+?:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})")).check(Check::Labelled).anchors(VOCAB);
-    assigned.iter().map(|(anchors, pattern)| rule("named_secret", pattern).check(Check::Assigned).anchors(anchors)).chain([labelled]).collect()
+    // A credential's word joined to its value by `-`, as vendors' samples write a key after
+    // its name (`prospect-token-ba98…`, `codatoken-<uuid>`): a UUID, or 16 or more letters and
+    // digits that end the word. Anchored on the word and its `-`: the bare words are common.
+    let joined = rule("named_secret", &format!(r"{LEFT_EDGE}(?P<k>[A-Za-z0-9_.-]*(?i-u:{VOCAB}))-([0-9A-Fa-f]{{8}}(?:-[0-9A-Fa-f]{{4}}){{3}}-[0-9A-Fa-f]{{12}}|[A-Za-z0-9]{{16,}}=*)(?:$|[^A-Za-z0-9_.?-])")).check(Check::Labelled).anchors(&(VOCAB.replace('|', "-|") + "-"));
+    assigned.iter().map(|(anchors, pattern)| rule("named_secret", pattern).check(Check::Assigned).anchors(anchors)).chain([labelled, joined]).collect()
 }

@@ -335,8 +335,7 @@ pub(super) fn is_placeholder(value: &str, quote: Option<char>) -> bool {
         return true;
     }
     // A word that says the value was hidden, bracketed or not (`[redacted]`, `masked`).
-    let hidden = ["redacted", "hidden", "masked", "filtered"];
-    hidden.contains(&lower.trim_matches(['[', ']', '(', ')']))
+    ["redacted", "hidden", "masked", "filtered"].contains(&lower.trim_matches(['[', ']', '(', ')']))
 }
 
 /// Whether `v` holds a `${name}` reference (`${HOME}/x`, `${env:TOKEN}`); `${e]` in a password
