@@ -403,6 +403,8 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // A credential's word joined to its value by `-` or `.`, as vendors' samples write one.
     ("notify --via relay-apikey-7Hq2mXv9LpR4sTz8KwN3 --to ops", "7Hq2mXv9LpR4sTz8KwN3", "--to ops"),
     ("echo widgetco-secret-0f8e2d4c-6b1a-4937-8e5f-2c7a9b3d1e60 | pbcopy", "0f8e2d4c-6b1a-4937-8e5f-2c7a9b3d1e60", "| pbcopy"),
+    // A label's value of digits only, longer than a count, an id or a time in milliseconds.
+    ("send the webhook secret 7302918465019283746501 to ops", "7302918465019283746501", "to ops"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -619,6 +621,7 @@ const READABLE: &[&str] = &[
     // Names that join a credential's word to a pod's or a file's hash.
     "kubectl delete pod vault-token-renewer-7d4b9c8f6-x2x9z",
     "cat app-secret-5f4dcc3b5aa765d61d8327deb882cf99.json",
+    "session 1701234567890 expired; retry",
     // A short run of the alphabet is a stand-in, not a key.
     "fixtures.create(client_secret=\"ABCDEFG\", owner=\"qa\")",
     // A phrase in brackets standing for a value (the word after `[` is no secret, nor is any

@@ -232,7 +232,8 @@ pub(super) fn is_second_of_many(text: &str, name: &str, start: usize, end: usize
 /// A value given after a space to a credential-named label (`Your API key is X`,
 /// `password "X";`): it must look random, since prose puts any word there (`the token
 /// expired`, `password reset link`): 8 characters or more, no spaces, letters with digits or
-/// (quoted) with punctuation, and the entropy of a string typed at random. A value the text
+/// (quoted) with punctuation, or 16 digits or more (longer than a count, an id or a time in
+/// milliseconds), and the entropy of a string typed at random. A value the text
 /// says is a password (`chosen`: `the password is hunter2`) may be one a person chose: 6
 /// characters or more, of any entropy, still letters with digits or signs.
 pub(super) fn labelled_value_ok(value: &str, quote: Option<char>, chosen: bool) -> bool {
@@ -245,7 +246,7 @@ pub(super) fn labelled_value_ok(value: &str, quote: Option<char>, chosen: bool) 
     value.len() >= if chosen { 6 } else { 8 }
         && !value.starts_with(['(', '[', '{'])
         && !value.contains(char::is_whitespace)
-        && has(u8::is_ascii_alphabetic)
+        && (has(u8::is_ascii_alphabetic) || (value.len() >= 16 && !has(|b| !b.is_ascii_digit())))
         && other
         && (chosen || entropy(value) >= (libm::log2(value.len() as f64) - 0.3).min(3.0))
         && !is_placeholder(value, quote)
