@@ -105,6 +105,6 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     // A credential's word joined to its value by `-`, as vendors' samples write a key after
     // its name (`prospect-token-ba98…`, `codatoken-<uuid>`): a UUID, or 16 or more letters and
     // digits that end the word. Anchored on the word and its `-`: the bare words are common.
-    let joined = rule("named_secret", &format!(r"{LEFT_EDGE}(?P<k>[A-Za-z0-9_.-]*(?i-u:{VOCAB}))-([0-9A-Fa-f]{{8}}(?:-[0-9A-Fa-f]{{4}}){{3}}-[0-9A-Fa-f]{{12}}|[A-Za-z0-9]{{16,}}=*)(?:$|[^A-Za-z0-9_.?-])")).check(Check::Labelled).anchors(&(VOCAB.replace('|', "-|") + "-"));
+    let joined = rule("named_secret", &format!(r"{LEFT_EDGE}(?P<k>[A-Za-z0-9_.-]*(?i-u:{VOCAB}))-((?i-u:{UUID})|[A-Za-z0-9]{{16,}}=*)(?:$|[^A-Za-z0-9_.?-])")).check(Check::Labelled).anchors(&(VOCAB.replace('|', "-|") + "-"));
     assigned.iter().map(|(anchors, pattern)| rule("named_secret", pattern).check(Check::Assigned).anchors(anchors)).chain([labelled, joined]).collect()
 }

@@ -246,7 +246,7 @@ pub(super) fn labelled_value_ok(value: &str, quote: Option<char>, chosen: bool) 
     value.len() >= if chosen { 6 } else { 8 }
         && !value.starts_with(['(', '[', '{'])
         && !value.contains(char::is_whitespace)
-        && (has(u8::is_ascii_alphabetic) || (value.len() >= 16 && !has(|b| !b.is_ascii_digit())))
+        && (has(u8::is_ascii_alphabetic) || (value.len() >= 16 && value.bytes().all(|b| b.is_ascii_digit())))
         && other
         && (chosen || entropy(value) >= (libm::log2(value.len() as f64) - 0.3).min(3.0))
         && !is_placeholder(value, quote)
