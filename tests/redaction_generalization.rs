@@ -405,6 +405,16 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("echo widgetco-secret-0f8e2d4c-6b1a-4937-8e5f-2c7a9b3d1e60 | pbcopy", "0f8e2d4c-6b1a-4937-8e5f-2c7a9b3d1e60", "| pbcopy"),
     // A label's value of digits only, longer than a count, an id or a time in milliseconds.
     ("send the webhook secret 7302918465019283746501 to ops", "7302918465019283746501", "to ops"),
+    // An element whose other attributes come before its text (FileZilla's saved servers).
+    ("<Server><Host>ftp.acme.io</Host><Pass encoding=\"base64\">Zm9vYmFyLXMzY3JldA==</Pass></Server>", "Zm9vYmFyLXMzY3JldA==", "ftp.acme.io"),
+    ("<token expires=\"2026-01-01\">c9e41f07a2b85d36e0f1a4c7b92d3e58</token>", "c9e41f07a2b85d36e0f1a4c7b92d3e58", "expires"),
+    // A random value joined to its credential's word by `_`.
+    ("agentctl import --from key_7e2c9a4f1b8d03e6a5c7f9b1d4e2a8c6f3b0d5e7a9c1f4b6 --name ci", "7e2c9a4f1b8d03e6a5c7f9b1d4e2a8c6f3b0d5e7a9c1f4b6", "--name ci"),
+    ("mirror --from secret_9fK2xQ7mLp4RtV8w --to s3://backup", "9fK2xQ7mLp4RtV8w", "--to s3://backup"),
+    // A random value given to a service's bare name as an env file gives it.
+    ("printf 'weatherly=q8Zt3LmX7vR2pK9nW4bY6cJ1\\n' >> .env", "q8Zt3LmX7vR2pK9nW4bY6cJ1", ">> .env"),
+    // A Telegram bot token cut one character short is still the token.
+    ("TG_BOT=5093847261:AAGq3vN8xLm2Pz7Rk4Wt9Yc6Hb1Jd5Fs0e python bot.py", "5093847261:AAGq3vN8xLm2Pz7Rk4Wt9Yc6Hb1Jd5Fs0e", "python bot.py"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -587,6 +597,10 @@ const READABLE: &[&str] = &[
     "git checkout -b 'feature/login'",
     // A prefix before a commit's hash, or before words and a date, is no vendor's token.
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
+    // A file named for a session, a cache's key, a build's hash given by `=`.
+    "ls ~/.agent/sessions/session_2f8a9c1b7d3e4f5a9c1b.jsonl",
+    "terraform state show module.cache_key_3f9a2c7b1e4d8f6a0b5c",
+    "docker build --build-arg build=9f8e7d6c5b4a39281706f5e4d3c2b1a0 .",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",
     // Identifiers in camel case, a digest after a hyphenated name, a UUID after words,
     // Stripe's publishable key, a default that is no credential's.

@@ -245,12 +245,13 @@ fn named_assignment(kind: &'static str, name: &str, words: &str, requires: &'sta
 /// `<password>…</password>` (Maven settings.xml, NuGet, app configs), and an element named by
 /// its `key` or `name` attribute (any case): `<entry key="db.password">…</entry>` (Java XML
 /// properties), `<Property Key="ApiKey">…</Property>`,
-/// `<string name="api_key">…</string>` (Android resources); a CDATA section's text.
+/// `<string name="api_key">…</string>` (Android resources), or one with other attributes
+/// (FileZilla's `<Pass encoding="base64">…</Pass>`); a CDATA section's text.
 fn xml_element(kind: &'static str, words: &str) -> Rule {
     rule(
         kind,
         &format!(
-            r#"<(?:[A-Za-z0-9_.:-]+[ \t][^<>\n]*?\b(?i-u:key|name)=\\?["'])?(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))(?:\\?["'][^<>\n]*)?>(?:\s|\\[nrt])*(?:<!\[CDATA\[)?([^<\s\\][^<]*?)(?:\]\]>)?(?:\s|\\[nrt])*</"#
+            r#"<(?:[A-Za-z0-9_.:-]+[ \t][^<>\n]*?\b(?i-u:key|name)=\\?["'])?(?P<k>[A-Za-z0-9_.:-]*(?i-u:{words}))(?:(?:\\?["']|[ \t])[^<>\n]*)?>(?:\s|\\[nrt])*(?:<!\[CDATA\[)?([^<\s\\][^<]*?)(?:\]\]>)?(?:\s|\\[nrt])*</"#
         ),
     )
     .check(Check::Named)

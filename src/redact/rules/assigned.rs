@@ -6,7 +6,7 @@
 //! a space (`password "x";`, `API2CART key is x`), a setter's or a builder's one argument
 //! (`setPassword("x")`, `with_token("x")`, `.apiKey("x")`), or precedes a comparison (`"x" ==
 //! password`); a literal may have a prefix or a wrapper (`b"x"`, `"""x"""`, `[]byte("x")`);
-//! a random value may be joined to its name by `-` (`prospect-token-ba98…`).
+//! a random value may be joined to its name by `-` or `_` (`prospect-token-ba98…`, `key_8c5a…`).
 //! Covers shell and env files, YAML, JSON, TOML, INI, XML attributes, Python, JS/TS, Go
 //! (`:=`, `a, b := "x", "y"`), Rust, PHP `=>`, Ruby, Java, C (`char secret[25] = "x"`,
 //! Objective-C `@"x"`), and connection strings (`Pwd=x;`); a value one level down
@@ -100,11 +100,11 @@ pub(super) fn assigned_values() -> Vec<Rule> {
     ];
     // A label and its value after a space, in prose, logs and config blocks:
     // `password "x";`, `Your API key is x`, `token test-token-6 x`, `secret  x`,
-    // `password for the admin account: x`, `password was set to x`, Cisco's `secret 0 x`.
-    let labelled = rule("named_secret", &format!(r"{LEFT_EDGE}{name}(?:\*\*:?)?[ \t]+(?:is[ \t]+|(?:[|-]|->|—)[ \t]*|[0-9][ \t]+|for[ \t][^:\n]+?:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})")).check(Check::Labelled).anchors(VOCAB);
-    // A credential's word joined to its value by `-`, as vendors' samples write a key after
-    // its name (`prospect-token-ba98…`, `codatoken-<uuid>`): a UUID, or 16 or more letters and
-    // digits that end the word. Anchored on the word and its `-`: the bare words are common.
-    let joined = rule("named_secret", &format!(r"{LEFT_EDGE}(?P<k>[A-Za-z0-9_.-]*(?i-u:{VOCAB}))-((?i-u:{UUID})|[A-Za-z0-9]{{16,}}=*)(?:$|[^A-Za-z0-9_.?-])")).check(Check::Labelled).anchors(&(VOCAB.replace('|', "-|") + "-"));
-    assigned.iter().map(|(anchors, pattern)| rule("named_secret", pattern).check(Check::Assigned).anchors(anchors)).chain([labelled, joined]).collect()
+    // `password for the admin account: x`, `password was set to x`, Cisco's `secret 0 x`;
+    // or a random value joined to its credential's word by `-` or `_`, as vendors' samples
+    // write a key after its name (`prospect-token-ba98…`, `codatoken-<uuid>`, `key_8c5a…`): a
+    // UUID, or 16 or more letters and digits that end the word. One regex: the name's words
+    // anchor both, and each compiled rule scans on its own.
+    let labelled = rule("named_secret", &format!(r"{LEFT_EDGE}(?P<k>[A-Za-z0-9_.-]*(?i-u:{VOCAB})[A-Za-z0-9_.-]*?)(?:(?:\*\*:?)?[ \t]+(?:is[ \t]+|(?:[|-]|->|—)[ \t]*|[0-9][ \t]+|for[ \t][^:\n]+?:[ \t]*|(?:was[ \t]+)?(?:(?:set|changed|reset)[ \t]+)?to[ \t]+)?(?:{quoted}|{bare})|[-_]((?i-u:{UUID})|[A-Za-z0-9]{{16,}}=*)(?:$|[^A-Za-z0-9_.?-]))")).check(Check::Labelled).anchors(VOCAB);
+    assigned.iter().map(|(anchors, pattern)| rule("named_secret", pattern).check(Check::Assigned).anchors(anchors)).chain([labelled]).collect()
 }

@@ -107,13 +107,14 @@ pub(super) fn token_formats() -> Vec<Rule> {
         .requires("(?i)facebook|graph\\.fb|\\bfb"),
         rule("dropbox_token", r"\bsl\.(?:u\.)?[A-Za-z0-9_-]{130,}"),
         rule("freemius_secret_key", r#"\\?["']secret_key\\?["']\s*=>\s*\\?["'](sk_[^\s"'\\]{29})\\?["']"#),
-        // Chat bots: Discord (user id in base64, timestamp, HMAC), Telegram (bot id, `AA…`).
+        // Chat bots: Discord (user id in base64, timestamp, HMAC), Telegram (bot id, `:AA` and
+        // 33 characters, or 32 of a token cut one short).
         rule("discord_token", r"\b[A-Za-z0-9_-]{0,3}[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}\b")
         // The first part is a user id (17 to 19 digits) in base64: `MT…`, `Nz…`, `OD…`, which
         // may follow a few characters (`ATMy…`: detect-secrets finds the token from `M`).
         .anchors("mt|mj|mz|nd|nt|nj|nz|od|ot")
         .check(Check::Entropy(3.5)),
-        rule("telegram_bot_token", r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b").anchors(":aa"),
+        rule("telegram_bot_token", r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{32,33}\b").anchors(":aa"),
         // Incident, feature-flag and payment services.
         prefixed("rootly_api_key", r"\brootly_[a-f0-9]{64}\b"),
         rule("launchdarkly_token", &format!(r"\b(?:api|sdk)-{}\b", UUID.replace("0-9a-f", "0-9a-z"))),

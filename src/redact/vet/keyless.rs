@@ -3,7 +3,8 @@
 //! a short prefix and a random body that no rule names (`abc_` and 24 or more random letters
 //! and digits, `CCDB1_…`), a strongly random value after a bare label and a
 //! space (`mixpanel M0UX…`, `jira 'Z7Vo…'`), and a UUID given to a service by its bare name
-//! (`railway = '<uuid>'`; not to an id's name): the generic shape of a secret pasted after the
+//! (`railway = '<uuid>'`; not to an id's name), or any such random value given to it as an env
+//! file does (`pepipost=x1…`): the generic shape of a secret pasted after the
 //! name of what it is for, whatever the vendor. The first bounds are detect-secrets' (4.5 bits
 //! a character for base64, 3.0 for hex, 20 characters); the label's are calibrated on the
 //! scanners' tests (docs/redaction.md has the counts). Other unquoted words are never judged
@@ -54,14 +55,18 @@ pub(in crate::redact) fn looks_random(
     start: usize,
     end: usize,
 ) -> Option<&'static str> {
-    let (run, bytes) = (&text[start..end], text.as_bytes());
+    let (run, bytes, before) = (&text[start..end], text.as_bytes(), &text[..start]);
     if ID_PREFIXES.iter().any(|p| run.starts_with(p)) || is_broken_at(bytes, end) {
         return None;
     }
     if is_unnamed_prefixed_token(run) {
         return Some("prefixed_token");
     }
-    if is_uuid(run) && is_given_to_a_service(&text[..start]) {
+    // A random value given by `=` alone, as an env file gives it (`pepipost=x1…`); after ` = `
+    // or quoted, the scanners' tests hold it as often for a value that is not the vendor's key
+    // (trufflehog's `iconfinder = '…'`), so there only a UUID is taken.
+    let env_file = before.ends_with('=');
+    if (is_uuid(run) || env_file && is_labelled_random(run)) && is_given_to_a_service(before) {
         return Some(KEYLESS_KIND);
     }
     let quote = start.checked_sub(1).map(|i| bytes[i]);
@@ -71,7 +76,7 @@ pub(in crate::redact) fn looks_random(
     }
     let host = matches!(bytes.get(end), Some(b'.' | b'@' | b':'))
         && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
-    (!host && follows_a_label(&text[..start]) && is_labelled_random(run)).then_some(KEYLESS_KIND)
+    (!host && follows_a_label(before) && is_labelled_random(run)).then_some(KEYLESS_KIND)
 }
 
 /// Whether the text before a value ends with a label and a space (`mixpanel M0UX…`,
