@@ -415,6 +415,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     ("printf 'weatherly=q8Zt3LmX7vR2pK9nW4bY6cJ1\\n' >> .env", "q8Zt3LmX7vR2pK9nW4bY6cJ1", ">> .env"),
     // A Telegram bot token cut one character short is still the token.
     ("TG_BOT=5093847261:AAGq3vN8xLm2Pz7Rk4Wt9Yc6Hb1Jd5Fs0e python bot.py", "5093847261:AAGq3vN8xLm2Pz7Rk4Wt9Yc6Hb1Jd5Fs0e", "python bot.py"),
+    // LLM providers' keys by their own prefixes (DeepSeek's, Cerebras').
+    ("printf '%s\\n' sk-7c1e9a2f4b8d03e6a5c7f9b1d4e2a8c6 > ~/.config/deepseek", "sk-7c1e9a2f4b8d03e6a5c7f9b1d4e2a8c6", "~/.config/deepseek"),
+    ("printf '%s\\n' csk-j569x523km7wp8kn8y6jvh5hj82crd287htvr5368kc2tedh > ~/.cerebras", "csk-j569x523km7wp8kn8y6jvh5hj82crd287htvr5368kc2tedh", "~/.cerebras"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];

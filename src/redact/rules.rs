@@ -37,6 +37,7 @@ mod named;
 mod places;
 
 /// One rule: the kind it emits, what it matches, how a match is vetted.
+#[derive(Default)]
 pub(super) struct Rule {
     /// Stable snake_case label, emitted as `[REDACTED:<kind>]` and as a metric label value.
     pub kind: &'static str,
@@ -118,13 +119,9 @@ fn rule(kind: &'static str, pattern: &str) -> Rule {
     let pattern = word_boundaries(pattern);
     Rule {
         kind,
-        anchors: Vec::new(),
         pattern,
-        check: Check::None,
-        requires: None,
-        scope: None,
-        word: false,
         glued,
+        ..Rule::default()
     }
 }
 

@@ -34,9 +34,10 @@ pub(super) use stand_ins::stands_as_token;
 use stand_ins::{is_made_up, is_mangled_token, is_placeholder, STAND_IN_PASSWORDS};
 
 /// How a rule's match is vetted before it is replaced.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) enum Check {
     /// Every match is a secret.
+    #[default]
     None,
     /// The secret must have at least this Shannon entropy, in bits per byte.
     Entropy(f64),

@@ -61,6 +61,7 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("jfrog_token", r#"(?:^|[\s=:"'])(AKC[A-Za-z0-9]{10,}|AP[0-9A-F][A-Za-z0-9]{8,})(?:[\s"']|$)"#, "akc|ap0|ap1|ap2|ap3|ap4|ap5|ap6|ap7|ap8|ap9|apa|apb|apc|apd|ape|apf", "JFrog Artifactory API keys: JFrog docs; detect-secrets artifactory plugin"),
     ("twilio_api_key", r"\b(?:AC|SK)[a-z0-9]{32}\b", "ac|sk", "Twilio account SIDs and API keys: Twilio docs; detect-secrets twilio plugin"),
     ("prefixed_token", r"\bsk_[a-f0-9]{48}\b", "sk_", "ElevenLabs API keys (`sk_` and 48 hex digits, the shape many services give their secret keys): ElevenLabs docs"),
+    ("prefixed_token", r"\bsk-[a-f0-9]{32}\b", "sk-", "DeepSeek API keys (`sk-` and 32 hex digits): DeepSeek API docs"),
     ("azure_identifiable_key", r"\b[A-Za-z0-9]{52}JQQJ[A-Za-z0-9]{28}\b", "jqqj", "Microsoft's identifiable keys (Azure DevOps personal access tokens, 84 characters with `JQQJ` from the 53rd): Microsoft Learn, Azure DevOps PAT format"),
     ("asana_token", r"\b[12]/[0-9]{10,20}(?:/[0-9]{10,20})?:[a-f0-9]{32}\b", "1/|2/", "Asana personal access tokens (`1/` or `2/`, the user's and the app's ids, `:`, 32 hex digits): Asana developer docs"),
     // Tokens whose shape holds `$` or `.` between its parts.
@@ -97,6 +98,7 @@ const PREFIXES: &[(&str, &str, &str)] = &[
     ("r8_", "r8_", "Replicate API tokens: Replicate docs"),
     ("nvapi-", "nvapi-", "NVIDIA API keys: NVIDIA docs"),
     ("sk-or-v1-", "sk-or-v1-", "OpenRouter API keys: OpenRouter docs"),
+    ("csk-", "csk-", "Cerebras API keys: Cerebras Inference docs"),
     ("tvly-", "tvly-", "Tavily API keys: Tavily docs"),
     ("jina_", "jina_", "Jina AI API keys: Jina docs"),
     ("do[opr]_v1_", "_v1_", "DigitalOcean tokens: DigitalOcean docs; gitleaks"),
