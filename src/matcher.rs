@@ -71,6 +71,7 @@ impl Matcher {
             for anchor in anchors {
                 let anchor = anchor.to_ascii_lowercase();
                 let (literal, edges) = Edges::parse(&anchor);
+                assert!(!literal.is_empty(), "rule {pattern:?} has an empty anchor");
                 for literal in spellings(literal) {
                     let at = match literals.iter().position(|known| *known == literal) {
                         Some(at) => at,
@@ -228,6 +229,16 @@ pub(crate) fn minimise(anchors: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[should_panic(expected = "empty anchor")]
+    fn an_empty_anchor_is_refused() {
+        // It would occur in every text, at every byte, and run its rule on all of them.
+        Matcher::new(
+            [("x[0-9]+".to_string(), vec![r"\b".to_string()])],
+            Groups::None,
+        );
+    }
 
     #[test]
     fn a_regex_holds_its_forward_nfa_and_no_reverse_one() {

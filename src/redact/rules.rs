@@ -84,15 +84,15 @@ impl Rule {
     }
 
     /// Sets the anchors: each `|`-separated alternative of `words` up to its first regex
-    /// metacharacter (`linked[_-]?in` gives `linked`).
+    /// metacharacter after its first character (`linked[_-]?in` gives `linked`; `*0` stays, and
+    /// so does a leading `\b`, which the matcher reads as a word edge).
     fn anchors(mut self, words: &str) -> Rule {
         self.anchors = words
             .split('|')
             .map(|w| {
-                let end = w
-                    .find(['[', '(', '?', '*', '+', '{', '\\', '.'])
-                    .unwrap_or(w.len());
-                w[..end].to_ascii_lowercase()
+                let metacharacter = |c: char| "[(?*+{\\.".contains(c);
+                let end = w.char_indices().skip(1).find(|&(_, c)| metacharacter(c));
+                w[..end.map_or(w.len(), |(at, _)| at)].to_ascii_lowercase()
             })
             .collect();
         crate::matcher::minimise(&mut self.anchors);

@@ -31,7 +31,7 @@ const FAMILIES: &[(&str, &str, &str, &str)] = &[
     ("password_hash", r"\$(?:argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha(?:1|256|512))?|bcrypt-sha256|balloon)\$(?:[a-z0-9=,]+\$){0,2}[A-Za-z0-9+/.]{8,}\$[A-Za-z0-9+/.]{16,}", "$argon2|$scrypt$|$pbkdf2|$bcrypt-sha256$|$balloon$", "PHC string format (P-H-C/phc-string-format), passlib's scrypt and pbkdf2 hashes"),
     ("password_hash", r"\b(?:pbkdf2_sha(?:1|256|512)\$[0-9]+\$|sha(?:1|256|512)\$|md5\$|SCRAM-SHA-256\$[0-9]+:)[A-Za-z0-9./+=]+\$[A-Za-z0-9+/]{32,}={0,2}(?::[A-Za-z0-9+/]{20,}={0,2})?", "pbkdf2_sha|sha1$|sha256$|sha512$|md5$|scram-sha-256$", "Django password storage docs, Werkzeug's salted `sha256$` (before 2.3); PostgreSQL's SCRAM-SHA-256 verifiers (pg_authid, RFC 5803)"),
     ("password_hash", r"\$[PHS]\$[./A-Za-z0-9]{31}(?:[./A-Za-z0-9]{21})?", "$P$|$H$|$S$", "phpass (WordPress, phpBB) and Drupal 7 password hashes: Openwall phpass, Drupal docs"),
-    ("password_hash", r"\*[0-9A-F]{40}\b", "*", "MySQL mysql_native_password hashes: MySQL reference manual"),
+    ("password_hash", r"\*[0-9A-F]{40}\b", "*0|*1|*2|*3|*4|*5|*6|*7|*8|*9|*a|*b|*c|*d|*e|*f", "MySQL mysql_native_password hashes: MySQL reference manual"),
     ("password_hash", r"\bmd5[0-9a-f]{32}\b", r"\bmd5", "PostgreSQL md5 role passwords: PostgreSQL docs, pg_authid"),
     ("password_hash", r"\{(?:SHA|SSHA|SSHA256|SSHA512|SMD5|CRYPT)\}[A-Za-z0-9+/$.]{20,}={0,2}", "sha}|ssha256}|ssha512}|smd5}|crypt}", "OpenLDAP userPassword schemes (slappasswd), Apache htpasswd's {SHA}"),
     // Webhook URLs: the path is the credential.
