@@ -418,6 +418,9 @@ const SECRETS: &[(&str, &str, &str)] = &[
     // LLM providers' keys by their own prefixes (DeepSeek's, Cerebras').
     ("printf '%s\\n' sk-7c1e9a2f4b8d03e6a5c7f9b1d4e2a8c6 > ~/.config/deepseek", "sk-7c1e9a2f4b8d03e6a5c7f9b1d4e2a8c6", "~/.config/deepseek"),
     ("printf '%s\\n' csk-j569x523km7wp8kn8y6jvh5hj82crd287htvr5368kc2tedh > ~/.cerebras", "csk-j569x523km7wp8kn8y6jvh5hj82crd287htvr5368kc2tedh", "~/.cerebras"),
+    // A personal access token named `…_PAT`, as CI systems name one.
+    ("export AZURE_DEVOPS_PAT=q7w8e9r0t1y2u3i4o5p6a7s8d9f0g1h2j3k4l5z6x7c8v9b0n1m2 && az devops login", "q7w8e9r0t1y2u3i4o5p6a7s8d9f0g1h2j3k4l5z6x7c8v9b0n1m2", "&& az devops login"),
+    ("env:\n  GH_PAT: \"k3m9x2q7v5n8b4c6z1w0p4r7\"\n  REGION: eu", "k3m9x2q7v5n8b4c6z1w0p4r7", "REGION: eu"),
     // A JWE: five segments, redacted whole.
     ("./client --resume eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q https://api", "eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p_g.2qDu6LmZf1x8KZn9.r-WTJTzWVK9N-tcUJ6Cus_7pIy-K8iEfnuSRxbEL.7LVWO_web5NCfsvI_ilV5Q", "https://api"),
 ];
@@ -602,6 +605,9 @@ const READABLE: &[&str] = &[
     "git checkout fix_3f9a2c7b1e4d8f6a0b5c9e2d7a1f4b8c6e3d0a9f",
     // A file named for a session, a cache's key, a build's hash given by `=`.
     "ls ~/.agent/sessions/session_2f8a9c1b7d3e4f5a9c1b.jsonl",
+    // A pattern's short name, and paths: `pat` is a token only with a random value.
+    "find . -name \"$file_pat\" && grep_pat='*.log'",
+    "rsync -a \"$src_path\" \"$dst_path\" && echo $GH_PAT_NAME",
     "terraform state show module.cache_key_3f9a2c7b1e4d8f6a0b5c",
     "docker build --build-arg build=9f8e7d6c5b4a39281706f5e4d3c2b1a0 .",
     "kubectl rollout restart deploy/release_candidatebuildfortytwo2024",

@@ -85,13 +85,13 @@ impl Rule {
 
     /// Sets the anchors: each `|`-separated alternative of `words` up to its first regex
     /// metacharacter after its first character (`linked[_-]?in` gives `linked`; `*0` stays, and
-    /// so does a leading `\b`, which the matcher reads as a word edge).
+    /// so does a leading or trailing `\b`, which the matcher reads as a word edge).
     fn anchors(mut self, words: &str) -> Rule {
         self.anchors = words
             .split('|')
             .map(|w| {
-                let metacharacter = |c: char| "[(?*+{\\.".contains(c);
-                let end = w.char_indices().skip(1).find(|&(_, c)| metacharacter(c));
+                let cut = |&(at, c): &(usize, char)| "[(?*+{\\.".contains(c) && &w[at..] != r"\b";
+                let end = w.char_indices().skip(1).find(cut);
                 w[..end.map_or(w.len(), |(at, _)| at)].to_ascii_lowercase()
             })
             .collect();

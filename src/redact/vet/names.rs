@@ -12,9 +12,10 @@ use super::stand_ins::{is_counting, is_made_up, is_mangled_token, is_placeholder
 /// The credential vocabulary (case-insensitive) as the substrings a name holds: the rules
 /// (`rules::assigned`) take a name that holds one and use them as their anchors; every word
 /// below holds one (`password` holds `pass`, `apikey` holds `key`; a unit test checks), and
-/// the words decide.
+/// the words decide. `pat` (a personal access token) counts only as a name's last word after
+/// `_` (`GH_PAT`, `ado_pat`): as a bare anchor it would run the rules on every `path`.
 pub(in crate::redact) const VOCAB: &str =
-    "pass|pw|secret|token|key|cred|auth|session|api|bearer|psk|mnemonic";
+    r"pass|pw|secret|token|key|cred|auth|session|api|bearer|psk|mnemonic|_pat\b";
 /// Words of a name that name a credential.
 #[rustfmt::skip]
 const WORDS: &[&str] = &[
@@ -91,8 +92,9 @@ pub(super) fn words(name: &str) -> Vec<String> {
 /// Words that name a credential only with a random-looking value (`key`: a cache key, a sort
 /// key, a map key are words; `auth`; `session`: a session's id or token, or its name; `api`:
 /// `apiBilling := "<random>"` is a key, `api_base` a URL; `bearer`: `BEARER=<random>` is a
-/// token, `bearer token` prose).
-const WEAK_WORDS: &[&str] = &["key", "auth", "session", "api", "bearer"];
+/// token, `bearer token` prose; `pat`: a personal access token, or a pattern's short name, whose
+/// regex may read as random: `grep_pat = 'TODO|FIXME'` is replaced).
+const WEAK_WORDS: &[&str] = &["key", "auth", "session", "api", "bearer", "pat"];
 /// The weak words that may also label a value in prose: `api` there is a service's name
 /// (`kubectl rollout restart api 7f9c…`), not a key's.
 const WEAK_LABELS: &[&str] = &["key", "auth", "session", "bearer"];
@@ -292,7 +294,8 @@ mod tests {
             .chain(WEAK_WORDS)
             .chain(WEAK_LABELS);
         for word in words.map(|w| w.to_string()).chain(pairs) {
-            assert!(VOCAB.split('|').any(|v| word.contains(v)), "{word}");
+            let holds = |v: &str| format!("_{word}").contains(v.trim_end_matches(r"\b"));
+            assert!(VOCAB.split('|').any(holds), "{word}");
         }
     }
 
